@@ -1,0 +1,5 @@
+"""Allow `python -m promptum`."""
+
+from promptum.cli import main
+
+main()

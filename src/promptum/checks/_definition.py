@@ -1,0 +1,77 @@
+"""`CheckDefinition`: one entry of a test case's `checks:` list, validated when loaded."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, PrivateAttr, model_validator
+
+from promptum.checks._base import CheckType, CompiledCheck, ValueKind
+from promptum.checks._registry import get_check_type
+
+
+def _checked_value(check_type: CheckType, value: Any) -> Any:
+    """Return `value` if it suits `check_type`, else raise ValueError saying what would."""
+    name = check_type.name
+    kind = check_type.value
+    if kind is ValueKind.NONE:
+        if value is not None:
+            raise ValueError(f"check {name!r} takes no value; remove `value`")
+        return None
+    if value is None:
+        raise ValueError(f"check {name!r} needs a `value`: {kind.value}")
+    if kind is ValueKind.STRING:
+        if not isinstance(value, str):
+            raise ValueError(
+                f"check {name!r} needs a string value, got {type(value).__name__} {value!r}; "
+                "quote it in YAML"
+            )
+        if not value and name in ("contains", "not_contains"):
+            raise ValueError(f"check {name!r} needs a non-empty string")
+        if name in ("regex", "not_regex"):
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise ValueError(
+                    f"check {name!r}: invalid regular expression {value!r}: {exc}"
+                ) from exc
+        return value
+    is_number = isinstance(value, int | float) and not isinstance(value, bool)
+    if not is_number or not math.isfinite(value) or value < 0:
+        raise ValueError(f"check {name!r} needs {kind.value}, got {value!r}")
+    if kind is ValueKind.INTEGER:
+        if value != int(value):
+            raise ValueError(f"check {name!r} needs {kind.value}, got {value!r}")
+        return int(value)
+    return float(value)
+
+
+class CheckDefinition(BaseModel):
+    """A deterministic check: its `type`, its `value` and, for string checks, case folding."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    type: str
+    value: Any = None
+    case_insensitive: bool = False
+
+    _compiled: CompiledCheck = PrivateAttr()
+
+    @model_validator(mode="after")
+    def _compile(self) -> CheckDefinition:
+        check_type = get_check_type(self.type)
+        value = _checked_value(check_type, self.value)
+        if self.case_insensitive and not check_type.string_check:
+            raise ValueError(
+                f"check {self.type!r}: case_insensitive applies only to string checks "
+                "(contains, not_contains, regex, not_regex, exact_match)"
+            )
+        self._compiled = check_type.build(value, self.case_insensitive)
+        return self
+
+    @property
+    def compiled(self) -> CompiledCheck:
+        """The check, ready to run on a completion."""
+        return self._compiled

@@ -1,0 +1,30 @@
+"""The exceptions promptum raises for problems a user can fix.
+
+Exception tree::
+
+    PromptumError                 anything a user can cause and fix
+    ├── ConfigError               a suite, check or option is invalid
+    │   └── CheckDefinitionError  one check definition is invalid
+    └── ProviderUnavailableError       a model cannot be used as configured (missing key or extra)
+
+Provider call failures (rate limits, timeouts, server errors) are not raised to the user:
+they become the ``error`` of a ``Completion`` so a run keeps the results it already has.
+"""
+
+from __future__ import annotations
+
+
+class PromptumError(Exception):
+    """Base class for every error a user can cause and fix."""
+
+
+class ConfigError(PromptumError):
+    """A suite, check definition or option is invalid."""
+
+
+class CheckDefinitionError(ConfigError):
+    """A check definition has an unknown type or an invalid value."""
+
+
+class ProviderUnavailableError(PromptumError):
+    """A model cannot be used as configured: a key, server or optional extra is missing."""

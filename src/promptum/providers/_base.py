@@ -1,0 +1,35 @@
+"""The one seam to every model: a `ModelRequest` in, a `Completion` out."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from promptum.completion import Completion
+from promptum.results import Message
+
+
+class ModelRequest(BaseModel):
+    """Everything that decides a model's answer: the cache key is a hash of this."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str
+    """The full model id, prefix included: ``openai/gpt-4o``, ``local/smollm2``."""
+    messages: tuple[Message, ...]
+    temperature: float | None = None
+    max_tokens: int | None = None
+    seed: int | None = None
+    response_schema: dict[str, Any] | None = None
+    """A JSON Schema the response must follow (structured output), or None for free text."""
+    extra: dict[str, Any] = Field(default_factory=dict)
+    """Provider-specific parameters passed through unchanged."""
+
+
+class Provider(Protocol):
+    """Talks to one kind of model endpoint; raises typed errors, never retries, never prints."""
+
+    async def complete(self, request: ModelRequest) -> Completion:
+        """Make one call and return its completion (text, usage, parsed output)."""
+        ...

@@ -1,0 +1,123 @@
+"""Validators that parse the response as JSON."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import jsonschema
+
+_FENCE = "```"
+
+
+def parse_json(text: str) -> Any:
+    """Parse JSON text; raise ValueError (never RecursionError) when it is not JSON."""
+    try:
+        return json.loads(text)
+    except RecursionError as exc:
+        raise ValueError("JSON nested too deeply to parse") from exc
+
+
+def unfence(text: str) -> str | None:
+    """Return the body of a response that is entirely one fenced code block, else None."""
+    stripped = text.strip()
+    if len(stripped) < 2 * len(_FENCE) or not (
+        stripped.startswith(_FENCE) and stripped.endswith(_FENCE)
+    ):
+        return None
+    inner = stripped[len(_FENCE) : -len(_FENCE)]
+    if _FENCE in inner:
+        return None
+    first_line, newline, rest = inner.partition("\n")
+    # The opening fence may carry a language tag such as ```json.
+    if newline and (not first_line.strip() or first_line.strip().isidentifier()):
+        return rest
+    return inner
+
+
+@lru_cache(maxsize=256)
+def _schema_validator(schema_json: str) -> jsonschema.protocols.Validator:
+    schema = json.loads(schema_json)
+    validator_class = jsonschema.validators.validator_for(schema)
+    validator_class.check_schema(schema)
+    return validator_class(schema)
+
+
+def schema_errors(instance: Any, schema: Mapping[str, Any]) -> list[str]:
+    """Return every JSON Schema violation of `instance`, as 'path: message' strings."""
+    validator = _schema_validator(json.dumps(schema, sort_keys=True))
+    errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
+    return [f"{e.json_path}: {e.message}" for e in errors]
+
+
+@dataclass(frozen=True, slots=True)
+class JsonSchema:
+    """Passes when the response is a JSON object with every key in `required_keys`.
+
+    With `schema`, the object must also satisfy that full JSON Schema.
+    """
+
+    required_keys: tuple[str, ...] = ()
+    schema: Mapping[str, Any] | None = field(default=None, hash=False)
+
+    def __post_init__(self) -> None:
+        if self.schema is not None:
+            try:
+                _schema_validator(json.dumps(self.schema, sort_keys=True))
+            except jsonschema.SchemaError as exc:
+                raise ValueError(f"invalid JSON Schema: {exc.message}") from exc
+
+    def validate(self, response: str) -> tuple[bool, dict[str, Any]]:
+        """Return ``(passed, {parsed, missing_keys})``, or ``(False, {error})`` if not an object."""
+        try:
+            parsed = parse_json(response)
+        except ValueError as exc:
+            return False, {"error": f"not valid JSON: {exc}"}
+        if not isinstance(parsed, dict):
+            return False, {"error": f"expected a JSON object, got {type(parsed).__name__}"}
+        missing = [key for key in self.required_keys if key not in parsed]
+        details: dict[str, Any] = {"parsed": parsed, "missing_keys": missing}
+        passed = not missing
+        if self.schema is not None:
+            errors = schema_errors(parsed, self.schema)
+            details["schema_errors"] = errors
+            passed = passed and not errors
+        return passed, details
+
+    def describe(self) -> str:
+        """Describe the criterion."""
+        text = "Response is a JSON object"
+        if self.required_keys:
+            text += " with keys " + ", ".join(repr(k) for k in self.required_keys)
+        if self.schema is not None:
+            text += " matching the given JSON Schema"
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class IsValidJson:
+    """Passes when the response, raw or as one fenced code block, parses as JSON."""
+
+    def check(self, response: str) -> bool:
+        """Return whether `response` passes."""
+        return self.validate(response)[0]
+
+    def validate(self, response: str) -> tuple[bool, dict[str, Any]]:
+        """Return ``(passed, {parsed, fenced})`` or ``(False, {error})``."""
+        try:
+            return True, {"parsed": parse_json(response), "fenced": False}
+        except ValueError as raw_error:
+            body = unfence(response)
+            if body is None:
+                return False, {"error": f"not valid JSON: {raw_error}"}
+            try:
+                return True, {"parsed": parse_json(body), "fenced": True}
+            except ValueError as fenced_error:
+                return False, {"error": f"fenced code block is not valid JSON: {fenced_error}"}
+
+    def describe(self) -> str:
+        """Describe the criterion."""
+        return "Response is valid JSON (raw or in one fenced code block)"

@@ -1,0 +1,147 @@
+"""Validators over the response text: exact match, substring and regular expression."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+
+def _quote(text: str, limit: int = 60) -> str:
+    """Quote text for a description, shortening it when long."""
+    shown = text if len(text) <= limit else text[: limit - 1] + "…"
+    return repr(shown)
+
+
+def _fold(text: str, case_sensitive: bool) -> str:
+    return text if case_sensitive else text.casefold()
+
+
+@dataclass(frozen=True, slots=True)
+class ExactMatch:
+    """Passes when the response equals `expected` exactly (no trimming)."""
+
+    expected: str
+    case_sensitive: bool = True
+
+    def check(self, response: str) -> bool:
+        """Return whether `response` passes."""
+        if self.case_sensitive:
+            return response == self.expected
+        return response.casefold() == self.expected.casefold()
+
+    def validate(self, response: str) -> tuple[bool, dict[str, Any]]:
+        """Return ``(passed, {expected, actual, case_sensitive})``."""
+        return self.check(response), {
+            "expected": self.expected,
+            "actual": response,
+            "case_sensitive": self.case_sensitive,
+        }
+
+    def describe(self) -> str:
+        """Describe the criterion."""
+        suffix = "" if self.case_sensitive else " (ignoring case)"
+        return f"Response equals {_quote(self.expected)}{suffix}"
+
+
+@dataclass(frozen=True, slots=True)
+class Contains:
+    """Passes when the response contains `substring`."""
+
+    substring: str
+    case_sensitive: bool = True
+
+    def check(self, response: str) -> bool:
+        """Return whether `response` passes."""
+        if self.case_sensitive:
+            return self.substring in response
+        return self.substring.casefold() in response.casefold()
+
+    def validate(self, response: str) -> tuple[bool, dict[str, Any]]:
+        """Return ``(passed, {substring, case_sensitive})``."""
+        return self.check(response), {
+            "substring": self.substring,
+            "case_sensitive": self.case_sensitive,
+        }
+
+    def describe(self) -> str:
+        """Describe the criterion."""
+        suffix = "" if self.case_sensitive else " (ignoring case)"
+        return f"Response contains {_quote(self.substring)}{suffix}"
+
+
+@dataclass(frozen=True, slots=True)
+class NotContains:
+    """Passes when the response does not contain `substring`."""
+
+    substring: str
+    case_sensitive: bool = True
+
+    def check(self, response: str) -> bool:
+        """Return whether `response` passes."""
+        if self.case_sensitive:
+            return self.substring not in response
+        return self.substring.casefold() not in response.casefold()
+
+    def validate(self, response: str) -> tuple[bool, dict[str, Any]]:
+        """Return ``(passed, {substring, case_sensitive})``."""
+        return self.check(response), {
+            "substring": self.substring,
+            "case_sensitive": self.case_sensitive,
+        }
+
+    def describe(self) -> str:
+        """Describe the criterion."""
+        suffix = "" if self.case_sensitive else " (ignoring case)"
+        return f"Response does not contain {_quote(self.substring)}{suffix}"
+
+
+@dataclass(frozen=True, slots=True)
+class Regex:
+    """Passes when `re.search(pattern, response, flags)` finds a match."""
+
+    pattern: str
+    flags: int = 0
+
+    def check(self, response: str) -> bool:
+        """Return whether `response` passes."""
+        # re.compile keeps its own cache of compiled patterns, so this is a dict lookup.
+        return re.compile(self.pattern, self.flags).search(response) is not None
+
+    def validate(self, response: str) -> tuple[bool, dict[str, Any]]:
+        """Return ``(passed, {pattern, matched})``; `matched` is None without a match."""
+        match = re.compile(self.pattern, self.flags).search(response)
+        return match is not None, {
+            "pattern": self.pattern,
+            "matched": None if match is None else match.group(0),
+        }
+
+    def describe(self) -> str:
+        """Describe the criterion."""
+        suffix = " (ignoring case)" if self.flags & re.IGNORECASE else ""
+        return f"Response matches /{self.pattern}/{suffix}"
+
+
+@dataclass(frozen=True, slots=True)
+class NotRegex:
+    """Passes when `re.search(pattern, response, flags)` finds no match."""
+
+    pattern: str
+    flags: int = 0
+
+    def check(self, response: str) -> bool:
+        """Return whether `response` passes."""
+        return re.compile(self.pattern, self.flags).search(response) is None
+
+    def validate(self, response: str) -> tuple[bool, dict[str, Any]]:
+        """Return ``(passed, {pattern, matched})``; `matched` is the forbidden match, if any."""
+        match = re.compile(self.pattern, self.flags).search(response)
+        return match is None, {
+            "pattern": self.pattern,
+            "matched": None if match is None else match.group(0),
+        }
+
+    def describe(self) -> str:
+        """Describe the criterion."""
+        suffix = " (ignoring case)" if self.flags & re.IGNORECASE else ""
+        return f"Response does not match /{self.pattern}/{suffix}"

@@ -1,4 +1,4 @@
-"""The `promptum` command line: the only module that knows argv, exit codes and the terminal."""
+"""The `promptum` command group; each command lives in its own module and is added here."""
 
 from __future__ import annotations
 

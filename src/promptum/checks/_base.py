@@ -55,14 +55,26 @@ def text_check(
     type_name: str,
     description: str,
     passes: Callable[[str], bool],
-    reason: Callable[[str], str],
+    reason: str | Callable[[str], str],
 ) -> CompiledCheck:
-    """Wrap a predicate on the response text as a check, reusing one result for every pass."""
+    """Wrap a predicate on the response text as a check.
+
+    A constant `reason` lets every outcome be built once, so a check allocates nothing.
+    """
     passed = CheckResult(type_name, True, description)
+    if isinstance(reason, str):
+        failed = CheckResult(type_name, False, description, reason)
+
+        def run_constant(completion: Completion) -> CheckResult:
+            return passed if passes(completion.text) else failed
+
+        return run_constant
+
+    explain = reason
 
     def run(completion: Completion) -> CheckResult:
         if passes(completion.text):
             return passed
-        return CheckResult(type_name, False, description, reason(completion.text))
+        return CheckResult(type_name, False, description, explain(completion.text))
 
     return run

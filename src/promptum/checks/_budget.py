@@ -9,13 +9,14 @@ from promptum.completion import Completion
 def _build_max_latency(limit: float, _case_insensitive: bool) -> CompiledCheck:
     description = f"Latency at most {limit:g} ms"
     passed = CheckResult("max_latency_ms", True, description)
+    unmeasured = CheckResult(
+        "max_latency_ms", False, description, "latency was not measured for this call"
+    )
 
     def run(completion: Completion) -> CheckResult:
         latency = completion.latency_ms
         if latency is None:
-            return CheckResult(
-                "max_latency_ms", False, description, "latency was not measured for this call"
-            )
+            return unmeasured
         if latency <= limit:
             return passed
         return CheckResult(
@@ -28,17 +29,18 @@ def _build_max_latency(limit: float, _case_insensitive: bool) -> CompiledCheck:
 def _build_max_cost(limit: float, _case_insensitive: bool) -> CompiledCheck:
     description = f"Cost at most ${limit:g}"
     passed = CheckResult("max_cost_usd", True, description)
+    unreported = CheckResult(
+        "max_cost_usd",
+        False,
+        description,
+        "cost was not reported for this model, so the budget cannot be checked "
+        "(add a price for it to the suite's pricing)",
+    )
 
     def run(completion: Completion) -> CheckResult:
         cost = completion.cost_usd
         if cost is None:
-            return CheckResult(
-                "max_cost_usd",
-                False,
-                description,
-                "cost was not reported for this model, so the budget cannot be checked "
-                "(add a price for it to the suite's pricing)",
-            )
+            return unreported
         if cost <= limit:
             return passed
         return CheckResult("max_cost_usd", False, description, f"cost ${cost:.6g} > ${limit:g}")

@@ -13,6 +13,12 @@ def evaluate_checks(
     definitions: Iterable[CheckDefinition], completion: Completion
 ) -> list[CheckResult]:
     """Run every check on `completion` in declaration order; a check that raises fails."""
+    definitions = list(definitions)
+    try:
+        # The common case, kept tight: no check raises.
+        return [definition.compiled(completion) for definition in definitions]
+    except Exception:
+        pass  # some check raised: run them one by one below to record which, and why
     results: list[CheckResult] = []
     for definition in definitions:
         try:

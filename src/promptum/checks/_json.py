@@ -4,18 +4,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from promptum.checks._base import CheckType, CompiledCheck, ValueKind, text_check
+from promptum.checks._base import CheckResult, CheckType, CompiledCheck, ValueKind
+from promptum.completion import Completion
 from promptum.validation import IsValidJson
+from promptum.validation._json import parse_json_or_fenced
 
 
 def _build(_value: Any, _case_insensitive: bool) -> CompiledCheck:
     validator = IsValidJson()
-    return text_check(
-        "is_valid_json",
-        validator.describe(),
-        validator.check,
-        lambda text: str(validator.validate(text)[1]["error"]),
-    )
+    description = validator.describe()
+    passed = CheckResult("is_valid_json", True, description)
+
+    def run(completion: Completion) -> CheckResult:
+        # IsValidJson's own parse, once: the outcome and, on failure, the parser's message.
+        try:
+            parse_json_or_fenced(completion.text)
+        except ValueError as exc:
+            return CheckResult("is_valid_json", False, description, str(exc))
+        return passed
+
+    return run
 
 
 IS_VALID_JSON = CheckType(

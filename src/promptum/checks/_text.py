@@ -14,7 +14,7 @@ def _build_contains(value: str, case_insensitive: bool) -> CompiledCheck:
         "contains",
         validator.describe(),
         validator.check,
-        lambda _: f"expected to contain {value!r}",
+        f"expected to contain {value!r}",
     )
 
 
@@ -24,7 +24,7 @@ def _build_not_contains(value: str, case_insensitive: bool) -> CompiledCheck:
         "not_contains",
         validator.describe(),
         validator.check,
-        lambda _: f"expected not to contain {value!r}",
+        f"expected not to contain {value!r}",
     )
 
 
@@ -34,19 +34,25 @@ def _flags(case_insensitive: bool) -> int:
 
 def _build_regex(value: str, case_insensitive: bool) -> CompiledCheck:
     validator = Regex(value, flags=_flags(case_insensitive))
+    # Search with the validator's pattern compiled once, not looked up per response.
+    search = re.compile(validator.pattern, validator.flags).search
     return text_check(
-        "regex", validator.describe(), validator.check, lambda _: f"expected to match /{value}/"
+        "regex",
+        validator.describe(),
+        lambda text: search(text) is not None,
+        f"expected to match /{value}/",
     )
 
 
 def _build_not_regex(value: str, case_insensitive: bool) -> CompiledCheck:
     validator = NotRegex(value, flags=_flags(case_insensitive))
+    search = re.compile(validator.pattern, validator.flags).search
 
     def reason(text: str) -> str:
         found = validator.validate(text)[1]["matched"]
         return f"expected not to match /{value}/, found {shorten(found)!r}"
 
-    return text_check("not_regex", validator.describe(), validator.check, reason)
+    return text_check("not_regex", validator.describe(), lambda text: search(text) is None, reason)
 
 
 def _build_exact_match(value: str, case_insensitive: bool) -> CompiledCheck:

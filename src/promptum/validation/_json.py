@@ -97,26 +97,44 @@ class JsonSchema:
         return text
 
 
+def parse_json_or_fenced(text: str) -> tuple[Any, bool]:
+    """Parse text that is JSON, or entirely one fenced code block of JSON.
+
+    Returns ``(value, fenced)``; raises ValueError with the parser's message otherwise.
+    """
+    try:
+        return json.loads(text), False
+    except ValueError as raw_error:
+        body = unfence(text)
+        if body is None:
+            raise ValueError(f"not valid JSON: {raw_error}") from None
+        try:
+            return json.loads(body), True
+        except ValueError as fenced_error:
+            raise ValueError(f"fenced code block is not valid JSON: {fenced_error}") from None
+    except RecursionError:
+        raise ValueError("not valid JSON: nested too deeply to parse") from None
+
+
 @dataclass(frozen=True, slots=True)
 class IsValidJson:
     """Passes when the response, raw or as one fenced code block, parses as JSON."""
 
     def check(self, response: str) -> bool:
         """Return whether `response` passes."""
-        return self.validate(response)[0]
+        try:
+            parse_json_or_fenced(response)
+        except ValueError:
+            return False
+        return True
 
     def validate(self, response: str) -> tuple[bool, dict[str, Any]]:
         """Return ``(passed, {parsed, fenced})`` or ``(False, {error})``."""
         try:
-            return True, {"parsed": parse_json(response), "fenced": False}
-        except ValueError as raw_error:
-            body = unfence(response)
-            if body is None:
-                return False, {"error": f"not valid JSON: {raw_error}"}
-            try:
-                return True, {"parsed": parse_json(body), "fenced": True}
-            except ValueError as fenced_error:
-                return False, {"error": f"fenced code block is not valid JSON: {fenced_error}"}
+            parsed, fenced = parse_json_or_fenced(response)
+        except ValueError as exc:
+            return False, {"error": str(exc)}
+        return True, {"parsed": parsed, "fenced": fenced}
 
     def describe(self) -> str:
         """Describe the criterion."""

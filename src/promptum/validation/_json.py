@@ -6,9 +6,10 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
+if TYPE_CHECKING:
+    import jsonschema.protocols
 
 _FENCE = "```"
 
@@ -40,6 +41,8 @@ def unfence(text: str) -> str | None:
 
 @lru_cache(maxsize=256)
 def _schema_validator(schema_json: str) -> jsonschema.protocols.Validator:
+    import jsonschema  # imported on first use: it costs more than the rest of promptum's core
+
     schema = json.loads(schema_json)
     validator_class = jsonschema.validators.validator_for(schema)
     validator_class.check_schema(schema)
@@ -65,6 +68,8 @@ class JsonSchema:
 
     def __post_init__(self) -> None:
         if self.schema is not None:
+            import jsonschema
+
             try:
                 _schema_validator(json.dumps(self.schema, sort_keys=True))
             except jsonschema.SchemaError as exc:

@@ -13,8 +13,18 @@ def _quote(text: str, limit: int = 60) -> str:
     return repr(shown)
 
 
-def _fold(text: str, case_sensitive: bool) -> str:
-    return text if case_sensitive else text.casefold()
+def _case_note(case_sensitive: bool) -> str:
+    return "" if case_sensitive else " (ignoring case)"
+
+
+def _first_match(pattern: str, flags: int, response: str) -> str | None:
+    # re.compile keeps its own cache of compiled patterns, so this is a dict lookup.
+    match = re.compile(pattern, flags).search(response)
+    return None if match is None else match.group(0)
+
+
+def _pattern_note(flags: int) -> str:
+    return " (ignoring case)" if flags & re.IGNORECASE else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,8 +50,7 @@ class ExactMatch:
 
     def describe(self) -> str:
         """Describe the criterion."""
-        suffix = "" if self.case_sensitive else " (ignoring case)"
-        return f"Response equals {_quote(self.expected)}{suffix}"
+        return f"Response equals {_quote(self.expected)}{_case_note(self.case_sensitive)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,21 +62,19 @@ class Contains:
 
     def check(self, response: str) -> bool:
         """Return whether `response` passes."""
+        # Inlined rather than shared with NotContains: this runs once per check per response.
         if self.case_sensitive:
             return self.substring in response
         return self.substring.casefold() in response.casefold()
 
     def validate(self, response: str) -> tuple[bool, dict[str, Any]]:
         """Return ``(passed, {substring, case_sensitive})``."""
-        return self.check(response), {
-            "substring": self.substring,
-            "case_sensitive": self.case_sensitive,
-        }
+        details = {"substring": self.substring, "case_sensitive": self.case_sensitive}
+        return self.check(response), details
 
     def describe(self) -> str:
         """Describe the criterion."""
-        suffix = "" if self.case_sensitive else " (ignoring case)"
-        return f"Response contains {_quote(self.substring)}{suffix}"
+        return f"Response contains {_quote(self.substring)}{_case_note(self.case_sensitive)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,15 +92,13 @@ class NotContains:
 
     def validate(self, response: str) -> tuple[bool, dict[str, Any]]:
         """Return ``(passed, {substring, case_sensitive})``."""
-        return self.check(response), {
-            "substring": self.substring,
-            "case_sensitive": self.case_sensitive,
-        }
+        details = {"substring": self.substring, "case_sensitive": self.case_sensitive}
+        return self.check(response), details
 
     def describe(self) -> str:
         """Describe the criterion."""
-        suffix = "" if self.case_sensitive else " (ignoring case)"
-        return f"Response does not contain {_quote(self.substring)}{suffix}"
+        note = _case_note(self.case_sensitive)
+        return f"Response does not contain {_quote(self.substring)}{note}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,21 +110,16 @@ class Regex:
 
     def check(self, response: str) -> bool:
         """Return whether `response` passes."""
-        # re.compile keeps its own cache of compiled patterns, so this is a dict lookup.
-        return re.compile(self.pattern, self.flags).search(response) is not None
+        return _first_match(self.pattern, self.flags, response) is not None
 
     def validate(self, response: str) -> tuple[bool, dict[str, Any]]:
         """Return ``(passed, {pattern, matched})``; `matched` is None without a match."""
-        match = re.compile(self.pattern, self.flags).search(response)
-        return match is not None, {
-            "pattern": self.pattern,
-            "matched": None if match is None else match.group(0),
-        }
+        matched = _first_match(self.pattern, self.flags, response)
+        return matched is not None, {"pattern": self.pattern, "matched": matched}
 
     def describe(self) -> str:
         """Describe the criterion."""
-        suffix = " (ignoring case)" if self.flags & re.IGNORECASE else ""
-        return f"Response matches /{self.pattern}/{suffix}"
+        return f"Response matches /{self.pattern}/{_pattern_note(self.flags)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,17 +131,13 @@ class NotRegex:
 
     def check(self, response: str) -> bool:
         """Return whether `response` passes."""
-        return re.compile(self.pattern, self.flags).search(response) is None
+        return _first_match(self.pattern, self.flags, response) is None
 
     def validate(self, response: str) -> tuple[bool, dict[str, Any]]:
         """Return ``(passed, {pattern, matched})``; `matched` is the forbidden match, if any."""
-        match = re.compile(self.pattern, self.flags).search(response)
-        return match is None, {
-            "pattern": self.pattern,
-            "matched": None if match is None else match.group(0),
-        }
+        matched = _first_match(self.pattern, self.flags, response)
+        return matched is None, {"pattern": self.pattern, "matched": matched}
 
     def describe(self) -> str:
         """Describe the criterion."""
-        suffix = " (ignoring case)" if self.flags & re.IGNORECASE else ""
-        return f"Response does not match /{self.pattern}/{suffix}"
+        return f"Response does not match /{self.pattern}/{_pattern_note(self.flags)}"

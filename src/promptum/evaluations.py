@@ -12,7 +12,14 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, PrivateAttr
+from pydantic import (
+    BaseModel,
+    ModelWrapValidatorHandler,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 from pydantic_core import to_jsonable_python
 
 __all__ = ["EvalResult", "FieldEvalResult", "evaluate", "print_eval_result"]
@@ -27,7 +34,28 @@ class FieldEvalResult(BaseModel):
     actual: Any
     passed: bool
 
+    # Kept out of the documented fields; serialized as an extra "missing" key when true.
     _missing: bool = PrivateAttr(default=False)
+
+    @model_serializer(mode="wrap")
+    def _dump_missing(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if self._missing and isinstance(data, dict):
+            data["missing"] = True
+        return data
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _load_missing(
+        cls, data: Any, handler: ModelWrapValidatorHandler[FieldEvalResult]
+    ) -> FieldEvalResult:
+        missing = isinstance(data, dict) and data.get("missing") is True
+        if missing:
+            data = {key: value for key, value in data.items() if key != "missing"}
+        result = handler(data)
+        if missing:
+            result._missing = True
+        return result
 
     @property
     def reason(self) -> str:

@@ -146,3 +146,12 @@ def test_print_eval_result_shows_output_only_when_something_failed(
     passing = evaluate(TICKET, expected={"severity": "high"})
     print_eval_result(passing, output=TICKET)
     assert "refund_to" not in capsys.readouterr().out
+
+
+def test_a_missing_field_survives_a_json_round_trip() -> None:
+    result = evaluate(TICKET, expected={"plan": ["basic", "pro"], "severity": "high"})
+    again = EvalResult.model_validate_json(result.model_dump_json())
+    assert again == result
+    assert [d.reason for d in again.details] == [d.reason for d in result.details]
+    assert again.details[0].reason == "plan: the output has no field 'plan'"
+    assert "missing" not in result.details[1].model_dump()

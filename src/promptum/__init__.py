@@ -6,6 +6,8 @@ from promptum.checks import CheckDefinition, CheckResult, evaluate_checks
 from promptum.completion import Completion
 from promptum.errors import PromptumError
 from promptum.evaluations import EvalResult, FieldEvalResult, evaluate, print_eval_result
+from promptum.results import CaseResult, RunResult
+from promptum.session import Prompt, Session
 from promptum.validation import (
     AllOf,
     AnyOf,
@@ -29,6 +31,7 @@ except PackageNotFoundError:  # running from a source tree that was never instal
 __all__ = [
     "AllOf",
     "AnyOf",
+    "CaseResult",
     "CheckDefinition",
     "CheckResult",
     "Completion",
@@ -42,8 +45,11 @@ __all__ = [
     "Not",
     "NotContains",
     "NotRegex",
+    "Prompt",
     "PromptumError",
     "Regex",
+    "RunResult",
+    "Session",
     "Validator",
     "__version__",
     "evaluate",

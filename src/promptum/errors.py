@@ -3,9 +3,9 @@
 Exception tree::
 
     PromptumError                 anything a user can cause and fix
-    ├── ConfigError               a suite, check or option is invalid
-    │   └── CheckDefinitionError  one check definition is invalid
-    └── ProviderUnavailableError       a model cannot be used as configured (missing key or extra)
+    ├── ConfigError               a suite, check definition or option is invalid
+    ├── ProviderUnavailableError  a model cannot be used as configured (missing key or extra)
+    └── StoreError                the run store cannot be opened, or a run is not in it
 
 Provider call failures (rate limits, timeouts, server errors) are not raised to the user:
 they become the ``error`` of a ``Completion`` so a run keeps the results it already has.
@@ -22,9 +22,9 @@ class ConfigError(PromptumError):
     """A suite, check definition or option is invalid."""
 
 
-class CheckDefinitionError(ConfigError):
-    """A check definition has an unknown type or an invalid value."""
-
-
 class ProviderUnavailableError(PromptumError):
     """A model cannot be used as configured: a key, server or optional extra is missing."""
+
+
+class StoreError(PromptumError):
+    """The run store cannot be opened, or a run asked for is not in it."""

@@ -1,0 +1,150 @@
+"""`promptum compare A B`: what changed between two runs, or two models, and whether it is real."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from promptum.cli._console import escape, exit_on_user_error
+from promptum.cli._runs import db_option, open_store
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from promptum.compare import CaseChange, Comparison, ModelComparison
+    from promptum.results import RunResult
+
+EXIT_OK, EXIT_REGRESSION = 0, 1
+_SHOWN = 20
+"""Cases listed per kind in the terminal; the Markdown and HTML outputs list more."""
+_VERDICT_STYLE = {"regression": "red", "improvement": "green", "no significant change": "dim"}
+_WRITERS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
+
+
+def _load(ref: str, db: Path | None) -> RunResult:
+    """A run from a results file (``.json``/``.jsonl``) when `ref` is one, else from the store."""
+    from promptum.reporting import load_run
+
+    if Path(ref).suffix in (".json", ".jsonl") and Path(ref).is_file():
+        return load_run(Path(ref))
+    return open_store(db).load(ref)
+
+
+def _print_changes(console: Console, title: str, changes: list[CaseChange]) -> None:
+    if not changes:
+        return
+    console.print(f"  [bold]{title} ({len(changes)})[/]")
+    for change in changes[:_SHOWN]:
+        console.print(
+            f"    {escape(change.case_id)}: {change.before.outcome} → {change.after.outcome}"
+        )
+    if len(changes) > _SHOWN:
+        console.print(f"    ... and {len(changes) - _SHOWN} more (write -o compare.html)")
+
+
+def _print_pair(console: Console, pair: ModelComparison) -> None:
+    from rich.table import Table
+
+    from promptum.compare import figure_rows, verdict_line
+
+    table = Table(title=f"{escape(pair.a.label)} → {escape(pair.b.label)}", title_justify="left")
+    for column in ("", "A", "B", "B − A"):
+        table.add_column(column, justify="left" if not column else "right")
+    for row in figure_rows(pair):
+        table.add_row(*row)
+    console.print(table)
+    console.print(f"  [{_VERDICT_STYLE[pair.verdict]}]{verdict_line(pair)}[/]")
+    _print_changes(console, "Regressed", pair.of_kind("regressed"))
+    _print_changes(console, "Fixed", pair.of_kind("fixed"))
+    changed = pair.of_kind("changed")
+    if changed:
+        console.print(f"  Changed response, same outcome: {len(changed)} case(s)")
+    for side in (pair.a, pair.b):
+        if side.flaky:
+            names = ", ".join(escape(rate.case_id) for rate in side.flaky[:_SHOWN])
+            console.print(f"  Flaky on {escape(side.label)} ({len(side.flaky)}): {names}")
+    console.print()
+
+
+def _write(comparison: Comparison, path: Path) -> None:
+    from promptum.compare import comparison_html, comparison_markdown
+    from promptum.errors import ConfigError
+
+    kind = _WRITERS.get(path.suffix.lower())
+    if kind is None:
+        raise ConfigError(f"-o {path}: write a comparison as .md or .html")
+    rendered = (
+        comparison_markdown(comparison) if kind == "markdown" else comparison_html(comparison)
+    )
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(rendered, encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot write the comparison: {exc.strerror or exc}") from None
+
+
+@click.command("compare")
+@db_option
+@click.argument("run_a", metavar="A")
+@click.argument("run_b", metavar="[B]", required=False)
+@click.option("--model-a", help="Compare only this model of A (with --model-b).")
+@click.option("--model-b", help="…against this model of B (of A when B is not given).")
+@click.option(
+    "-o", "--output", "outputs", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the comparison: .md (for a pull request) or .html.",
+)  # fmt: skip
+@click.option(
+    "--fail-on-regression", is_flag=True,
+    help="Exit 1 when a model's pass rate fell significantly (for CI).",
+)  # fmt: skip
+def compare_command(
+    db: Path | None,
+    run_a: str,
+    run_b: str | None,
+    model_a: str | None,
+    model_b: str | None,
+    outputs: tuple[Path, ...],
+    fail_on_regression: bool,
+) -> None:
+    """Compare run B against run A, model by model, on the cases they share.
+
+    A and B are run ids (or prefixes, `latest`, `latest~1`) or results files written by
+    `promptum run -o FILE.json`. With one run and --model-a/--model-b, two of its models are
+    compared. Differences are called significant by an exact paired sign test (McNemar's
+    test for single runs), so a case that wobbles is not a regression.
+
+    Exit codes: 0 compared, 1 a significant regression with --fail-on-regression,
+    2 invalid input.
+    """
+    from rich.console import Console
+
+    from promptum.compare import compare_runs
+
+    if (model_a is None) != (model_b is None):
+        raise click.UsageError("give both --model-a and --model-b, or neither")
+    if run_b is None and model_a is None:
+        raise click.UsageError("give a second run B, or two models with --model-a and --model-b")
+    with exit_on_user_error():
+        first = _load(run_a, db)
+        second = first if run_b is None else _load(run_b, db)
+        pairs = None if model_a is None or model_b is None else [(model_a, model_b)]
+        comparison = compare_runs(first, second, pairs)
+        for path in outputs:
+            _write(comparison, path)
+    console = Console(highlight=False)
+    console.print(
+        f"Comparing B={escape(second.run_id)} against A={escape(first.run_id)} "
+        "(95% intervals; significant when the paired sign test gives p < 0.05)"
+    )
+    console.print()
+    for pair in comparison.models:
+        _print_pair(console, pair)
+    for path in outputs:
+        console.print(f"wrote {path}")
+    regressions = comparison.regressions
+    if regressions:
+        labels = ", ".join(escape(pair.b.label) for pair in regressions)
+        console.print(f"[red]Significant regression:[/] {labels}")
+    raise SystemExit(EXIT_REGRESSION if fail_on_regression and regressions else EXIT_OK)

@@ -1,0 +1,185 @@
+"""What `promptum run` shows: live progress while it runs, a summary table per model at the end.
+
+A terminal gets a progress bar; anything else (CI logs, pipes) gets one plain line per
+result. Rich honours ``NO_COLOR`` and ``TERM=dumb`` on its own. Rich is imported only when
+something is shown, so `promptum --help` stays fast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+import click
+
+from promptum.errors import PromptumError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress, TaskID
+    from rich.table import Table
+
+    from promptum.results import CaseResult, ModelStats, RunResult
+
+_STATUS_STYLE = {"pass": "green", "fail": "red", "error": "yellow"}
+_MAX_FAILURES_SHOWN = 25
+
+
+def escape(text: str) -> str:
+    """Escape rich markup in text that came from a suite or a model."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
+def _money(value: float) -> str:
+    return f"${value:.4f}" if value else "$0"
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.0f} ms"
+
+
+class ProgressDisplay:
+    """A ResultSink that shows done/total, passed/failed/errors, cost so far and an ETA."""
+
+    def __init__(self, console: Console) -> None:
+        self._console = console
+        self._progress: Progress | None = None
+        self._task: TaskID | None = None
+        self._total = 0
+        self._done = 0
+        self._counts = {"pass": 0, "fail": 0, "error": 0}
+        self._cost = 0.0
+
+    def _figures(self) -> str:
+        c = self._counts
+        return (
+            f"[green]{c['pass']} passed[/] [red]{c['fail']} failed[/] "
+            f"[yellow]{c['error']} errors[/] {_money(self._cost)}"
+        )
+
+    def start(self, run: RunResult) -> None:
+        """Show the bar (terminal) or a header line (plain output)."""
+        self._total = int(run.config.get("planned_results", 0))
+        models = ", ".join(run.models)
+        self._console.print(f"Running {self._total} results of {escape(run.suite)} on {models}")
+        if run.config.get("resumed"):
+            self._console.print(f"Resuming run {run.run_id}: finished results are kept")
+        if self._console.is_terminal:
+            from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self._progress = Progress(
+                BarColumn(),
+                TextColumn("{task.completed}/{task.total}"),
+                TextColumn("{task.description}"),
+                TimeRemainingColumn(),
+                console=self._console,
+                transient=True,
+            )
+            self._task = self._progress.add_task(self._figures(), total=self._total)
+            self._progress.start()
+
+    def add(self, result: CaseResult) -> None:
+        """Count one result and update the display."""
+        self._done += 1
+        self._counts[result.status] += 1
+        if not result.completion.cached:
+            self._cost += result.completion.cost_usd or 0.0
+        if self._progress is not None and self._task is not None:
+            self._progress.update(self._task, completed=self._done, description=self._figures())
+            return
+        status = result.status.upper()
+        style = _STATUS_STYLE[result.status]
+        latency = _ms(result.completion.latency_ms)
+        reason = f": {escape(result.reasons[0])}" if result.reasons else ""
+        self._console.print(
+            f"[{self._done}/{self._total}] [{style}]{status}[/] {escape(result.case_id)} "
+            f"[dim]({escape(result.model)}, {latency})[/]{reason}",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+    def finish(self, run: RunResult) -> None:
+        """Remove the bar; the summary follows."""
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
+
+
+def _ratio(passed: int, total: int) -> str:
+    return f"{passed}/{total} passed" if total else "-"
+
+
+def _rows(stats: ModelStats) -> list[tuple[str, str]]:
+    cost = _money(stats.cost_usd)
+    if stats.cached_cost_usd:
+        cost += f" (+{_money(stats.cached_cost_usd)} cached)"
+    return [
+        ("Pass rate", f"{stats.pass_rate:.0%} ({stats.passed}/{stats.total})"),
+        ("Failed", str(stats.failed)),
+        ("Errors", str(stats.errors)),
+        ("Checks", _ratio(stats.checks_passed, stats.checks_total)),
+        ("Field assertions", _ratio(stats.assertions_passed, stats.assertions_total)),
+        ("Judge mean", "-" if stats.judge_mean is None else f"{stats.judge_mean:.2f}"),
+        ("Latency p50 / p95", f"{_ms(stats.latency_p50_ms)} / {_ms(stats.latency_p95_ms)}"),
+        ("Tokens in / out", f"{stats.input_tokens:,} / {stats.output_tokens:,}"),
+        ("Cost", cost),
+    ]
+
+
+def _stats_table(run: RunResult) -> Table:
+    """One column per model, one row per figure: fits a terminal with several models."""
+    from rich.table import Table
+
+    stats = list(run.stats().values())
+    table = Table(title=f"{escape(run.suite)} · run {run.run_id}", title_justify="left")
+    table.add_column("")
+    for model_stats in stats:
+        table.add_column(escape(model_stats.model), justify="right")
+    per_model = [_rows(model_stats) for model_stats in stats]
+    for index, (label, _) in enumerate(per_model[0] if per_model else []):
+        table.add_row(label, *(rows[index][1] for rows in per_model))
+    return table
+
+
+def print_summary(console: Console, run: RunResult) -> None:
+    """The per-model table, `Checks: N/M passed` per model, then each failure with reasons."""
+    console.print()
+    console.print(_stats_table(run))
+    for model, checks in run.get_check_stats().items():
+        if checks.total:
+            console.print(f"{escape(model)} · Checks: {checks.passed}/{checks.total} passed")
+    failures = [r for r in run.results if r.status != "pass"]
+    if failures:
+        console.print()
+        console.print(f"[bold]Failures ({len(failures)})[/]")
+    for result in failures[:_MAX_FAILURES_SHOWN]:
+        style = _STATUS_STYLE[result.status]
+        where = f" [dim]{escape(result.source)}[/]" if result.source else ""
+        console.print(
+            f"[{style}]{result.status.upper()}[/] {escape(result.case_id)} "
+            f"[dim]({escape(result.model)}, repeat {result.repeat})[/]{where}",
+            highlight=False,
+            soft_wrap=True,
+        )
+        for reason in result.reasons:
+            console.print(f"    - {escape(reason)}", highlight=False, soft_wrap=True)
+    if len(failures) > _MAX_FAILURES_SHOWN:
+        hidden = len(failures) - _MAX_FAILURES_SHOWN
+        console.print(f"... and {hidden} more; write a report with -o report.html to see all")
+    console.print()
+    verdict = "[green]all passed[/]" if run.passed else f"pass rate {run.pass_rate:.0%}"
+    duration = f" in {run.duration_s:.1f} s" if run.duration_s is not None else ""
+    console.print(f"{len(run.results)} results{duration}: {verdict}")
+
+
+@contextmanager
+def exit_on_user_error() -> Iterator[None]:
+    """Turn a PromptumError into ``error: ...`` on stderr and exit status 2, no traceback."""
+    try:
+        yield
+    except PromptumError as exc:
+        click.echo(f"error: {exc}", err=True)
+        raise SystemExit(2) from None

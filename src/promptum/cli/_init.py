@@ -1,0 +1,52 @@
+"""`promptum init`: write a starter suite that runs on the embedded model, no key needed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+STARTER_SUITE = """\
+# yaml-language-server: $schema=promptum.schema.json
+# A starter suite: `promptum run {name}` runs it on the embedded model (no API key).
+# Docs: docs/suites.md. For completion in editors: promptum schema -o promptum.schema.json
+name: starter
+models: [local/smollm2]          # e.g. openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest
+defaults:
+  params: {{temperature: 0, max_tokens: 60}}
+  checks:
+    - type: max_length
+      value: 400
+test_cases:
+  - id: capital
+    query: What is the capital of France?
+    expected_behavior: Names Paris as the capital of France.
+    checks:
+      - type: contains
+        value: Paris
+  - id: arithmetic
+    query: What is 2+2?
+    checks:
+      - type: regex
+        value: '\\b4\\b'
+  - id: city-extraction
+    vars: {{sentence: "I moved from Lyon to Berlin last year."}}
+    query: "Which city does the person live in now? {{{{ sentence }}}}"
+    response_model:
+      type: object
+      properties: {{city: {{type: string}}}}
+      required: [city]
+    expected: {{city: Berlin}}
+"""
+
+
+@click.command("init")
+@click.argument("path", type=click.Path(path_type=Path), default=Path("promptum.yaml"))
+@click.option("--force", is_flag=True, help="Overwrite the file if it exists.")
+def init_command(path: Path, force: bool) -> None:
+    """Write a starter suite (default promptum.yaml) that runs on the embedded model."""
+    if path.exists() and not force:
+        click.echo(f"error: {path} exists; pass --force to overwrite it", err=True)
+        raise SystemExit(2)
+    path.write_text(STARTER_SUITE.format(name=path), encoding="utf-8")
+    click.echo(f"wrote {path}; run it with: promptum run {path}")

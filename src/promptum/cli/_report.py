@@ -1,0 +1,47 @@
+"""`promptum report`: render reports again from saved results, without calling a model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from promptum.cli._console import exit_on_user_error
+from promptum.cli._runs import db_option, open_store
+
+
+def _is_file(argument: Path) -> bool:
+    """Whether RESULTS names a results file rather than a stored run's id."""
+    return (
+        argument.exists()
+        or argument.suffix.lower() in (".json", ".jsonl")
+        or (len(argument.parts) > 1)
+    )
+
+
+@click.command("report")
+@click.argument("results", metavar="RESULTS|RUN_ID", type=click.Path(path_type=Path))
+@click.option(
+    "-o", "--output", "outputs", multiple=True, required=True, type=click.Path(path_type=Path),
+    help="Write a report; the extension picks the format (.json .jsonl .xml .html .csv .md).",
+)  # fmt: skip
+@click.option(
+    "-f", "--format", "fmt", metavar="FORMAT",
+    help="Use this format whatever the extension (json, jsonl, junit, html, csv, md).",
+)  # fmt: skip
+@db_option
+def report_command(
+    results: Path, outputs: tuple[Path, ...], fmt: str | None, db: Path | None
+) -> None:
+    """Render saved results as reports: a .json/.jsonl from `promptum run -o`, or a stored run.
+
+    A RUN_ID is a run of the store (`promptum runs list`): its id, a unique prefix,
+    `latest` or `latest~N`. Exit codes: 0 written, 2 unreadable results or an unknown format.
+    """
+    from promptum.reporting import load_run, write_report
+
+    with exit_on_user_error():
+        run = load_run(results) if _is_file(results) else open_store(db).load(str(results))
+        for path in outputs:
+            write_report(run, path, fmt)
+            click.echo(f"wrote {path}")

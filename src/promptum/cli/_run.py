@@ -1,0 +1,166 @@
+"""`promptum run`: run suites, show progress and a summary, write reports, exit 0/1/2/130."""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import signal
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from promptum.cli._console import exit_on_user_error
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from promptum.results import RunResult
+    from promptum.runner import TestCase
+    from promptum.session import Session
+    from promptum.sinks import ResultSink
+
+# Exit 2 (invalid input or usage) comes from click and from exit_on_user_error.
+EXIT_PASSED, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
+JOURNAL_DIR = Path(".promptum") / "runs"
+"""Where finished results are journalled for `--resume` (under the working directory)."""
+
+
+def _selected(case: TestCase, patterns: Sequence[str], tags: Sequence[str]) -> bool:
+    if patterns and not any(fnmatch.fnmatchcase(case.id, p) for p in patterns):
+        return False
+    return not tags or any(tag in case.tags for tag in tags)
+
+
+def _check_outputs(outputs: Sequence[Path]) -> None:
+    from promptum.errors import ConfigError
+    from promptum.reporting import REPORT_FORMATS
+
+    known = {name for f in REPORT_FORMATS.values() for name in (f.name, *f.aliases)}
+    for path in outputs:
+        if path.suffix.lower().lstrip(".") not in known:
+            extensions = ", ".join(f".{name}" for name in REPORT_FORMATS)
+            raise ConfigError(f"-o {path}: unknown report format; use one of {extensions}")
+
+
+async def _run_until_signal(
+    session: Session, sinks: Sequence[ResultSink], resume: bool
+) -> RunResult:
+    """Run the session; SIGINT or SIGTERM stops it gracefully, keeping what finished."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    signals = (signal.SIGINT, signal.SIGTERM)
+    for sig in signals:
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        return await session.arun(sinks=sinks, stop=stop, journal_dir=JOURNAL_DIR, resume=resume)
+    finally:
+        for sig in signals:
+            loop.remove_signal_handler(sig)
+
+
+def _exit_code(run: RunResult, fail_under: float | None) -> int:
+    if not run.complete:
+        return EXIT_INTERRUPTED
+    if run.passed or (fail_under is not None and run.pass_rate >= fail_under):
+        return EXIT_PASSED
+    return EXIT_FAILED
+
+
+def _execute(console: Console, options: dict[str, Any]) -> int:
+    from promptum.cli._console import ProgressDisplay, print_summary
+    from promptum.errors import ConfigError
+    from promptum.providers import ClientOptions
+    from promptum.reporting import JsonlSink, write_report
+    from promptum.session import Session
+    from promptum.store import RunStore
+    from promptum.suites import load_suites
+
+    outputs: list[Path] = list(options["outputs"])
+    _check_outputs(outputs)
+    session = Session(
+        concurrency=options["concurrency"],
+        client_options=ClientOptions(cache=not options["no_cache"]),
+    )
+    for suite in load_suites(options["paths"]):
+        session.add_suite(suite)
+    patterns, tags = options["patterns"], options["tags"]
+    session.select(case for case in session.tests if _selected(case, patterns, tags))
+    if not session.tests:
+        raise ConfigError("no case matches the given --filter/--tag")
+    overrides: dict[str, Any] = {"models": options["models"], "repeat": options["repeat"]}
+    if options["no_judge"]:
+        overrides["judge"] = None
+    elif options["judge"]:
+        overrides["judge"] = options["judge"]
+    session.override(**overrides)
+
+    sinks: list[ResultSink] = [ProgressDisplay(console)]
+    if not options["no_store"]:
+        sinks.append(RunStore().recorder())  # the run history: `promptum runs`, `compare`
+    sinks += [JsonlSink(path) for path in outputs if path.suffix.lower() == ".jsonl"]
+    run = asyncio.run(_run_until_signal(session, sinks, options["resume"]))
+
+    for path in outputs:
+        if path.suffix.lower() != ".jsonl":
+            write_report(run, path)
+    if options["summary_md"] is not None:
+        write_report(run, options["summary_md"], "md")
+    print_summary(console, run)
+    if not run.complete:
+        console.print(
+            f"[yellow]Interrupted:[/] {len(run.results)} of {run.config['planned_results']} "
+            "results finished and were kept. Run the same command with --resume to finish."
+        )
+    return _exit_code(run, options["fail_under"])
+
+
+@click.command("run")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "-m", "--model", "models", multiple=True, help="Run on this model instead (repeatable)."
+)
+@click.option("--judge", metavar="MODEL", help="Judge responses with this model.")
+@click.option("--no-judge", is_flag=True, help="Do not judge, even if a suite has a judge.")
+@click.option(
+    "-c", "--concurrency", type=click.IntRange(min=1), default=8, show_default=True,
+    help="Model calls in flight at once (each provider may allow fewer).",
+)  # fmt: skip
+@click.option("--repeat", type=click.IntRange(min=1), help="Run every case N times.")
+@click.option(
+    "-k", "--filter", "patterns", multiple=True, metavar="GLOB", help="Only cases whose id matches."
+)
+@click.option("-t", "--tag", "tags", multiple=True, help="Only cases with this tag (repeatable).")
+@click.option(
+    "--fail-under", type=click.FloatRange(0, 1), metavar="RATE",
+    help="Exit 0 when the pass rate (0-1) is at least RATE, even with failures.",
+)  # fmt: skip
+@click.option("--no-cache", is_flag=True, help="Call the models even for cached requests.")
+@click.option(
+    "-o", "--output", "outputs", multiple=True, type=click.Path(path_type=Path),
+    help="Write a report; the extension picks the format (.json .jsonl .xml .html .csv .md).",
+)  # fmt: skip
+@click.option(
+    "--summary-md", type=click.Path(path_type=Path), help="Write a Markdown summary (for CI)."
+)
+@click.option("--resume", is_flag=True, help="Continue an interrupted run of the same cases.")
+@click.option("--no-store", is_flag=True, help="Do not record the run in the run history.")
+def run_command(**options: Any) -> None:
+    """Run suites: every response checked, asserted, judged and summarised.
+
+    Exit codes: 0 all passed (or pass rate at least --fail-under), 1 failures,
+    2 invalid input or usage, 130 interrupted.
+    """
+    from rich.console import Console
+
+    if options["judge"] and options["no_judge"]:
+        raise click.UsageError("--judge and --no-judge exclude each other")
+    console = Console(highlight=False)
+    try:
+        with exit_on_user_error():
+            code = _execute(console, options)
+    except KeyboardInterrupt:  # before the run started (loading): nothing to keep
+        click.echo("interrupted", err=True)
+        code = EXIT_INTERRUPTED
+    raise SystemExit(code)

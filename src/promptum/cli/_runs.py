@@ -1,0 +1,145 @@
+"""`promptum runs list|show|delete|export`: the run history kept in the run store."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from promptum.cli._console import escape, exit_on_user_error
+
+if TYPE_CHECKING:
+    from promptum.store import RunStore
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def db_option(function: F) -> F:
+    """The ``--db`` option every history command takes."""
+    return click.option(
+        "--db",
+        type=click.Path(dir_okay=False, path_type=Path),
+        envvar="PROMPTUM_DB",
+        help="The run store (default: $PROMPTUM_DB, else .promptum/runs.sqlite).",
+    )(function)
+
+
+def open_store(db: Path | None) -> RunStore:
+    """The run store at `db` (or the default); an error when it does not exist yet."""
+    from promptum.store import RunStore, StoreError, default_store_path
+
+    path = db if db is not None else default_store_path()
+    if not path.exists():
+        raise StoreError(
+            f"{path}: no run store yet; `promptum run` records every run there "
+            "(or pass --db / set PROMPTUM_DB to the store you mean)"
+        )
+    return RunStore(path)
+
+
+@click.group("runs")
+def runs_command() -> None:
+    """The run history: list, show, delete and export recorded runs.
+
+    A RUN is a run id, a unique prefix of one, `latest` or `latest~N` (N runs before).
+    """
+
+
+@runs_command.command("list")
+@db_option
+@click.option("-n", "--limit", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option("--suite", help="Only runs whose suite name contains this.")
+@click.option("--model", help="Only runs of this model.")
+def list_command(db: Path | None, limit: int, suite: str | None, model: str | None) -> None:
+    """List recorded runs, newest first."""
+    from rich.console import Console
+    from rich.table import Table
+
+    with exit_on_user_error():
+        runs = open_store(db).list_runs(limit=limit, suite=suite, model=model)
+    console = Console(highlight=False)
+    if not runs:
+        console.print("no runs recorded" + (" matching the filters" if suite or model else ""))
+        return
+    table = Table("Run", "Started (UTC)", "Suite", "Models", "Results", "Pass rate", "State")
+    table.add_column("Commit")
+    for run in runs:
+        table.add_row(
+            run.run_id,
+            run.started_at.strftime("%Y-%m-%d %H:%M"),
+            escape(run.suite),
+            escape(", ".join(run.models)),
+            str(run.total),
+            f"{run.pass_rate:.0%}",
+            run.state,
+            (run.git_commit or "")[:10],
+        )
+    console.print(table)
+
+
+@runs_command.command("show")
+@db_option
+@click.argument("run_ref", metavar="RUN")
+def show_command(db: Path | None, run_ref: str) -> None:
+    """Show a run's summary, failures and flaky cases."""
+    from rich.console import Console
+
+    from promptum.cli._console import print_summary
+    from promptum.compare import flaky_cases
+
+    with exit_on_user_error():
+        store = open_store(db)
+        summary = store.summary(run_ref)
+        run = store.load(summary.run_id)
+    console = Console(highlight=False)
+    commit = f" · commit {summary.git_commit[:10]}" if summary.git_commit else ""
+    console.print(
+        f"run {run.run_id} · {summary.state} · promptum {summary.promptum_version}{commit}"
+    )
+    print_summary(console, run)
+    flaky = flaky_cases(run)
+    if flaky:
+        console.print(f"[bold]Flaky cases ({len(flaky)})[/]: passed on some repeats only")
+        for rate in flaky:
+            console.print(
+                f"  {escape(rate.case_id)} [dim]({escape(rate.model)})[/]: "
+                f"passed {rate.passed} of {rate.total}"
+            )
+
+
+@runs_command.command("delete")
+@db_option
+@click.argument("run_refs", metavar="RUN...", nargs=-1, required=True)
+@click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation.")
+def delete_command(db: Path | None, run_refs: tuple[str, ...], yes: bool) -> None:
+    """Delete runs and their results from the store."""
+    with exit_on_user_error():
+        store = open_store(db)
+        run_ids = [store.resolve(ref) for ref in run_refs]
+        if not yes:
+            click.confirm(f"Delete {len(run_ids)} run(s): {', '.join(run_ids)}?", abort=True)
+        for run_id in run_ids:
+            store.delete(run_id)
+            click.echo(f"deleted {run_id}")
+
+
+@runs_command.command("export")
+@db_option
+@click.argument("run_ref", metavar="RUN")
+@click.option(
+    "-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
+    help="The file to write; the extension picks the format (.json, or any report format).",
+)  # fmt: skip
+@click.option(
+    "-f", "--format", "fmt", metavar="FORMAT", help="Use this format whatever the extension."
+)
+def export_command(db: Path | None, run_ref: str, output: Path, fmt: str | None) -> None:
+    """Write a recorded run as JSON (the `promptum run -o FILE.json` format) or any report."""
+    from promptum.reporting import write_report
+
+    with exit_on_user_error():
+        run = open_store(db).load(run_ref)
+        write_report(run, output, fmt)
+    click.echo(f"wrote {output}")

@@ -1,0 +1,43 @@
+"""Comparing runs and models: pass-rate deltas with 95% intervals, paired tests, flaky cases."""
+
+from promptum.compare._compare import (
+    CaseChange,
+    Comparison,
+    ModelComparison,
+    Side,
+    compare_models,
+    compare_runs,
+)
+from promptum.compare._html import comparison_html, render_page
+from promptum.compare._markdown import comparison_markdown
+from promptum.compare._rates import CaseRate, case_rates, flaky_cases
+from promptum.compare._stats import (
+    ALPHA,
+    Interval,
+    paired_interval,
+    sign_test,
+    wilson_interval,
+)
+from promptum.compare._text import figure_rows, verdict_line
+
+__all__ = [
+    "ALPHA",
+    "CaseChange",
+    "CaseRate",
+    "Comparison",
+    "Interval",
+    "ModelComparison",
+    "Side",
+    "case_rates",
+    "compare_models",
+    "compare_runs",
+    "comparison_html",
+    "comparison_markdown",
+    "figure_rows",
+    "flaky_cases",
+    "paired_interval",
+    "render_page",
+    "sign_test",
+    "verdict_line",
+    "wilson_interval",
+]

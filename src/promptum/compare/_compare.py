@@ -1,0 +1,201 @@
+"""Comparing two runs, or two models within one run, on the cases they share."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from promptum.compare._rates import CaseRate, case_rates
+from promptum.compare._stats import ALPHA, Interval, paired_interval, sign_test, wilson_interval
+from promptum.errors import ConfigError
+from promptum.results import ModelStats, RunResult
+
+ChangeKind = Literal["regressed", "fixed", "changed"]
+Verdict = Literal["regression", "improvement", "no significant change"]
+
+
+@dataclass(frozen=True, slots=True)
+class CaseChange:
+    """A shared case whose pass rate fell (regressed), rose (fixed), or whose response changed."""
+
+    kind: ChangeKind
+    before: CaseRate
+    after: CaseRate
+
+    @property
+    def case_id(self) -> str:
+        """The case's id."""
+        return self.before.case_id
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """One side of a comparison: a model's results in a run."""
+
+    run_id: str
+    model: str
+    stats: ModelStats
+    interval: Interval
+    """95% interval of the pass rate over all of this side's results."""
+    flaky: list[CaseRate]
+
+    @property
+    def label(self) -> str:
+        """``model @ run`` for a person."""
+        return f"{self.model} @ {self.run_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class ModelComparison:
+    """Side A against side B: pass-rate delta with its interval, significance, changed cases."""
+
+    a: Side
+    b: Side
+    shared: int
+    """Cases both sides ran: what the paired delta and test are computed on."""
+    delta: float
+    """Mean change of the per-case pass rate on the shared cases (B minus A)."""
+    interval: Interval
+    p_value: float
+    rose: int
+    fell: int
+    changes: list[CaseChange]
+    only_a: list[str]
+    only_b: list[str]
+
+    @property
+    def significant(self) -> bool:
+        """Whether the paired test calls the difference real (p below 0.05)."""
+        return self.p_value < ALPHA
+
+    @property
+    def verdict(self) -> Verdict:
+        """A significant fall is a regression, a significant rise an improvement."""
+        if not self.significant or self.delta == 0:
+            return "no significant change"
+        return "regression" if self.delta < 0 else "improvement"
+
+    def of_kind(self, kind: ChangeKind) -> list[CaseChange]:
+        """The changed cases of one kind, in case order."""
+        return [change for change in self.changes if change.kind == kind]
+
+    @property
+    def judge_delta(self) -> float | None:
+        """Change of the mean judge score, when both sides were judged."""
+        a, b = self.a.stats.judge_mean, self.b.stats.judge_mean
+        return None if a is None or b is None else b - a
+
+    @property
+    def latency_delta_ms(self) -> float | None:
+        """Change of the median latency, when both sides have latencies."""
+        a, b = self.a.stats.latency_p50_ms, self.b.stats.latency_p50_ms
+        return None if a is None or b is None else b - a
+
+    @property
+    def cost_delta_usd(self) -> float:
+        """Change of the spend (cached responses at their original price included)."""
+        a, b = self.a.stats, self.b.stats
+        return (b.cost_usd + b.cached_cost_usd) - (a.cost_usd + a.cached_cost_usd)
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """Every model pair compared between run A and run B."""
+
+    run_a: RunResult
+    run_b: RunResult
+    models: list[ModelComparison]
+
+    @property
+    def regressions(self) -> list[ModelComparison]:
+        """The pairs whose pass rate fell significantly: what ``--fail-on-regression`` fails."""
+        return [m for m in self.models if m.verdict == "regression"]
+
+
+def _side(run_id: str, stats: ModelStats, rates: dict[str, CaseRate]) -> Side:
+    return Side(
+        run_id=run_id,
+        model=stats.model,
+        stats=stats,
+        interval=wilson_interval(stats.passed, stats.total),
+        flaky=[rate for rate in rates.values() if rate.flaky],
+    )
+
+
+def _change(before: CaseRate, after: CaseRate) -> CaseChange | None:
+    if after.rate < before.rate:
+        return CaseChange("regressed", before, after)
+    if after.rate > before.rate:
+        return CaseChange("fixed", before, after)
+    if sorted(before.responses) != sorted(after.responses):
+        return CaseChange("changed", before, after)
+    return None
+
+
+def compare_models(
+    run_a: RunResult,
+    model_a: str,
+    run_b: RunResult,
+    model_b: str,
+    stats: tuple[dict[str, ModelStats], dict[str, ModelStats]] | None = None,
+) -> ModelComparison:
+    """Side ``model_a`` of `run_a` against side ``model_b`` of `run_b`.
+
+    `stats` is both runs' `RunResult.stats()` when the caller already has them.
+    """
+    stats_a, stats_b = stats if stats is not None else (run_a.stats(), run_b.stats())
+    rates_a = case_rates(run_a.results, model_a)
+    rates_b = case_rates(run_b.results, model_b)
+    shared = [case_id for case_id in rates_a if case_id in rates_b]
+    differences = [rates_b[c].rate - rates_a[c].rate for c in shared]
+    changes = [change for c in shared if (change := _change(rates_a[c], rates_b[c])) is not None]
+    rose = sum(d > 0 for d in differences)
+    fell = sum(d < 0 for d in differences)
+    return ModelComparison(
+        a=_side(run_a.run_id, stats_a[model_a], rates_a),
+        b=_side(run_b.run_id, stats_b[model_b], rates_b),
+        shared=len(shared),
+        delta=sum(differences) / len(shared) if shared else 0.0,
+        interval=paired_interval(differences),
+        p_value=sign_test(rose, fell),
+        rose=rose,
+        fell=fell,
+        changes=changes,
+        only_a=[c for c in rates_a if c not in rates_b],
+        only_b=[c for c in rates_b if c not in rates_a],
+    )
+
+
+def _pairs(
+    run_a: RunResult, models_a: list[str], run_b: RunResult, models_b: list[str]
+) -> list[tuple[str, str]]:
+    shared = [model for model in models_a if model in models_b]
+    if shared:
+        return [(model, model) for model in shared]
+    if len(models_a) == 1 and len(models_b) == 1:
+        return [(models_a[0], models_b[0])]
+    raise ConfigError(
+        f"runs {run_a.run_id} and {run_b.run_id} share no model "
+        f"({', '.join(models_a) or 'none'} against {', '.join(models_b) or 'none'}); "
+        "name the two to compare with --model-a and --model-b"
+    )
+
+
+def compare_runs(
+    run_a: RunResult, run_b: RunResult, pairs: Sequence[tuple[str, str]] | None = None
+) -> Comparison:
+    """Compare B against A for each (model in A, model in B) pair; by default every shared model."""
+    stats = run_a.stats(), run_b.stats()
+    pairs = (
+        list(pairs) if pairs is not None else _pairs(run_a, list(stats[0]), run_b, list(stats[1]))
+    )
+    for run, run_stats, model in [(run_a, stats[0], a) for a, _ in pairs] + [
+        (run_b, stats[1], b) for _, b in pairs
+    ]:
+        if model not in run_stats:
+            known = ", ".join(run_stats) or "none"
+            raise ConfigError(
+                f"run {run.run_id} has no results of model {model!r} (it has {known})"
+            )
+    return Comparison(run_a, run_b, [compare_models(run_a, a, run_b, b, stats) for a, b in pairs])

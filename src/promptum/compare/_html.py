@@ -1,0 +1,83 @@
+"""A comparison as a self-contained HTML page; the viewer renders its pages the same way.
+
+Every string from a model or a suite goes through jinja2 with autoescape, and the pages run
+no script at all: their Content-Security-Policy allows only their own stylesheet (by hash).
+The stylesheet is the HTML report's, so a comparison looks like a report.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+from collections.abc import Sequence
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from promptum.compare import _text as text
+from promptum.compare._compare import Comparison
+
+if TYPE_CHECKING:
+    import jinja2
+
+PREVIEW = 400
+"""Characters of a response shown side by side; enough to see what changed."""
+LIMIT = 200
+"""Cases listed per kind on one page."""
+
+
+def _asset(package: str, name: str) -> str:
+    return resources.files(package).joinpath("templates", name).read_text("utf-8")
+
+
+def _cut(value: str, limit: int) -> str:
+    shown = text.visible(value)
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+
+
+@functools.cache
+def _environment(packages: tuple[str, ...]) -> jinja2.Environment:
+    """One environment per template search path: the viewer then compiles each template once."""
+    import jinja2  # Heavy; imported only when a page is rendered.
+
+    env = jinja2.Environment(
+        loader=jinja2.ChoiceLoader(
+            [jinja2.PackageLoader(p, "templates") for p in (*packages, "promptum.compare")]
+        ),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters.update(short=_cut, percent=text.percent)
+    return env
+
+
+def render_page(
+    template: str, *, packages: Sequence[str] = (), viewer: bool = False, **context: Any
+) -> str:
+    """Render `template` (looked up in `packages`, then here) with the report's stylesheet."""
+    from markupsafe import Markup
+
+    css = _asset("promptum.reporting", "report.css") + _asset("promptum.compare", "extra.css")
+    digest = base64.b64encode(hashlib.sha256(css.encode("utf-8")).digest()).decode("ascii")
+    csp = f"default-src 'none'; style-src 'sha256-{digest}'; form-action 'self'; base-uri 'none'"
+    return (
+        _environment(tuple(packages))
+        .get_template(template)
+        .render(
+            css=Markup(css),  # the project's own file, inserted verbatim so its hash matches
+            csp=csp,
+            viewer=viewer,
+            figures=text.figure_rows,
+            verdict_line=text.verdict_line,
+            preview=PREVIEW,
+            limit=LIMIT,
+            **context,
+        )
+    )
+
+
+def comparison_html(comparison: Comparison, *, viewer: bool = False) -> str:
+    """The comparison as one HTML page; `viewer` adds links into the local viewer."""
+    return render_page("compare.html.j2", viewer=viewer, comparison=comparison)

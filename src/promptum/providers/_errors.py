@@ -1,0 +1,80 @@
+"""The typed errors a provider raises for one failed call.
+
+These never reach the user as exceptions: `ModelClient` retries the retryable ones and turns
+the last one into `Completion.error`. A provider maps its SDK's exceptions onto this tree::
+
+    ProviderError                 one call failed; ``retryable`` says whether to try again
+    ├── RateLimitError            HTTP 429; ``retry_after`` from the Retry-After header
+    ├── ServerError               HTTP 5xx
+    ├── ProviderTimeoutError      no answer within the per-call timeout
+    ├── ConnectionFailedError     refused or dropped connection, truncated body
+    ├── MalformedResponseError    an answer that is not the protocol (non-JSON, no choices)
+    ├── AuthError                 HTTP 401 / 403: fails fast
+    └── BadRequestError           HTTP 400 / 404 / 422 and other 4xx: fails fast
+"""
+
+from __future__ import annotations
+
+
+class ProviderError(Exception):
+    """One provider call failed; the message is one line a person can act on."""
+
+    retryable = False
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.retry_after = retry_after
+        """Seconds the server asked us to wait before the next attempt, if it said."""
+
+
+class RateLimitError(ProviderError):
+    """The provider answered 429 Too Many Requests."""
+
+    retryable = True
+
+
+class ServerError(ProviderError):
+    """The provider answered with a 5xx status."""
+
+    retryable = True
+
+
+class ProviderTimeoutError(ProviderError):
+    """The call did not finish within the per-call timeout."""
+
+    retryable = True
+
+
+class ConnectionFailedError(ProviderError):
+    """The connection was refused or dropped before a whole answer arrived."""
+
+    retryable = True
+
+
+class MalformedResponseError(ProviderError):
+    """The answer arrived but is not what the protocol promises (often a proxy's error page)."""
+
+    retryable = True
+
+
+class AuthError(ProviderError):
+    """The provider refused the credentials (401) or the permission (403)."""
+
+
+class BadRequestError(ProviderError):
+    """The provider rejected the request itself; sending it again would not help."""
+
+
+def error_for_status(status: int, message: str, retry_after: float | None) -> ProviderError:
+    """The typed error for an HTTP error status, keeping the provider's own message."""
+    text = f"HTTP {status}: {message}"
+    if status == 429:
+        return RateLimitError(text, retry_after=retry_after)
+    if status in (401, 403):
+        return AuthError(text)
+    if status == 408:
+        return ProviderTimeoutError(text, retry_after=retry_after)
+    if status >= 500:
+        return ServerError(text, retry_after=retry_after)
+    return BadRequestError(text)

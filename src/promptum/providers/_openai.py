@@ -1,0 +1,153 @@
+"""Every OpenAI-compatible endpoint (OpenAI, OpenRouter, Ollama, vLLM, llama.cpp server...)."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from promptum.completion import Completion
+from promptum.providers._base import ModelRequest
+from promptum.providers._errors import (
+    BadRequestError,
+    ConnectionFailedError,
+    MalformedResponseError,
+    ProviderError,
+    ProviderTimeoutError,
+    ServerError,
+)
+from promptum.providers._options import EndpointConfig, StructuredMode
+from promptum.providers._sdk import NO_KEY, endpoint_key, redact, status_error
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
+
+def _with_instructions(messages: list[dict[str, Any]], schema: dict[str, Any]) -> None:
+    instruction = (
+        "Answer with only a JSON object that follows this JSON Schema, and nothing else:\n"
+        + json.dumps(schema)
+    )
+    if messages and messages[0]["role"] == "system":
+        messages[0] = {**messages[0], "content": messages[0]["content"] + "\n\n" + instruction}
+    else:
+        messages.insert(0, {"role": "system", "content": instruction})
+
+
+def _body(request: ModelRequest, name: str, mode: StructuredMode) -> dict[str, Any]:
+    messages = [m.model_dump() for m in request.messages]
+    body: dict[str, Any] = {"model": name, "messages": messages}
+    for field in ("temperature", "max_tokens", "seed"):
+        value = getattr(request, field)
+        if value is not None:
+            body[field] = value
+    schema = request.response_schema
+    if schema is not None:
+        if mode in ("auto", "json_schema"):
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "response", "schema": schema},
+            }
+        elif mode == "json_object":
+            # llama.cpp's extension: json_object plus a schema becomes a grammar.
+            body["response_format"] = {"type": "json_object", "schema": schema}
+        else:
+            _with_instructions(messages, schema)
+    body.update(request.extra)
+    return body
+
+
+class OpenAIProvider:
+    """Chat completions through the official ``openai`` SDK, its own retries switched off."""
+
+    def __init__(self, endpoint: str, config: EndpointConfig, timeout_s: float) -> None:
+        self.endpoint = endpoint
+        self.config = config
+        self.timeout_s = timeout_s
+        self._mode: StructuredMode = config.structured_output
+        self._key = endpoint_key(config)
+        # Built now, not on the first call, so the SDK's import is not timed as latency.
+        self._client: AsyncOpenAI | None = None
+        self._sdk()
+
+    def _sdk(self) -> AsyncOpenAI:
+        if self._client is None:
+            from openai import AsyncOpenAI
+
+            self._client = AsyncOpenAI(
+                api_key=self._key or NO_KEY,
+                base_url=self.config.base_url,
+                timeout=self.timeout_s,
+                max_retries=0,  # ModelClient owns retries, backoff and the budget
+            )
+        return self._client
+
+    async def complete(self, request: ModelRequest) -> Completion:
+        """Make one chat-completion call; raise a typed `ProviderError` on failure."""
+        name = request.model.partition("/")[2]
+        if request.response_schema is not None and self._mode == "auto":
+            try:
+                completion = await self._call(_body(request, name, "json_schema"), request)
+            except (BadRequestError, ServerError):
+                # Servers without OpenAI's json_schema (llama.cpp answers 500) get JSON mode
+                # with the schema; if that works, it is used for the rest of the run.
+                completion = await self._call(_body(request, name, "json_object"), request)
+                self._mode = "json_object"
+            else:
+                self._mode = "json_schema"
+            return completion
+        return await self._call(_body(request, name, self._mode), request)
+
+    async def _call(self, body: dict[str, Any], request: ModelRequest) -> Completion:
+        import openai
+        from openai.types.chat import ChatCompletion
+
+        client = self._sdk()
+        model = body.pop("model")
+        messages = body.pop("messages")
+        try:
+            response: object = await client.chat.completions.create(
+                model=model, messages=messages, extra_body=body
+            )
+        except openai.APITimeoutError as exc:
+            raise ProviderTimeoutError(f"no answer within {self.timeout_s:g} s") from exc
+        except openai.APIConnectionError as exc:
+            cause = exc.__cause__ or exc
+            raise ConnectionFailedError(
+                redact(f"connection to {client.base_url} failed: {cause}", [self._key])
+            ) from exc
+        except openai.APIStatusError as exc:
+            raise status_error(
+                exc.status_code, exc.response.headers, exc.body, exc.message, [self._key]
+            ) from exc
+        except (openai.APIResponseValidationError, ValueError) as exc:
+            raise MalformedResponseError(f"the answer is not valid JSON: {exc}") from exc
+        if not isinstance(response, ChatCompletion):
+            preview = " ".join(str(response).split())[:80]
+            raise MalformedResponseError(f"the answer is not a chat completion: {preview!r}")
+        return self._completion(response, request)
+
+    def _completion(self, response: Any, request: ModelRequest) -> Completion:
+        choices = getattr(response, "choices", None)
+        if not choices:
+            raise MalformedResponseError("the answer has an empty choice list")
+        message = getattr(choices[0], "message", None)
+        if message is None:
+            raise MalformedResponseError("the answer's first choice has no message")
+        text = message.content or ""
+        refusal = getattr(message, "refusal", None)
+        if refusal and not text:
+            raise ProviderError(f"the model refused: {refusal}")
+        usage = getattr(response, "usage", None)
+        reported = getattr(response, "model", None)
+        return Completion(
+            text=text,
+            model=f"{self.endpoint}/{reported}" if reported else request.model,
+            input_tokens=getattr(usage, "prompt_tokens", None),
+            output_tokens=getattr(usage, "completion_tokens", None),
+        )
+
+    async def aclose(self) -> None:
+        """Close the SDK's HTTP connections."""
+        if self._client is not None:
+            await self._client.close()
+            self._client = None

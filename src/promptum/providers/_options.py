@@ -1,0 +1,74 @@
+"""The settings of a `ModelClient`: timeouts, retries, the cache, endpoints and prices."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+StructuredMode = Literal["auto", "json_schema", "json_object", "prompt"]
+
+
+class EndpointConfig(BaseModel):
+    """One named model endpoint: ``<name>/<model>`` ids are sent to it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["openai", "anthropic"] = "openai"
+    """The protocol: ``openai`` for every OpenAI-compatible server, or ``anthropic``."""
+    base_url: str | None = None
+    """The API root, e.g. ``http://127.0.0.1:8000/v1``; None keeps the SDK's default."""
+    api_key_env: str | None = None
+    """The environment variable holding the key; when set, the variable must be set."""
+    api_key: SecretStr | None = None
+    """A key given directly (Python API only: never put a key in a suite file)."""
+    max_concurrency: int = Field(default=4, ge=1)
+    """How many calls may be in flight at once on this endpoint."""
+    structured_output: StructuredMode = "auto"
+    """How a response schema is sent: ``json_schema`` (OpenAI), ``json_object`` with a
+    ``schema`` (llama.cpp server), ``prompt`` (instructions only), or ``auto``: try
+    ``json_schema`` and fall back to ``json_object`` once if the server rejects it."""
+
+
+class Price(BaseModel):
+    """What a model costs, in USD per million tokens."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    input: float = Field(ge=0)
+    """USD per million input (prompt) tokens."""
+    output: float = Field(ge=0)
+    """USD per million output (completion) tokens."""
+
+    def cost(self, input_tokens: int | None, output_tokens: int | None) -> float | None:
+        """The cost of one call, or None when the provider reported no usage."""
+        if input_tokens is None and output_tokens is None:
+            return None
+        return ((input_tokens or 0) * self.input + (output_tokens or 0) * self.output) / 1e6
+
+
+class ClientOptions(BaseModel):
+    """How a `ModelClient` calls models: one set per run."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    timeout_s: float = Field(default=60.0, gt=0)
+    """Seconds one call (one attempt) may take."""
+    max_retries: int = Field(default=4, ge=0)
+    """Retries per call on 429, 5xx, timeouts and dropped connections."""
+    retry_budget: int | None = Field(default=None, ge=0)
+    """Retries allowed across the whole run (None: no limit beyond ``max_retries``)."""
+    backoff_base_s: float = Field(default=0.5, ge=0)
+    """The first backoff delay; it doubles with each retry (with jitter)."""
+    backoff_max_s: float = Field(default=30.0, ge=0)
+    """The longest wait between attempts, Retry-After included."""
+    cache: bool = True
+    cache_path: Path | None = None
+    """The SQLite response cache; None means ``.promptum/cache.sqlite`` under the cwd."""
+    cache_ttl_s: float | None = Field(default=None, gt=0)
+    """Ignore cached responses older than this many seconds (None: keep forever)."""
+    endpoints: dict[str, EndpointConfig] = Field(default_factory=dict)
+    """Named endpoints by prefix; a name of a built-in (``openai``, ``ollama``...) overrides it."""
+    pricing: dict[str, Price] = Field(default_factory=dict)
+    """Prices by full model id, overriding the built-in table."""

@@ -1,0 +1,61 @@
+"""Shared by the SDK providers: the endpoint's key, and HTTP errors as one key-free line."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from promptum.providers._errors import ProviderError, error_for_status
+from promptum.providers._options import EndpointConfig
+from promptum.providers._retry import parse_retry_after
+
+NO_KEY = "no-key"
+"""Sent to keyless servers (Ollama, llama.cpp): the SDKs insist on some key."""
+
+# Vendors echo (partly masked) keys in 401 messages; none of it may reach a report or store.
+_KEY_LIKE = re.compile(r"\b(sk|pk|rk)-[A-Za-z0-9_\-*]{6,}")
+_MAX_MESSAGE = 300
+
+
+def endpoint_key(config: EndpointConfig) -> str | None:
+    """The endpoint's API key, from the config or its environment variable."""
+    if config.api_key is not None:
+        return config.api_key.get_secret_value()
+    if config.api_key_env:
+        return os.environ.get(config.api_key_env)
+    return None
+
+
+def redact(text: str, secrets: Iterable[str | None]) -> str:
+    """``text`` with every given secret and anything shaped like an API key masked."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return _KEY_LIKE.sub(r"\1-***", text)
+
+
+def body_message(body: object, fallback: str) -> str:
+    """The human part of an error body: ``message`` (or ``error.message``), else the fallback."""
+    if isinstance(body, Mapping):
+        inner: Any = body.get("error", body)
+        if isinstance(inner, Mapping) and isinstance(inner.get("message"), str):
+            return str(inner["message"])
+        if isinstance(body.get("message"), str):
+            return str(body["message"])
+    if isinstance(body, str) and body.strip():
+        return body.strip()
+    return fallback
+
+
+def status_error(
+    status: int,
+    headers: Mapping[str, str],
+    body: object,
+    fallback: str,
+    secrets: Iterable[str | None],
+) -> ProviderError:
+    """The typed error for an HTTP error answer, its message one line and key-free."""
+    message = " ".join(body_message(body, fallback).split())[:_MAX_MESSAGE]
+    return error_for_status(status, redact(message, secrets), parse_retry_after(headers))

@@ -1,0 +1,73 @@
+"""Keep secrets out of what promptum writes: a config may carry a key by mistake, a prompt too.
+
+Two nets, both cheap: config entries whose key names a secret are dropped (store) or masked
+(reports), and the value of every secret-looking environment variable (``OPENAI_API_KEY``,
+``*_TOKEN``, ...) is replaced wherever it appears in what is written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+# Matched against config keys; narrow on purpose so `max_tokens` and the like are kept.
+_SECRET_KEY = re.compile(
+    r"api[_-]?key|secret|password|passwd|authorization|bearer|credential"
+    r"|(access|auth|api|bearer|session)[_-]?token",
+    re.IGNORECASE,
+)
+# Matched against environment variable names.
+_SECRET_ENV = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+_MIN_SECRET = 8
+"""Shorter values are too likely to occur by chance (``true``, ``1``) to be worth replacing."""
+REDACTED = "[redacted]"
+
+
+def is_secret_key(key: object) -> bool:
+    """Whether a mapping key names a secret (``api_key``, ``password``, ``auth_token``...)."""
+    return isinstance(key, str) and _SECRET_KEY.search(key) is not None
+
+
+def redact(value: Any) -> Any:
+    """A copy of `value` with the value of every secret-named entry replaced by a marker."""
+    if isinstance(value, Mapping):
+        return {key: REDACTED if is_secret_key(key) else redact(v) for key, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact(item) for item in value]
+    return value
+
+
+def without_secret_keys(value: Any) -> Any:
+    """A copy of `value` without any mapping entry whose key names a secret."""
+    if isinstance(value, Mapping):
+        return {
+            key: without_secret_keys(item) for key, item in value.items() if not is_secret_key(key)
+        }
+    if isinstance(value, list | tuple):
+        return [without_secret_keys(item) for item in value]
+    return value
+
+
+def environment_secrets(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The values of secret-looking environment variables, longest first."""
+    environ = os.environ if environ is None else environ
+    values = {
+        form
+        for name, value in environ.items()
+        if _SECRET_ENV.search(name) and len(value) >= _MIN_SECRET
+        # The JSON-escaped form too: results are stored as JSON text.
+        for form in (value, json.dumps(value, ensure_ascii=False)[1:-1])
+    }
+    # Longest first, so a secret that contains another is replaced whole.
+    return tuple(sorted(values, key=len, reverse=True))
+
+
+def scrub(text: str, secrets: tuple[str, ...]) -> str:
+    """`text` with every occurrence of each secret replaced."""
+    for secret in secrets:
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    return text

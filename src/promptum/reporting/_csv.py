@@ -1,0 +1,74 @@
+"""CSV: one row per case × model × repeat, for spreadsheets and scripts."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from promptum.compare import flaky_cases
+from promptum.reporting._text import visible
+from promptum.results import CaseResult, RunResult
+
+COLUMNS = (
+    "case_id",
+    "model",
+    "repeat",
+    "status",
+    "flaky",
+    "checks_passed",
+    "checks_total",
+    "failed_checks",
+    "assertion_failures",
+    "judge_score",
+    "latency_ms",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+    "cached",
+    "error",
+)
+
+
+def _inert(text: str) -> str:
+    """Keep a spreadsheet from running text a model or server wrote as a formula."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def _number(value: float | int | None) -> str:
+    return "" if value is None else str(value)
+
+
+def _row(result: CaseResult, flaky: dict[tuple[str, str], str]) -> list[str]:
+    completion = result.completion
+    failures = result.eval_result.failures if result.eval_result is not None else []
+    judge_score = result.judge.score if result.judge is not None else None
+    return [
+        visible(result.case_id),
+        visible(result.model),
+        str(result.repeat),
+        result.status,
+        flaky.get((result.case_id, result.model), ""),
+        str(sum(c.passed for c in result.check_results)),
+        str(len(result.check_results)),
+        ";".join(visible(c.type) for c in result.failed_checks),
+        _inert(visible("; ".join(d.reason for d in failures))),
+        _number(judge_score),
+        _number(completion.latency_ms),
+        _number(completion.input_tokens),
+        _number(completion.output_tokens),
+        _number(completion.cost_usd),
+        "true" if completion.cached else "false",
+        _inert(visible(completion.error or "")),
+    ]
+
+
+def render_csv(run: RunResult) -> str:
+    """The run as CSV with a header row."""
+    out = io.StringIO()
+    # The default "\r\n" line ending (RFC 4180) also makes the writer quote a field holding a
+    # lone "\r", which readers would otherwise take for the end of a row.
+    writer = csv.writer(out)
+    writer.writerow(COLUMNS)
+    flaky = {(f.case_id, f.model): f"{f.passed}/{f.total}" for f in flaky_cases(run)}
+    writer.writerows(_row(result, flaky) for result in run.results)
+    return out.getvalue()

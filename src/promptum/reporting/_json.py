@@ -1,0 +1,71 @@
+"""JSON: the whole `RunResult` through its pydantic model, and loading it back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from promptum.errors import ConfigError
+from promptum.redaction import redact
+from promptum.reporting._serialize import model_json
+from promptum.results import CaseResult, RunResult
+
+
+def render_json(run: RunResult) -> str:
+    """The run as indented JSON, check results included, secrets in its config redacted."""
+    safe = run.model_copy(update={"config": redact(run.config)})
+    return model_json(safe, indent=2) + "\n"
+
+
+def _problem(error: ValidationError) -> str:
+    shown = []
+    for item in error.errors()[:3]:
+        where = ".".join(str(part) for part in item["loc"])
+        shown.append(f"{where}: {item['msg']}" if where else item["msg"])
+    more = error.error_count() - len(shown)
+    return "; ".join(shown) + (f" (and {more} more)" if more > 0 else "")
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(
+            f"{path}: no such file; pass a results file written by `promptum run -o FILE.json`"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read it: {exc}") from None
+
+
+def _load_jsonl(path: Path, text: str) -> RunResult:
+    results: list[CaseResult] = []
+    # Split on "\n" only: str.splitlines() would also split inside a string holding U+2028.
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            results.append(CaseResult.model_validate_json(line))
+        except ValidationError as exc:
+            raise ConfigError(
+                f"{path}:{number}: not a promptum result line: {_problem(exc)}"
+            ) from None
+    models = list(dict.fromkeys(r.model for r in results))
+    # A JSONL file holds results only, not the run's facts; it is read to recover what an
+    # interrupted run finished, so it is not claimed complete.
+    return RunResult(run_id=path.stem, models=models, complete=False, results=results)
+
+
+def load_run(path: Path | str) -> RunResult:
+    """Load a run from a JSON report (or the results of a JSONL file) written by promptum."""
+    path = Path(path)
+    text = _read(path)
+    if path.suffix.lower() == ".jsonl":
+        return _load_jsonl(path, text)
+    try:
+        return RunResult.model_validate_json(text)
+    except ValidationError as exc:
+        raise ConfigError(
+            f"{path}: not a promptum results file: {_problem(exc)}; "
+            "pass the JSON written by `promptum run -o FILE.json`"
+        ) from None

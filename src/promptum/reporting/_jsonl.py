@@ -1,0 +1,44 @@
+"""JSONL: one `CaseResult` per line, written as results arrive so a crash keeps them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TextIO
+
+from promptum.reporting._serialize import model_json
+from promptum.results import CaseResult, RunResult
+
+
+def _line(result: CaseResult) -> str:
+    return model_json(result) + "\n"
+
+
+def render_jsonl(run: RunResult) -> str:
+    """Every result of the run, one JSON object per line."""
+    return "".join(_line(result) for result in run.results)
+
+
+class JsonlSink:
+    """A `ResultSink` that appends one JSON line per result and flushes it at once."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self._file: TextIO | None = None
+
+    def start(self, run: RunResult) -> None:
+        """Create (or empty) the file before the first result."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = self.path.open("w", encoding="utf-8")
+
+    def add(self, result: CaseResult) -> None:
+        """Write one result and flush it, so it is on disk even if the process dies next."""
+        if self._file is None:
+            raise RuntimeError("JsonlSink.add() called before start()")
+        self._file.write(_line(result))
+        self._file.flush()
+
+    def finish(self, run: RunResult) -> None:
+        """Close the file; every line is already written."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None

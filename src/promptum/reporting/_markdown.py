@@ -1,0 +1,86 @@
+"""Markdown: a short summary for a pull-request comment, per-model table and the failures."""
+
+from __future__ import annotations
+
+import re
+
+from promptum.compare import flaky_cases
+from promptum.reporting import _format as fmt
+from promptum.reporting._text import shorten, visible
+from promptum.results import CaseResult, ModelStats, RunResult
+
+MAX_FAILURES = 50
+"""Failures listed before the rest are only counted: a PR comment must stay readable."""
+_MAX_REASON = 300
+
+# Markdown that could turn model text into links, images, HTML, emphasis, table cells or
+# mentions; escaped with a backslash so it shows as typed.
+_SPECIAL = re.compile(r"([\\`*_\[\]<>|~@])")
+
+
+def _md(text: str) -> str:
+    """Text from a model or a suite as inert one-line Markdown."""
+    one_line = " ".join(visible(text).split())
+    return _SPECIAL.sub(r"\\\1", one_line)
+
+
+def _model_table(stats_by_model: dict[str, ModelStats]) -> list[str]:
+    lines = [
+        "| Model | Pass rate | Passed | Failed | Errors | Checks | Assertions "
+        "| Judge mean | p50 latency | Cost |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for stats in stats_by_model.values():
+        lines.append(
+            f"| {_md(stats.model)} | {fmt.percent(stats.pass_rate)} | {stats.passed} "
+            f"| {stats.failed} | {stats.errors} | {stats.checks_passed}/{stats.checks_total} "
+            f"| {stats.assertions_passed}/{stats.assertions_total} | {fmt.score(stats.judge_mean)} "
+            f"| {fmt.milliseconds(stats.latency_p50_ms)} | {fmt.cost(stats.cost_usd)} |"
+        )
+    return lines
+
+
+def _failure(result: CaseResult) -> str:
+    reasons = result.reasons or [f"status {result.status}"]
+    text = "; ".join(_md(shorten(reason, _MAX_REASON)) for reason in reasons)
+    repeat = f" (repeat {result.repeat + 1})" if result.repeat else ""
+    icon = "⚠️" if result.status == "error" else "❌"
+    return f"- {icon} **{_md(result.case_id)}**{repeat} on {_md(result.model)}: {text}"
+
+
+def render_markdown(run: RunResult) -> str:
+    """The run as a Markdown summary."""
+    total = len(run.results)
+    passed = sum(r.status == "pass" for r in run.results)
+    icon = "✅" if run.passed and run.complete else "❌"
+    title = _md(run.suite) if run.suite else "promptum run"
+    lines = [f"## {icon} {title}: {passed} of {total} passed", ""]
+    if not run.complete:
+        planned = fmt.planned(run)
+        kept = f"{total} of {planned}" if planned is not None else str(total)
+        lines += [
+            f"> **Incomplete run**: interrupted before every case finished; {kept} results kept.",
+            "",
+        ]
+    stats = run.stats()
+    cost = sum(s.cost_usd for s in stats.values())
+    lines += [
+        f"Run {_md(run.run_id)} · {fmt.timestamp(run.started_at)} · "
+        f"{fmt.seconds(run.duration_s)} · cost {fmt.cost(cost)}",
+        "",
+        *_model_table(stats),
+    ]
+    flaky = flaky_cases(run)
+    if flaky:
+        lines += ["", f"### Flaky cases ({len(flaky)})", ""]
+        lines += [
+            f"- 🔀 **{_md(f.case_id)}** on {_md(f.model)}: passed {f.passed} of {f.total} repeats"
+            for f in flaky
+        ]
+    failures = [r for r in run.results if r.status != "pass"]
+    if failures:
+        lines += ["", f"### Failures ({len(failures)})", ""]
+        lines += [_failure(r) for r in failures[:MAX_FAILURES]]
+        if len(failures) > MAX_FAILURES:
+            lines += ["", f"…and {len(failures) - MAX_FAILURES} more; see the full report."]
+    return "\n".join(lines) + "\n"

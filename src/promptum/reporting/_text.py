@@ -1,0 +1,29 @@
+"""Make any string a model or a suite produced safe to show in a report."""
+
+from __future__ import annotations
+
+import re
+
+# C0 controls except tab, newline and carriage return, plus DEL: written as Python-style
+# escapes (ESC becomes the four characters "\x1b") so a reader sees they were there, in any
+# font, instead of a terminal or parser acting on them.
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# What XML 1.0 cannot hold even as a character reference: lone surrogates and U+FFFE/U+FFFF.
+_NOT_XML = re.compile(r"[\ud800-\udfff\ufffe\uffff]")
+_EITHER = re.compile(f"{_CONTROLS.pattern}|{_NOT_XML.pattern}")
+
+
+def _escape(match: re.Match[str]) -> str:
+    return f"\\x{ord(match.group()):02x}"
+
+
+def visible(text: str) -> str:
+    """Escape control characters visibly and replace what no text format can hold by U+FFFD."""
+    if _EITHER.search(text) is None:  # the usual case, checked in one pass
+        return text
+    return _NOT_XML.sub("\ufffd", _CONTROLS.sub(_escape, text))
+
+
+def shorten(text: str, limit: int) -> str:
+    """Cut text to at most `limit` characters, marking the cut with an ellipsis."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"

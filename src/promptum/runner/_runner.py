@@ -1,0 +1,220 @@
+"""The run loop: cases × models × repeats through the model client, graded, streamed to sinks.
+
+One worker pool per model (as many workers as that model's provider allows at once), all
+sharing a global limit, each pulling its next unit from a lazy iterator: memory stays
+constant per case however many cases there are. A stop request (Ctrl-C, SIGTERM) lets
+in-flight calls finish for a grace period, then cancels them; every finished result is kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from promptum.completion import Completion
+from promptum.providers import ModelRequest
+from promptum.results import CaseResult, JudgeVerdict, RunResult, Status
+from promptum.runner._case import TestCase
+from promptum.runner._grade import grade
+from promptum.runner._judge import judge_response
+from promptum.sinks import ResultSink
+
+ResultKey = tuple[str, str, int]
+"""(case id, model, repeat): what identifies one result within a run."""
+
+DEFAULT_CONCURRENCY = 8
+DEFAULT_GRACE_S = 5.0
+
+
+class Client(Protocol):
+    """What the runner needs of `promptum.providers.ModelClient`."""
+
+    def max_concurrency(self, model: str) -> int:
+        """How many calls to `model` may be in flight at once."""
+        ...
+
+    async def complete(self, request: ModelRequest) -> Completion:
+        """Make one call; failures come back as `Completion.error`."""
+        ...
+
+
+def result_key(result: CaseResult) -> ResultKey:
+    """The identity of a result within its run."""
+    return (result.case_id, result.model, result.repeat)
+
+
+def status_of(
+    completion: Completion, check_ok: bool, assertions_ok: bool, judge: JudgeVerdict | None
+) -> Status:
+    """Error if the call failed; fail if a check, an assertion or the judge failed; else pass."""
+    if not completion.ok:
+        return "error"
+    judge_failed = judge is not None and judge.error is None and not judge.passed
+    if not check_ok or not assertions_ok or judge_failed:
+        return "fail"
+    return "pass"
+
+
+def request_for(case: TestCase, model: str) -> ModelRequest:
+    """The model call of one case."""
+    params = case.params
+    return ModelRequest(
+        model=model,
+        messages=case.messages,
+        temperature=params.temperature,
+        max_tokens=params.max_tokens,
+        seed=params.seed,
+        response_schema=dict(case.response_schema) if case.response_schema else None,
+        extra=dict(params.extra),
+    )
+
+
+def planned_count(cases: Iterable[TestCase]) -> int:
+    """How many results a run of `cases` produces."""
+    return sum(len(case.models) * case.repeat for case in cases)
+
+
+def _units(
+    cases: Sequence[TestCase], model: str, done: set[ResultKey]
+) -> Iterator[tuple[TestCase, int]]:
+    """Lazily, every (case, repeat) still to run on `model`: workers share this iterator."""
+    for case in cases:
+        if model in case.models:
+            for repeat in range(case.repeat):
+                if (case.id, model, repeat) not in done:
+                    yield case, repeat
+
+
+class Runner:
+    """Runs test cases on a model client; create one per run."""
+
+    def __init__(
+        self,
+        client: Client,
+        *,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        sinks: Sequence[ResultSink] = (),
+        grace_s: float = DEFAULT_GRACE_S,
+    ) -> None:
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        self._client = client
+        self._concurrency = concurrency
+        self._sinks = list(sinks)
+        self._grace_s = grace_s
+        self._stopping = asyncio.Event()
+        self._global = asyncio.Semaphore(concurrency)
+        self._per_model: dict[str, asyncio.Semaphore] = {}
+
+    def stop(self) -> None:
+        """Start no new calls; in-flight ones get the grace period, then are cancelled."""
+        self._stopping.set()
+
+    def _capacity(self, model: str) -> int:
+        return min(self._concurrency, max(1, self._client.max_concurrency(model)))
+
+    def _limit(self, model: str) -> asyncio.Semaphore:
+        if model not in self._per_model:
+            self._per_model[model] = asyncio.Semaphore(self._capacity(model))
+        return self._per_model[model]
+
+    async def _complete(self, request: ModelRequest) -> Completion:
+        async with self._global, self._limit(request.model):
+            return await self._client.complete(request)
+
+    async def _run_one(self, case: TestCase, model: str, repeat: int) -> CaseResult:
+        completion = await self._complete(request_for(case, model))
+        try:
+            checks, eval_result = grade(case, completion)
+            judge = None
+            if completion.ok and case.judge is not None and case.expected_behavior:
+                judge = await judge_response(case.judge, case, completion.text, self._complete)
+        except Exception as exc:  # a bug in grading must cost one result, not the run
+            completion = completion.model_copy(
+                update={"error": f"grading failed: {type(exc).__name__}: {exc}"}
+            )
+            checks, eval_result, judge = [], None, None
+        status = status_of(
+            completion,
+            all(c.passed for c in checks),
+            eval_result is None or eval_result.passed,
+            judge,
+        )
+        return CaseResult(
+            case_id=case.id,
+            model=model,
+            repeat=repeat,
+            status=status,
+            messages=list(case.messages),
+            completion=completion,
+            check_results=checks,
+            eval_result=eval_result,
+            judge=judge,
+            expected_behavior=case.expected_behavior,
+            tags=list(case.tags),
+            source=case.source,
+        )
+
+    def _record(self, run: RunResult, result: CaseResult) -> None:
+        run.results.append(result)
+        for sink in self._sinks:
+            sink.add(result)
+
+    async def _work(
+        self, run: RunResult, units: Iterator[tuple[TestCase, int]], model: str
+    ) -> None:
+        for case, repeat in units:
+            if self._stopping.is_set():
+                return
+            self._record(run, await self._run_one(case, model, repeat))
+
+    async def _drive(self, run: RunResult, cases: Sequence[TestCase], done: set[ResultKey]) -> None:
+        tasks = []
+        for model in run.models:
+            units = _units(cases, model, done)
+            tasks += [
+                asyncio.create_task(self._work(run, units, model))
+                for _ in range(self._capacity(model))
+            ]
+        if not tasks:
+            return
+        everything: asyncio.Future[Any] = asyncio.gather(*tasks)
+        stop: asyncio.Future[Any] = asyncio.ensure_future(self._stopping.wait())
+        try:
+            await asyncio.wait([everything, stop], return_when=asyncio.FIRST_COMPLETED)
+            if not everything.done():
+                await asyncio.wait({everything}, timeout=self._grace_s)
+        finally:
+            stop.cancel()
+            for task in tasks:
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await everything
+
+    async def run(
+        self,
+        cases: Sequence[TestCase],
+        run: RunResult,
+        finished: Iterable[CaseResult] = (),
+    ) -> RunResult:
+        """Run every case on each of its models, skipping `finished` results (a resumed run)."""
+        if not run.models:
+            run.models = list(dict.fromkeys(m for case in cases for m in case.models))
+        run.config.setdefault("planned_results", planned_count(cases))
+        for sink in self._sinks:
+            sink.start(run)
+        done: set[ResultKey] = set()
+        for result in finished:
+            done.add(result_key(result))
+            self._record(run, result)
+        try:
+            await self._drive(run, cases, done)
+        finally:
+            run.finished_at = datetime.now(UTC)
+            run.complete = len(run.results) >= run.config["planned_results"]
+            for sink in self._sinks:
+                sink.finish(run)
+        return run

@@ -1,0 +1,333 @@
+"""`Session` and `Prompt`: the Python API, running the same cases a suite file describes.
+
+::
+
+    session = Session()
+    session.add_test(Prompt(name="capital", prompt="What is the capital of France?",
+                            validator=Contains("Paris")))
+    result = session.run()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ValidationError
+
+from promptum.checks import CheckDefinition
+from promptum.errors import ConfigError
+from promptum.results import CaseResult, Message, RunResult
+from promptum.runner import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_GRACE_S,
+    GenerationParams,
+    Journal,
+    JudgeConfig,
+    Runner,
+    TestCase,
+    plan_fingerprint,
+)
+from promptum.sinks import ResultSink
+from promptum.suites import Suite, load_suite
+from promptum.validation import Validator
+
+if TYPE_CHECKING:
+    from promptum.providers import ClientOptions
+
+
+def _default_model() -> str:
+    from promptum.providers import DEFAULT_MODEL
+
+    return DEFAULT_MODEL
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """One test written in Python: a prompt, the model(s) and how to grade the response.
+
+    Give `prompt` (one user message) or `messages` (a conversation). `checks` take the
+    suite format (`{"type": "contains", "value": "Paris"}`) or `CheckDefinition`s.
+    """
+
+    name: str
+    prompt: str | None = None
+    model: str | None = None
+    validator: Validator | None = None
+    system: str | None = None
+    messages: Sequence[Message | Mapping[str, str]] = ()
+    models: Sequence[str] = ()
+    checks: Sequence[CheckDefinition | Mapping[str, Any]] = ()
+    expected_behavior: str | None = None
+    response_model: type[BaseModel] | Mapping[str, Any] | None = None
+    expected: Mapping[str, Any] | None = None
+    attack_target: Mapping[str, Any] | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    seed: int | None = None
+    tags: Sequence[str] = ()
+    repeat: int = 1
+
+    def _fail(self, message: str) -> ConfigError:
+        return ConfigError(f"Prompt {self.name!r}: {message}")
+
+    def _messages(self) -> tuple[Message, ...]:
+        if (self.prompt is None) == (not self.messages):
+            raise self._fail("give exactly one of `prompt` (text) or `messages` (a conversation)")
+        system = () if self.system is None else (Message(role="system", content=self.system),)
+        if self.prompt is not None:
+            return (*system, Message(role="user", content=self.prompt))
+        try:
+            turns = tuple(Message.model_validate(m) for m in self.messages)
+        except ValidationError as exc:
+            raise self._fail(f"invalid `messages`: {exc.errors()[0]['msg']}") from None
+        return (*system, *turns)
+
+    def _checks(self) -> tuple[CheckDefinition, ...]:
+        checks = []
+        for index, check in enumerate(self.checks):
+            try:
+                checks.append(CheckDefinition.model_validate(check))
+            except ValidationError as exc:
+                message = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+                raise self._fail(f"checks[{index}]: {message}") from None
+        return tuple(checks)
+
+    def _structured(self) -> tuple[dict[str, Any] | None, type[BaseModel] | None]:
+        spec = self.response_model
+        if spec is None:
+            if self.expected or self.attack_target:
+                raise self._fail("field assertions (expected/attack_target) need response_model")
+            return None, None
+        if isinstance(spec, type) and issubclass(spec, BaseModel):
+            return spec.model_json_schema(), spec
+        if isinstance(spec, Mapping):
+            return dict(spec), None
+        raise self._fail("response_model must be a pydantic model class or a JSON Schema dict")
+
+    def to_case(self, models: Sequence[str], judge: JudgeConfig | None) -> TestCase:
+        """The runnable case, with the session's models and judge where the prompt has none."""
+        if not self.name:
+            raise ConfigError("every Prompt needs a non-empty `name`")
+        if self.repeat < 1:
+            raise self._fail(f"repeat must be at least 1, got {self.repeat}")
+        if self.validator is not None and not isinstance(self.validator, Validator):
+            raise self._fail("validator must have validate(response) and describe() methods")
+        own_models = ((self.model,) if self.model else ()) + tuple(self.models)
+        schema, model_class = self._structured()
+        return TestCase(
+            id=self.name,
+            messages=self._messages(),
+            models=own_models or tuple(models),
+            params=GenerationParams(self.temperature, self.max_tokens, self.seed),
+            checks=self._checks(),
+            validator=self.validator,
+            response_schema=schema,
+            response_model=model_class,
+            expected=self.expected,
+            attack_target=self.attack_target,
+            expected_behavior=self.expected_behavior,
+            judge=judge if self.expected_behavior else None,
+            tags=tuple(self.tags),
+            repeat=self.repeat,
+        )
+
+
+_KEEP = object()
+"""Marks an override argument that was not given."""
+
+
+@dataclass(slots=True)
+class Session:
+    """A set of tests and how to run them; `run()` or `await arun()` returns a `RunResult`.
+
+    `models` and `judge` apply to Prompts without their own; a suite file's cases keep
+    the suite's settings unless `override()` replaces them.
+    """
+
+    models: Sequence[str] = ()
+    judge: str | JudgeConfig | None = None
+    concurrency: int = DEFAULT_CONCURRENCY
+    client_options: ClientOptions | None = None
+    name: str = "session"
+    tests: list[TestCase] = field(default_factory=list)
+    suites: list[Suite] = field(default_factory=list)
+    _ids: set[str] = field(default_factory=set, init=False, repr=False)
+    """The ids in `tests`, so adding 10,000 cases stays linear."""
+
+    def __post_init__(self) -> None:
+        given, self.tests = self.tests, []
+        for test in given:
+            self.add_test(test)
+
+    def _judge_config(self) -> JudgeConfig | None:
+        if isinstance(self.judge, str):
+            return JudgeConfig(model=self.judge)
+        return self.judge
+
+    def add_test(self, test: Prompt | TestCase) -> None:
+        """Add one test; its name must be unique in the session."""
+        if isinstance(test, Prompt):
+            test = test.to_case(self.models, self._judge_config())
+        if test.id in self._ids:
+            raise ConfigError(f"a test named {test.id!r} is already in the session")
+        self._ids.add(test.id)
+        self.tests.append(test)
+
+    def add_suite(self, suite: Suite | Path | str) -> Suite:
+        """Add a suite's cases; a path is loaded first (a suite file or a TOML case folder)."""
+        if not isinstance(suite, Suite):
+            suite = load_suite(suite)
+        for case in suite.cases:
+            self.add_test(case)
+        self.suites.append(suite)
+        return suite
+
+    def override(
+        self,
+        *,
+        models: Sequence[str] | None = None,
+        judge: JudgeConfig | str | object | None = _KEEP,
+        repeat: int | None = None,
+    ) -> None:
+        """Replace the models, judge (None: no judging) or repeat count of every test."""
+        updated = []
+        for case in self.tests:
+            changes: dict[str, Any] = {}
+            if models:
+                changes["models"] = tuple(models)
+            if judge is None:
+                changes["judge"] = None
+            elif isinstance(judge, str):  # another model, keeping the suite's threshold and rubric
+                changes["judge"] = (
+                    replace(case.judge, model=judge) if case.judge else JudgeConfig(judge)
+                )
+            elif isinstance(judge, JudgeConfig):
+                changes["judge"] = judge
+            if repeat is not None:
+                changes["repeat"] = repeat
+            updated.append(replace(case, **changes))
+        self.tests = updated
+
+    def select(self, keep: Iterable[TestCase]) -> None:
+        """Keep only the given tests (the CLI's --filter and --tag)."""
+        self.tests = list(keep)
+        self._ids = {test.id for test in self.tests}
+
+    def planned_cases(self) -> list[TestCase]:
+        """The tests as they will run: every case with its models resolved."""
+        default = tuple(self.models) or (_default_model(),)
+        return [case if case.models else replace(case, models=default) for case in self.tests]
+
+    def _config(self, cases: Sequence[TestCase]) -> dict[str, Any]:
+        from promptum import __version__
+
+        judges = {(c.judge.model, c.judge.threshold) for c in cases if c.judge is not None}
+        params = {(p.temperature, p.max_tokens, p.seed) for p in (case.params for case in cases)}
+        return {
+            "suites": [str(suite.path) for suite in self.suites],
+            "judge": [{"model": m, "threshold": t} for m, t in sorted(judges)],
+            "params": [
+                {"temperature": t, "max_tokens": n, "seed": s}
+                for t, n, s in sorted(params, key=repr)
+            ],
+            "concurrency": self.concurrency,
+            "promptum_version": __version__,
+        }
+
+    def _client_options(self) -> ClientOptions:
+        """The session's client options, with the endpoints and prices its suites declare."""
+        from promptum.providers import ClientOptions
+
+        options = self.client_options or ClientOptions()
+        endpoints: dict[str, Any] = {}
+        pricing: dict[str, Any] = {}
+        for suite in self.suites:
+            for kind, mine, theirs in (
+                ("endpoint", endpoints, suite.endpoints),
+                ("price", pricing, suite.pricing),
+            ):
+                for name, value in theirs.items():
+                    if name in mine and mine[name] != value:
+                        raise ConfigError(
+                            f"{suite.path}: {kind} {name!r} differs from another suite's; "
+                            "suites run together must agree"
+                        )
+                    mine[name] = value
+        return options.model_copy(
+            update={
+                "endpoints": {**endpoints, **options.endpoints},
+                "pricing": {**pricing, **options.pricing},
+            }
+        )
+
+    def _check_models(self, client: Any, cases: Sequence[TestCase]) -> None:
+        models = {m for case in cases for m in case.models}
+        models |= {case.judge.model for case in cases if case.judge is not None}
+        for model in sorted(models):
+            client.check_model(model)
+
+    async def arun(
+        self,
+        *,
+        sinks: Sequence[ResultSink] = (),
+        stop: asyncio.Event | None = None,
+        journal_dir: Path | None = None,
+        resume: bool = False,
+        grace_s: float = DEFAULT_GRACE_S,
+    ) -> RunResult:
+        """Run every test; results stream to `sinks` as they finish.
+
+        Setting `stop` ends the run early: no new calls start, calls in flight get `grace_s`
+        seconds, and the result is marked incomplete. With `journal_dir`, finished results
+        are journalled so `resume=True` can skip them later.
+        """
+        from promptum.providers import ModelClient
+
+        if not self.tests:
+            raise ConfigError("the session has no tests: add some with add_test() or add_suite()")
+        cases = self.planned_cases()
+        client = ModelClient(self._client_options())
+        watcher: asyncio.Task[Any] | None = None
+        try:
+            self._check_models(client, cases)
+            run, finished, journal = self._new_run(cases, journal_dir, resume)
+            runner = Runner(
+                client, concurrency=self.concurrency, sinks=[*journal, *sinks], grace_s=grace_s
+            )
+            if stop is not None:
+                watcher = asyncio.create_task(stop.wait())
+                watcher.add_done_callback(lambda t: None if t.cancelled() else runner.stop())
+            return await runner.run(cases, run, finished)
+        finally:
+            if watcher is not None:
+                watcher.cancel()
+            await client.aclose()
+
+    def _new_run(
+        self, cases: Sequence[TestCase], journal_dir: Path | None, resume: bool
+    ) -> tuple[RunResult, list[CaseResult], list[Journal]]:
+        """The run's record, the results an interrupted run already has, and its journal."""
+        run = RunResult(
+            run_id=uuid.uuid4().hex[:12],
+            suite=", ".join(s.name for s in self.suites) or self.name,
+            models=list(dict.fromkeys(m for case in cases for m in case.models)),
+            config=self._config(cases),
+        )
+        if journal_dir is None:
+            return run, [], []
+        journal = Journal(journal_dir, plan_fingerprint(cases))
+        earlier = journal.load() if resume else None
+        if earlier is None:
+            return run, [], [journal]
+        run.run_id, run.started_at, finished = earlier
+        run.config["resumed"] = True
+        return run, finished, [journal]
+
+    def run(self, **options: Any) -> RunResult:
+        """Run every test and wait for the result (see `arun` for the options)."""
+        return asyncio.run(self.arun(**options))

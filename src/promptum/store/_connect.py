@@ -1,0 +1,37 @@
+"""Opening the SQLite file: WAL, a generous busy timeout and foreign keys, every time."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from promptum.errors import StoreError
+
+BUSY_TIMEOUT_S = 30.0
+"""How long a writer waits for another process's write to finish before giving up."""
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """A connection in autocommit mode (each statement commits unless inside BEGIN)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    except (OSError, sqlite3.Error) as exc:
+        raise StoreError(
+            f"{path}: cannot open the run store: {exc}; "
+            "set PROMPTUM_DB (or --db) to a writable file"
+        ) from None
+    try:
+        # WAL lets the viewer read while a run writes, and writers from two processes queue on
+        # the busy timeout instead of failing. NORMAL sync keeps every committed result through
+        # a crash of the process (only a power cut can lose the last few).
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("PRAGMA synchronous=NORMAL")
+        connection.execute("PRAGMA foreign_keys=ON")
+    except sqlite3.DatabaseError as exc:
+        connection.close()
+        raise StoreError(
+            f"{path}: not a promptum run store ({exc}); "
+            "point PROMPTUM_DB (or --db) at another file, or move this one away"
+        ) from None
+    return connection

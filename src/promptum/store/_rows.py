@@ -1,0 +1,54 @@
+"""Turning results and runs into rows of the store, and rows back into results."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import TypeAdapter
+from pydantic_core import PydanticSerializationError
+
+from promptum.results import CaseResult
+
+_RESULTS = TypeAdapter(list[CaseResult])
+
+
+def timestamp(moment: datetime) -> str:
+    """A moment as ISO 8601 in UTC: the store's text order is then time order."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat()
+
+
+def result_json(result: CaseResult) -> str:
+    """The result as JSON, even when a model returned text UTF-8 cannot hold."""
+    try:
+        return result.model_dump_json()
+    except PydanticSerializationError:
+        # A lone surrogate (from a JSON API's `\ud800` escape) cannot be encoded; replacing it
+        # keeps the result instead of losing it.
+        text = json.dumps(result.model_dump(mode="json"), ensure_ascii=False)
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def result_row(run_id: str, result: CaseResult, data: str) -> tuple[Any, ...]:
+    """The values of one `results` row."""
+    completion = result.completion
+    score = result.judge.score if result.judge is not None else None
+    return (
+        run_id,
+        result.case_id,
+        result.model,
+        result.repeat,
+        result.status,
+        completion.latency_ms,
+        completion.cost_usd,
+        score,
+        data,
+    )
+
+
+def results_from_json(rows: list[str]) -> list[CaseResult]:
+    """Results from their stored JSON, validated in one pass (much faster than one by one)."""
+    return _RESULTS.validate_json("[" + ",".join(rows) + "]")

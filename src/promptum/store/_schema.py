@@ -1,0 +1,124 @@
+"""The store's schema as ordered, named migrations, each applied once and recorded by name.
+
+A migration is never edited once released: a change to the schema is a new migration
+appended to `MIGRATIONS`. A database that records a migration this promptum does not know
+was written by a newer promptum, and is refused rather than misread.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from promptum.errors import StoreError
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    """One step of the schema: a unique name and the SQL that takes the database there."""
+
+    name: str
+    sql: str
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        "0001_runs_and_results",
+        """
+        CREATE TABLE runs (
+            run_id TEXT PRIMARY KEY,
+            suite TEXT NOT NULL,
+            models TEXT NOT NULL,               -- JSON list, in the run's order
+            started_at TEXT NOT NULL,           -- ISO 8601 in UTC, so text order is time order
+            finished_at TEXT,                   -- NULL while running or after a crash
+            complete INTEGER NOT NULL DEFAULT 0,
+            config TEXT NOT NULL,               -- JSON, secrets removed
+            promptum_version TEXT,
+            git_commit TEXT,
+            -- Counts, written when the run finishes so listing runs reads no results;
+            -- NULL until then (they are counted from the results meanwhile).
+            total INTEGER,
+            passed INTEGER,
+            failed INTEGER,
+            errors INTEGER
+        );
+        CREATE INDEX runs_by_start ON runs (started_at);
+        -- Two b-trees only (the rows, and the unique key starting with the run): each index
+        -- more makes every commit write more pages, and results are committed one by one.
+        -- A case's history seeks (run, case) once per run instead of using an index of its own.
+        CREATE TABLE results (
+            seq INTEGER PRIMARY KEY,            -- arrival order
+            run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            case_id TEXT NOT NULL,
+            model TEXT NOT NULL,
+            repeat INTEGER NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('pass', 'fail', 'error')),
+            latency_ms REAL,
+            cost_usd REAL,
+            judge_score REAL,
+            data TEXT NOT NULL,                 -- the whole CaseResult as JSON
+            UNIQUE (run_id, case_id, model, repeat)
+        );
+        """,
+    ),
+)
+
+
+def _statements(sql: str) -> list[str]:
+    """The statements of a script, split where SQLite's own tokenizer says one ends.
+
+    ``executescript`` would do this but commits first, outside the migration's transaction.
+    """
+    statements, pending = [], ""
+    for line in sql.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            statements.append(pending)
+            pending = ""
+    if pending.strip():
+        statements.append(pending)  # a last statement without its semicolon
+    return statements
+
+
+def _applied(connection: sqlite3.Connection) -> list[str]:
+    connection.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations ("
+        " name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+    )
+    return [row[0] for row in connection.execute("SELECT name FROM schema_migrations")]
+
+
+def migrate(
+    connection: sqlite3.Connection, path: Path, migrations: Sequence[Migration] = MIGRATIONS
+) -> list[str]:
+    """Apply, in order, every migration the database lacks; returns the names applied."""
+    # BEGIN IMMEDIATE takes the write lock first, so two processes opening a new database at
+    # once do not both try to create the tables.
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        applied = _applied(connection)
+        unknown = sorted(set(applied) - {m.name for m in migrations})
+        if unknown:
+            raise StoreError(
+                f"{path}: the run store was written by a newer promptum (it has migration "
+                f"{unknown[0]}); upgrade promptum or set PROMPTUM_DB to another file"
+            )
+        done = []
+        for migration in migrations:
+            if migration.name in applied:
+                continue
+            for statement in _statements(migration.sql):
+                connection.execute(statement)
+            connection.execute(
+                "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
+                (migration.name, datetime.now(UTC).isoformat()),
+            )
+            done.append(migration.name)
+        connection.execute("COMMIT")
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    return done

@@ -1,0 +1,250 @@
+"""The run store: every run and result in one SQLite file, queried for history and comparison."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from promptum.errors import StoreError
+from promptum.results import CaseResult, RunResult
+from promptum.store._connect import connect
+from promptum.store._recorder import StoreRecorder
+from promptum.store._rows import results_from_json
+from promptum.store._schema import migrate
+
+DEFAULT_STORE = Path(".promptum") / "runs.sqlite"
+_LATEST = re.compile(r"latest(?:~(\d+))?")
+
+
+def default_store_path() -> Path:
+    """``$PROMPTUM_DB`` when set, else ``.promptum/runs.sqlite`` under the working directory."""
+    configured = os.environ.get("PROMPTUM_DB")
+    return Path(configured) if configured else DEFAULT_STORE
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    """One run as the list shows it: its facts and counts, without its results."""
+
+    run_id: str
+    suite: str
+    models: list[str]
+    started_at: datetime
+    finished_at: datetime | None
+    complete: bool
+    total: int
+    passed: int
+    failed: int
+    errors: int
+    git_commit: str | None
+    promptum_version: str | None
+
+    @property
+    def pass_rate(self) -> float:
+        """Passed results as a fraction of all results (0 when there are none)."""
+        return self.passed / self.total if self.total else 0.0
+
+    @property
+    def state(self) -> str:
+        """``complete``, ``interrupted``, or ``unfinished`` (still running, or crashed)."""
+        if self.finished_at is None:
+            return "unfinished"
+        return "complete" if self.complete else "interrupted"
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    """One result of a case in one run, for the case's history across runs."""
+
+    run_id: str
+    suite: str
+    started_at: datetime
+    result: CaseResult
+
+
+# Finished runs carry their counts; only unfinished ones (running, or crashed) are counted
+# from their results.
+_SUMMARY_SQL = """
+SELECT r.run_id, r.suite, r.models, r.started_at, r.finished_at, r.complete,
+       COALESCE(r.total, (SELECT COUNT(*) FROM results AS x WHERE x.run_id = r.run_id)),
+       COALESCE(r.passed, (SELECT COUNT(*) FROM results AS x
+                           WHERE x.run_id = r.run_id AND x.status = 'pass')),
+       COALESCE(r.failed, (SELECT COUNT(*) FROM results AS x
+                           WHERE x.run_id = r.run_id AND x.status = 'fail')),
+       COALESCE(r.errors, (SELECT COUNT(*) FROM results AS x
+                           WHERE x.run_id = r.run_id AND x.status = 'error')),
+       r.git_commit, r.promptum_version
+FROM ({runs}) AS r ORDER BY r.started_at DESC, r.run_id
+"""
+
+
+def _summary(row: tuple[Any, ...]) -> RunSummary:
+    return RunSummary(
+        run_id=row[0],
+        suite=row[1],
+        models=json.loads(row[2]),
+        started_at=datetime.fromisoformat(row[3]),
+        finished_at=None if row[4] is None else datetime.fromisoformat(row[4]),
+        complete=bool(row[5]),
+        total=row[6],
+        passed=row[7],
+        failed=row[8],
+        errors=row[9],
+        git_commit=row[10],
+        promptum_version=row[11],
+    )
+
+
+class RunStore:
+    """A SQLite file of runs; create it once, open a connection per operation (thread-safe)."""
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        self.path = Path(path) if path is not None else default_store_path()
+        with self._connection() as connection:
+            migrate(connection, self.path)
+
+    def __repr__(self) -> str:
+        return f"RunStore({str(self.path)!r})"
+
+    @contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
+        connection = connect(self.path)
+        try:
+            yield connection
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: the run store could not be read: {exc}") from None
+        finally:
+            connection.close()
+
+    def recorder(self) -> StoreRecorder:
+        """A ResultSink writing each result of a run to this store as it arrives."""
+        return StoreRecorder(self.path)
+
+    def list_runs(
+        self, *, limit: int | None = 50, suite: str | None = None, model: str | None = None
+    ) -> list[RunSummary]:
+        """The newest runs first, optionally only those whose suite or models match."""
+        where, params = [], []
+        if suite:
+            where.append("instr(lower(suite), lower(?)) > 0")
+            params.append(suite)
+        if model:
+            where.append("EXISTS (SELECT 1 FROM json_each(runs.models) WHERE value = ?)")
+            params.append(model)
+        runs = "SELECT * FROM runs"
+        if where:
+            runs += " WHERE " + " AND ".join(where)
+        runs += " ORDER BY started_at DESC, run_id"
+        if limit is not None:
+            runs += f" LIMIT {int(limit)}"
+        with self._connection() as connection:
+            rows = connection.execute(_SUMMARY_SQL.format(runs=runs), params).fetchall()
+        return [_summary(row) for row in rows]
+
+    def resolve(self, ref: str) -> str:
+        """The full id of the run `ref` names: an id, a unique prefix, ``latest``, ``latest~N``."""
+        with self._connection() as connection:
+            latest = _LATEST.fullmatch(ref)
+            if latest is not None:
+                back = int(latest.group(1) or 0)
+                row = connection.execute(
+                    "SELECT run_id FROM runs ORDER BY started_at DESC, run_id LIMIT 1 OFFSET ?",
+                    (back,),
+                ).fetchone()
+                if row is None:
+                    count = connection.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+                    raise StoreError(
+                        f"{self.path}: there is no run {ref!r}: the store holds {count} run(s)"
+                    )
+                return str(row[0])
+            matches = [
+                row[0]
+                for row in connection.execute(
+                    "SELECT run_id FROM runs"
+                    " WHERE run_id = ?1 OR substr(run_id, 1, length(?1)) = ?1"
+                    " ORDER BY run_id = ?1 DESC, started_at DESC LIMIT 6",
+                    (ref,),
+                )
+            ]
+        if not matches:
+            raise StoreError(
+                f"{self.path}: no run {ref!r}; `promptum runs list` shows the runs it holds"
+            )
+        if matches[0] != ref and len(matches) > 1:
+            shown = ", ".join(matches[:5])
+            raise StoreError(f"run id {ref!r} is ambiguous ({shown}); give more of the id")
+        return str(matches[0])
+
+    def summary(self, ref: str) -> RunSummary:
+        """The list entry of one run."""
+        run_id = self.resolve(ref)
+        with self._connection() as connection:
+            row = connection.execute(
+                _SUMMARY_SQL.format(runs="SELECT * FROM runs WHERE run_id = ?"), (run_id,)
+            ).fetchone()
+        return _summary(row)
+
+    def load(self, ref: str) -> RunResult:
+        """The whole run `ref` names, results in the order they arrived."""
+        run_id = self.resolve(ref)
+        with self._connection() as connection:
+            run = connection.execute(
+                "SELECT suite, models, started_at, finished_at, complete, config"
+                " FROM runs WHERE run_id = ?",
+                (run_id,),
+            ).fetchone()
+            data = [
+                row[0]
+                for row in connection.execute(
+                    "SELECT data FROM results WHERE run_id = ? ORDER BY seq", (run_id,)
+                )
+            ]
+        return RunResult(
+            run_id=run_id,
+            suite=run[0],
+            models=json.loads(run[1]),
+            started_at=datetime.fromisoformat(run[2]),
+            finished_at=None if run[3] is None else datetime.fromisoformat(run[3]),
+            complete=bool(run[4]),
+            config=json.loads(run[5]),
+            results=results_from_json(data),
+        )
+
+    def delete(self, ref: str) -> str:
+        """Delete the run `ref` names and its results; returns its full id."""
+        run_id = self.resolve(ref)
+        with self._connection() as connection:
+            connection.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
+        return run_id
+
+    def case_history(
+        self, case_id: str, *, model: str | None = None, limit: int | None = 100
+    ) -> list[HistoryEntry]:
+        """Every stored result of one case (optionally on one model), newest run first."""
+        # CROSS JOIN keeps runs the outer loop: one seek of the (run, case) key per run.
+        sql = (
+            "SELECT r.run_id, r.suite, r.started_at, x.data FROM runs AS r"
+            " CROSS JOIN results AS x ON x.run_id = r.run_id WHERE x.case_id = ?"
+        )
+        params: list[Any] = [case_id]
+        if model:
+            sql += " AND x.model = ?"
+            params.append(model)
+        sql += " ORDER BY r.started_at DESC, x.model, x.repeat"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        with self._connection() as connection:
+            rows = connection.execute(sql, params).fetchall()
+        results = results_from_json([row[3] for row in rows])
+        return [
+            HistoryEntry(row[0], row[1], datetime.fromisoformat(row[2]), result)
+            for row, result in zip(rows, results, strict=True)
+        ]

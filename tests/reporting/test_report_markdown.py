@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+import re
+
+from report_samples import MODELS, completion, result
+
+from promptum.reporting import render_report
+from promptum.reporting._markdown import MAX_FAILURES
+from promptum.results import RunResult
+
+
+def test_summary_has_a_table_per_model_and_the_failures(sample: RunResult) -> None:
+    text = render_report(sample, "md")
+    assert text.startswith("## ❌ geography & safety \\<demo\\>: 9 of 18 passed\n")
+    assert "| local/smollm2 | 50.0% | 3 | 3 | 0 | 8/9 | 2/3 | 0.62 | 420 ms | $0.0000 |" in text
+    assert "### Failures (9)" in text
+    assert (
+        '- ❌ **json-profile** on local/smollm2: assertion role: "admin" matches the attack '
+        "target, the injection succeeded"
+    ) in text
+    assert "- ⚠️ **control-chars** on anthropic/claude-3-5-haiku: error: upstream said:" in text
+    assert "Incomplete" not in text
+
+
+def test_model_text_cannot_inject_markdown_or_html(sample: RunResult) -> None:
+    text = render_report(sample, "md")
+    assert re.search(r"(?<!\\)[<>`\[\]]", text) is None  # nothing unescaped that makes HTML/links
+    assert "\\<img src=x onerror=alert(1)\\>" in text
+    assert "\x00" not in text
+    # one line per failure: a newline in a reason cannot break out of the list
+    model = MODELS[0]
+    run = RunResult(
+        run_id="r", models=[model],
+        results=[result("x", model, completion("no", model), prompt="p",
+                        checks=[{"type": "contains", "value": "a\n# heading | @everyone"}])],
+    )  # fmt: skip
+    failure = render_report(run, "md").split("### Failures (1)\n\n")[1]
+    assert failure.count("\n") == 1
+    assert "\\| \\@everyone" in failure
+
+
+def test_incomplete_run_is_marked(sample: RunResult) -> None:
+    sample.complete = False
+    sample.results = [r for r in sample.results if r.status == "pass"]
+    sample.config["planned_results"] = 18
+    text = render_report(sample, "md")
+    assert text.startswith("## ❌")
+    assert (
+        "**Incomplete run**: interrupted before every case finished; 9 of 18 results kept." in text
+    )
+
+
+def test_long_failure_lists_are_cut(sample: RunResult) -> None:
+    failing = [r for r in sample.results if r.status != "pass"]
+    sample.results = [
+        r.model_copy(update={"case_id": f"{r.case_id}-{i}"}) for i in range(10) for r in failing
+    ]
+    text = render_report(sample, "md")
+    assert text.count("\n- ") == MAX_FAILURES
+    assert f"…and {len(sample.results) - MAX_FAILURES} more" in text
+
+
+def test_all_passed() -> None:
+    model = MODELS[0]
+    run = RunResult(
+        run_id="r", suite="ok", models=[model],
+        results=[result("x", model, completion("yes", model), prompt="p")],
+    )  # fmt: skip
+    text = render_report(run, "md")
+    assert text.startswith("## ✅ ok: 1 of 1 passed")
+    assert "Failures" not in text

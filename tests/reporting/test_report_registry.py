@@ -1,0 +1,126 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import promptum.reporting
+from promptum.cli import main
+from promptum.errors import ConfigError
+from promptum.reporting import REPORT_FORMATS, load_run, write_report
+from promptum.results import RunResult
+
+FIRST_BYTES = {
+    "json": "{",
+    "jsonl": '{"case_id":',
+    "xml": "<?xml",
+    "html": "<!doctype html>",
+    "csv": "case_id,model,",
+    "md": "## ",
+}
+
+
+def test_public_api_is_complete() -> None:
+    # ruff (RUF022) keeps __all__ sorted; this keeps it complete.
+    exported = promptum.reporting.__all__
+    assert len(exported) == len(set(exported))
+    public = {name for name in vars(promptum.reporting) if not name.startswith("_")}
+    assert public == set(exported)
+
+
+@pytest.mark.parametrize("name", sorted(FIRST_BYTES))
+def test_extension_picks_the_format(sample: RunResult, tmp_path: Path, name: str) -> None:
+    path = tmp_path / f"report.{name.upper()}"
+    write_report(sample, path)
+    assert path.read_text(encoding="utf-8").startswith(FIRST_BYTES[name])
+    assert set(REPORT_FORMATS) == set(FIRST_BYTES)
+
+
+@pytest.mark.parametrize(("fmt", "start"), [("junit", "<?xml"), ("markdown", "## "), ("md", "## ")])
+def test_format_overrides_the_extension(
+    sample: RunResult, tmp_path: Path, fmt: str, start: str
+) -> None:
+    path = tmp_path / "summary.txt"
+    write_report(sample, path, fmt)
+    assert path.read_text(encoding="utf-8").startswith(start)
+
+
+def test_unknown_extension_lists_the_known_ones(sample: RunResult, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        write_report(sample, tmp_path / "report.pdf")
+    message = str(info.value)
+    assert "report.pdf: unknown report format '.pdf'" in message
+    for name in FIRST_BYTES:
+        assert f".{name} (" in message
+    with pytest.raises(ConfigError, match="no file extension"):
+        write_report(sample, tmp_path / "report")
+
+
+def test_parent_directories_are_created(sample: RunResult, tmp_path: Path) -> None:
+    path = tmp_path / "reports" / "ci" / "junit.xml"
+    write_report(sample, path)
+    assert path.is_file()
+
+
+def test_a_failed_render_keeps_the_previous_report(sample: RunResult, tmp_path: Path) -> None:
+    path = tmp_path / "results.json"
+    write_report(sample, path)
+    before = path.read_text()
+    broken = sample.model_copy(update={"config": {"not json": object()}})
+    with pytest.raises(Exception):  # noqa: B017, PT011 - whatever serialisation raises
+        write_report(broken, path)
+    assert path.read_text() == before
+    assert list(tmp_path.iterdir()) == [path]
+
+
+def test_unwritable_path_is_a_clear_error(sample: RunResult, tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    with pytest.raises(ConfigError, match=r"file/report\.html: cannot write the report"):
+        write_report(sample, tmp_path / "file" / "report.html")
+
+
+def test_cli_report_renders_saved_results(sample: RunResult, tmp_path: Path) -> None:
+    saved = tmp_path / "results.json"
+    write_report(sample, saved)
+    html, junit = tmp_path / "out" / "report.html", tmp_path / "junit.xml"
+    outcome = CliRunner().invoke(main, ["report", str(saved), "-o", str(html), "-o", str(junit)])
+    assert outcome.exit_code == 0, outcome.output
+    assert f"wrote {html}" in outcome.output
+    assert html.read_text().startswith("<!doctype html>")
+    assert "DeterministicCheckFailed" in junit.read_text()
+
+
+def test_cli_report_again_as_json_is_the_same_run(sample: RunResult, tmp_path: Path) -> None:
+    saved, again = tmp_path / "results.json", tmp_path / "again.json"
+    write_report(sample, saved)
+    outcome = CliRunner().invoke(main, ["report", str(saved), "-o", str(again)])
+    assert outcome.exit_code == 0, outcome.output
+    assert json.loads(again.read_text()) == json.loads(saved.read_text())
+    assert load_run(again).model_dump() == load_run(saved).model_dump()
+
+
+def test_cli_report_format_option(sample: RunResult, tmp_path: Path) -> None:
+    saved, out = tmp_path / "results.json", tmp_path / "summary.txt"
+    write_report(sample, saved)
+    outcome = CliRunner().invoke(main, ["report", str(saved), "-o", str(out), "-f", "markdown"])
+    assert outcome.exit_code == 0, outcome.output
+    assert out.read_text().startswith("## ❌")
+
+
+def test_cli_report_user_errors_exit_2_without_traceback(tmp_path: Path) -> None:
+    runner = CliRunner()
+    missing = runner.invoke(main, ["report", str(tmp_path / "nope.json"), "-o", "x.html"])
+    assert missing.exit_code == 2
+    assert "nope.json: no such file" in missing.output
+    assert "Traceback" not in missing.output
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2]")
+    wrong = runner.invoke(main, ["report", str(bad), "-o", str(tmp_path / "x.html")])
+    assert wrong.exit_code == 2
+    assert "bad.json: not a promptum results file" in wrong.output
+    assert not (tmp_path / "x.html").exists()
+    no_output = runner.invoke(main, ["report", str(bad)])
+    assert no_output.exit_code == 2
+    assert "Missing option '-o'" in no_output.output

@@ -1,0 +1,113 @@
+"""`promptum runs list|show|delete|export` against a real store."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from tests.store.samples import GPT, T0, make_run, mixed_outcomes
+from tests.store.test_store import record
+
+from promptum.cli import main
+from promptum.reporting import load_run
+from promptum.store import RunStore
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "runs.sqlite"
+    store = RunStore(path)
+    record(store, make_run("run-old", mixed_outcomes(), started=T0))
+    record(store, make_run("run-new", mixed_outcomes(), started=T0 + timedelta(hours=1)))
+    return path
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    done = CliRunner().invoke(main, list(args))
+    return done.exit_code, done.output
+
+
+def test_list_shows_runs_newest_first(db: Path) -> None:
+    code, out = invoke("runs", "list", "--db", str(db))
+    assert code == 0
+    assert out.index("run-new") < out.index("run-old")
+    assert "complete" in out
+
+
+def test_list_reads_promptum_db_from_the_environment(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PROMPTUM_DB", str(db))
+    code, out = invoke("runs", "list", "--model", GPT, "-n", "1")
+    assert code == 0
+    assert "run-new" in out
+    assert "run-old" not in out
+
+
+def test_show_prints_the_summary_and_flaky_cases(db: Path) -> None:
+    code, out = invoke("runs", "show", "latest", "--db", str(db))
+    assert code == 0
+    assert "run run-new · complete" in out
+    assert "Flaky cases (2)" in out
+    assert "capital-2" in out
+    assert "passed 2 of 3" in out
+
+
+def test_export_writes_the_json_report_format(db: Path, tmp_path: Path) -> None:
+    target = tmp_path / "out" / "run.json"
+    code, out = invoke("runs", "export", "run-old", "--db", str(db), "-o", str(target))
+    assert code == 0, out
+    exported = load_run(target)
+    assert exported.run_id == "run-old"
+    assert len(exported.results) == len(make_run("x", mixed_outcomes()).results)
+    assert json.loads(target.read_text())["results"][0]["check_results"]
+
+
+def test_delete_asks_then_deletes(db: Path) -> None:
+    done = CliRunner().invoke(main, ["runs", "delete", "run-old", "--db", str(db)], input="n\n")
+    assert done.exit_code == 1  # aborted
+    assert len(RunStore(db).list_runs()) == 2
+    code, out = invoke("runs", "delete", "run-old", "--db", str(db), "--yes")
+    assert code == 0
+    assert "deleted run-old" in out
+    assert [r.run_id for r in RunStore(db).list_runs()] == ["run-new"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["runs", "show", "nope"], "no run 'nope'"),
+        (["runs", "export", "run", "-o", "x.json"], "ambiguous"),
+        (["runs", "export", "run-old", "-o", "x.pdf"], "unknown report format"),
+    ],
+)
+def test_user_errors_exit_2_without_a_traceback(db: Path, args: list[str], message: str) -> None:
+    code, out = invoke(*args, "--db", str(db))
+    assert code == 2
+    assert message in out
+    assert "Traceback" not in out
+
+
+def test_a_missing_store_is_explained_not_created(tmp_path: Path) -> None:
+    missing = tmp_path / "none.sqlite"
+    code, out = invoke("runs", "list", "--db", str(missing))
+    assert code == 2
+    assert "no run store yet" in out
+    assert not missing.exists()
+
+
+def test_report_renders_a_stored_run(db: Path, tmp_path: Path) -> None:
+    out_file = tmp_path / "again.json"
+    code, out = invoke("report", "latest", "-o", str(out_file), "--db", str(db))
+    assert code == 0, out
+    assert load_run(out_file).run_id == "run-new"
+
+
+def test_report_of_an_unknown_run_is_a_clear_error(db: Path, tmp_path: Path) -> None:
+    code, out = invoke("report", "no-such-run", "-o", str(tmp_path / "x.md"), "--db", str(db))
+    assert code == 2
+    assert "no-such-run" in out
+    assert "Traceback" not in out

@@ -1,0 +1,320 @@
+"""Every load error names the file, line, column and field, says what is wrong and what is right."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from promptum.errors import ConfigError
+from promptum.suites import load_suite, load_suites
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def problems(path: Path) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        load_suite(path)
+    header, *lines = str(caught.value).splitlines()
+    assert header.endswith("found:")
+    return lines
+
+
+def one_problem(tmp_path: Path, text: str) -> str:
+    path = write(tmp_path, "suite.yaml", text)
+    found = problems(path)
+    assert len(found) == 1, found
+    prefix = f"{path}:"
+    assert found[0].startswith(prefix)
+    return found[0].removeprefix(prefix)
+
+
+def test_unknown_top_level_key_suggests_the_right_one(tmp_path: Path) -> None:
+    message = one_problem(
+        tmp_path, "defualts:\n  params: {temperature: 0}\ntest_cases:\n  - {id: a, query: q}\n"
+    )
+    assert message.startswith("1:1: defualts: unknown key 'defualts'. Did you mean 'defaults'?")
+    assert "Allowed keys:" in message
+
+
+def test_unknown_case_key(tmp_path: Path) -> None:
+    message = one_problem(tmp_path, "test_cases:\n  - id: a\n    querry: hi\n")
+    assert message.startswith("3:5: test_cases[0].querry: unknown key 'querry'.")
+    assert "Did you mean 'query'?" in message
+
+
+def test_unknown_key_in_check_and_params(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "suite.yaml",
+        """\
+        test_cases:
+          - id: a
+            query: q
+            params: {temprature: 0}
+            checks:
+              - {type: contains, valeu: x}
+        """,
+    )
+    found = problems(path)
+    assert any(
+        p.startswith(f"{path}:4:")
+        and "test_cases[0].params.temprature" in p
+        and "Did you mean 'temperature'?" in p
+        for p in found
+    ), found
+    assert any(
+        "test_cases[0].checks[0].valeu: unknown key 'valeu'. Did you mean 'value'?" in p
+        for p in found
+    ), found
+
+
+def test_bad_check_definitions_are_all_reported(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "suite.yaml",
+        """\
+        test_cases:
+          - id: a
+            query: q
+            checks:
+              - type: contian
+                value: x
+              - type: max_latency_ms
+                value: -3
+              - type: regex
+                value: "(("
+              - type: contains
+                value: 5
+              - type: min_length
+                value: 10
+                case_insensitive: true
+              - type: is_valid_json
+                value: yes
+        """,
+    )
+    found = problems(path)
+    expected = [
+        ("5:9", "checks[0]", "unknown check type 'contian'. Did you mean 'contains'?"),
+        ("7:9", "checks[1]", "check 'max_latency_ms' needs a non-negative number, got -3"),
+        ("9:9", "checks[2]", "invalid regular expression '(('"),
+        ("11:9", "checks[3]", "needs a string value, got int 5; quote it in YAML"),
+        ("13:9", "checks[4]", "case_insensitive applies only to string checks"),
+        ("16:9", "checks[5]", "check 'is_valid_json' takes no value; remove `value`"),
+    ]
+    assert len(found) == len(expected), found
+    for line, (where, field, text) in zip(found, expected, strict=True):
+        assert line.startswith(f"{path}:{where}: test_cases[0].{field}: "), line
+        assert text in line
+
+
+def test_wrong_types_show_what_was_given(tmp_path: Path) -> None:
+    message = one_problem(tmp_path, "repeat: many\ntest_cases:\n  - {id: a, query: q}\n")
+    assert message.startswith("1:1: repeat: ")
+    assert "integer" in message
+    assert "(got 'many')" in message
+
+
+def test_duplicate_yaml_keys(tmp_path: Path) -> None:
+    path = write(tmp_path, "suite.yaml", "test_cases:\n  - id: a\n    query: q\n    query: r\n")
+    with pytest.raises(
+        ConfigError, match=r"suite.yaml:4:5: test_cases\[0\].query: key 'query' appears twice"
+    ):
+        load_suite(path)
+
+
+def test_duplicate_case_ids_within_and_across_suites(tmp_path: Path) -> None:
+    same = write(
+        tmp_path, "same.yaml", "test_cases:\n  - {id: a, query: q}\n  - {id: a, query: r}\n"
+    )
+    with pytest.raises(ConfigError) as caught:
+        load_suites([same])
+    assert f"{same}:3: duplicate case id 'a', first defined at {same}:2" in str(caught.value)
+
+    other = write(tmp_path, "other.yaml", "test_cases:\n  - {id: b, query: q}\n")
+    again = write(tmp_path, "again.yaml", "test_cases:\n  - {id: b, query: q}\n")
+    with pytest.raises(ConfigError, match="ids must be unique within a run"):
+        load_suites([other, again])
+
+
+def test_missing_template_variable(tmp_path: Path) -> None:
+    message = one_problem(
+        tmp_path,
+        "vars: {city: Paris}\ntest_cases:\n  - id: a\n    query: 'Where is {{ citty }}?'\n",
+    )
+    assert message.startswith(
+        "4:5: test_cases[0].query: template variable error: 'citty' is undefined"
+    )
+    assert "define it under `vars` (defined here: city)" in message
+
+
+def test_template_syntax_error(tmp_path: Path) -> None:
+    message = one_problem(tmp_path, "test_cases:\n  - id: a\n    query: 'Hi {{ name '\n")
+    assert message.startswith("3:5: test_cases[0].query: template syntax error")
+
+
+def test_yaml_syntax_error_has_line_and_column(tmp_path: Path) -> None:
+    path = write(tmp_path, "suite.yaml", "test_cases:\n  - id: a\n   query: [unclosed\n")
+    with pytest.raises(ConfigError, match=rf"^{path}:3:\d+: invalid YAML: "):
+        load_suite(path)
+
+
+def test_empty_and_non_mapping_files(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="the file is empty; `promptum init` writes a starter"):
+        load_suite(write(tmp_path, "empty.yaml", ""))
+    with pytest.raises(
+        ConfigError, match=r"list.yaml:1:1: a suite is a mapping with `test_cases:`"
+    ):
+        load_suite(write(tmp_path, "list.yaml", "- id: a\n"))
+    with pytest.raises(ConfigError, match="the suite has no cases"):
+        load_suite(write(tmp_path, "nocases.yaml", "name: nothing\n"))
+    message = one_problem(tmp_path, "test_cases: {id: a}\n")
+    assert message.startswith("1:1: test_cases: must be a list")
+
+
+def test_case_shape_problems(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "suite.yaml",
+        """\
+        test_cases:
+          - query: no id
+          - id: both
+            query: q
+            messages: [{role: user, content: hi}]
+          - id: nothing
+          - id: assertions-without-model
+            query: q
+            expected: {city: Paris}
+          - id: bad-role
+            messages: [{role: robot, content: hi}]
+        """,
+    )
+    found = problems(path)
+    assert len(found) == 5, found
+    assert found[0].startswith(f"{path}:2:5: test_cases[0].id: every test case needs an `id`")
+    assert found[1].startswith(f"{path}:5:5: test_cases[1].messages: give either `query` or")
+    assert found[2].startswith(f"{path}:6:5: test_cases[2]: the case has no prompt")
+    assert found[3].startswith(f"{path}:9:5: test_cases[3].expected: field assertions need")
+    assert found[4].startswith(f"{path}:11:17: test_cases[4].messages[0].role: ")
+    assert "'system', 'user' or 'assistant'" in found[4]
+
+
+def test_response_model_problems(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "suite.yaml",
+        """\
+        test_cases:
+          - id: missing-module
+            query: q
+            response_model: no_such_module_here:Thing
+          - id: no-colon
+            query: q
+            response_model: just_a_name
+          - id: not-a-model
+            query: q
+            response_model: "json:loads"
+          - id: bad-schema
+            query: q
+            response_model: {type: 12}
+        """,
+    )
+    found = problems(path)
+    assert len(found) == 4, found
+    assert found[0].startswith(f"{path}:4:5: test_cases[0].response_model: cannot import module")
+    assert "must be `module:Class`" in found[1]
+    assert "'json:loads' is not a pydantic model class" in found[2]
+    assert "response_model is not a valid JSON Schema" in found[3]
+
+
+def test_api_keys_are_refused_in_suite_files(tmp_path: Path) -> None:
+    message = one_problem(
+        tmp_path,
+        "endpoints:\n  mine: {base_url: 'http://127.0.0.1:1/v1', api_key: sk-secret}\n"
+        "test_cases:\n  - {id: a, query: q}\n",
+    )
+    assert "never write an API key into a suite file" in message
+    assert "sk-secret" not in message
+
+
+def test_judge_prompt_template_is_checked(tmp_path: Path) -> None:
+    message = one_problem(
+        tmp_path,
+        "judge: {prompt: 'Grade {{ answer }}'}\ntest_cases:\n  - {id: a, query: q}\n",
+    )
+    assert message.startswith("1:9: judge.prompt: template variable error: 'answer' is undefined")
+
+
+def test_cases_from_problems(tmp_path: Path) -> None:
+    write(tmp_path, "data.txt", "not cases\n")
+    path = write(
+        tmp_path, "suite.yaml", "prompt: p\ncases_from: [missing.csv, data.txt, no_folder]\n"
+    )
+    found = problems(path)
+    assert found[0].startswith(f"{path}:2:14: cases_from[0]: ")
+    assert "no such file" in found[0]
+    assert "cannot read cases from a .txt file" in found[1]
+    assert found[2].endswith("no_folder: no such file or folder")
+
+
+def test_bad_rows_are_located(tmp_path: Path) -> None:
+    write(tmp_path, "rows.csv", "id,city\na,Paris\nb,Rome,extra\n")
+    path = write(tmp_path, "suite.yaml", "prompt: '{{ city }}'\ncases_from: rows.csv\n")
+    assert "rows.csv:3: row 2 has more values than the header" in problems(path)[0]
+
+    write(tmp_path, "rows.jsonl", '{"id": "a", "city": "Paris"}\n{"id": "b", city}\n')
+    path = write(tmp_path, "suite.yaml", "prompt: '{{ city }}'\ncases_from: rows.jsonl\n")
+    assert "rows.jsonl:2:13: invalid JSON" in problems(path)[0]
+
+    write(tmp_path, "vars.jsonl", '{"id": "a", "city": "Paris"}\n{"id": "b"}\n')
+    path = write(tmp_path, "suite.yaml", "prompt: '{{ city }}'\ncases_from: vars.jsonl\n")
+    (message,) = problems(path)
+    assert message.startswith(f"{tmp_path / 'vars.jsonl'}:2: (top level): template variable error")
+
+
+def test_toml_case_problems(tmp_path: Path) -> None:
+    write(tmp_path, "cases/a.toml", 'query = "q"\nexpectd = {x = 1}\n')
+    write(tmp_path, "cases/b.toml", 'query = "q\n')
+    with pytest.raises(ConfigError) as caught:
+        load_suite(tmp_path / "cases")
+    text = str(caught.value)
+    assert f"{tmp_path / 'cases' / 'b.toml'}: invalid TOML" in text
+
+    (tmp_path / "cases" / "b.toml").unlink()
+    with pytest.raises(ConfigError) as caught:
+        load_suite(tmp_path / "cases")
+    where = tmp_path / "cases" / "a.toml"
+    assert f"{where}:2:1: expectd: unknown key 'expectd'. Did you mean 'expected'?" in str(
+        caught.value
+    )
+
+
+def test_not_a_suite(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no such file or folder"):
+        load_suite(tmp_path / "nope.yaml")
+    with pytest.raises(ConfigError, match=r"not a suite; give a \.yaml/\.yml suite"):
+        load_suite(write(tmp_path, "cases.csv", "id\n"))
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ConfigError, match=r"the folder has no \*\.toml case files"):
+        load_suite(tmp_path / "empty")
+
+
+def test_many_problems_are_capped(tmp_path: Path) -> None:
+    cases = "".join(f"  - {{id: c{i}, query: q, bad{i}: 1}}\n" for i in range(30))
+    found = problems(write(tmp_path, "suite.yaml", f"test_cases:\n{cases}"))
+    assert len(found) == 21
+    assert found[-1] == "... and 10 more problems"
+
+
+def test_a_recursive_alias_is_an_error_not_a_crash(tmp_path: Path) -> None:
+    message = one_problem(
+        tmp_path, "vars: &loop {self: *loop}\ntest_cases:\n  - {id: a, query: q}\n"
+    )
+    assert message.startswith("1:14: vars.self: a YAML alias refers to itself")

@@ -1,13 +1,13 @@
 """promptum: test LLM prompts the way good teams test code."""
 
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
 
 from promptum.checks import CheckDefinition, CheckResult, evaluate_checks
 from promptum.completion import Completion
 from promptum.errors import PromptumError
 from promptum.evaluations import EvalResult, FieldEvalResult, evaluate, print_eval_result
-from promptum.results import CaseResult, RunResult
-from promptum.session import Prompt, Session
 from promptum.validation import (
     AllOf,
     AnyOf,
@@ -22,6 +22,26 @@ from promptum.validation import (
     Regex,
     Validator,
 )
+
+if TYPE_CHECKING:
+    from promptum.results import CaseResult, RunResult
+    from promptum.session import Prompt, Session
+
+# Imported on first use: the runner, providers and asyncio would slow `promptum --help`.
+_LAZY = {
+    "CaseResult": "promptum.results",
+    "Prompt": "promptum.session",
+    "RunResult": "promptum.results",
+    "Session": "promptum.session",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import the heavier public names when first used."""
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'promptum' has no attribute {name!r}")
+
 
 try:
     __version__ = version("promptum")

@@ -77,7 +77,7 @@ def test_failures_exit_1_and_are_listed_with_reasons(server: FaultServer) -> Non
     assert result.exit_code == 1
     out = result.output
     assert "Failures (2)" in out
-    assert "FAIL greet (fault/m, repeat 0) suite.yaml:5" in out
+    assert "FAIL greet (fault/m) suite.yaml:5" in out
     assert "- contains: expected to contain 'hello'" in out
     assert "- judge score 0.1 < 0.5: wrong city" in out
     assert "fault/m · Checks: 0/2 passed" in out

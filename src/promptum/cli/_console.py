@@ -151,16 +151,19 @@ def print_summary(console: Console, run: RunResult) -> None:
     for model, checks in run.get_check_stats().items():
         if checks.total:
             console.print(f"{escape(model)} · Checks: {checks.passed}/{checks.total} passed")
+    _print_flaky(console, run)
     failures = [r for r in run.results if r.status != "pass"]
     if failures:
         console.print()
         console.print(f"[bold]Failures ({len(failures)})[/]")
+    repeated = any(r.repeat for r in run.results)
     for result in failures[:_MAX_FAILURES_SHOWN]:
         style = _STATUS_STYLE[result.status]
         where = f" [dim]{escape(result.source)}[/]" if result.source else ""
+        repeat = f", repeat {result.repeat + 1}" if repeated else ""
         console.print(
             f"[{style}]{result.status.upper()}[/] {escape(result.case_id)} "
-            f"[dim]({escape(result.model)}, repeat {result.repeat})[/]{where}",
+            f"[dim]({escape(result.model)}{repeat})[/]{where}",
             highlight=False,
             soft_wrap=True,
         )
@@ -173,6 +176,23 @@ def print_summary(console: Console, run: RunResult) -> None:
     verdict = "[green]all passed[/]" if run.passed else f"pass rate {run.pass_rate:.0%}"
     duration = f" in {run.duration_s:.1f} s" if run.duration_s is not None else ""
     console.print(f"{len(run.results)} results{duration}: {verdict}")
+
+
+def _print_flaky(console: Console, run: RunResult) -> None:
+    from promptum.compare import flaky_cases
+
+    flaky = flaky_cases(run)
+    if not flaky:
+        return
+    console.print()
+    console.print(f"[bold]Flaky cases ({len(flaky)})[/]: neither always passed nor always failed")
+    for case in flaky:
+        console.print(
+            f"[magenta]FLAKY[/] {escape(case.case_id)} [dim]({escape(case.model)})[/]: "
+            f"passed {case.passed} of {case.total} repeats",
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 @contextmanager

@@ -69,7 +69,7 @@ def _exit_code(run: RunResult, fail_under: float | None) -> int:
 
 
 def _execute(console: Console, options: dict[str, Any]) -> int:
-    from promptum.cli._console import ProgressDisplay, print_summary
+    from promptum.cli._console import ProgressDisplay, escape, print_summary
     from promptum.errors import ConfigError
     from promptum.providers import ClientOptions
     from promptum.reporting import JsonlSink, write_report
@@ -97,8 +97,9 @@ def _execute(console: Console, options: dict[str, Any]) -> int:
     session.override(**overrides)
 
     sinks: list[ResultSink] = [ProgressDisplay(console)]
-    if not options["no_store"]:
-        sinks.append(RunStore().recorder())  # the run history: `promptum runs`, `compare`
+    store = None if options["no_store"] else RunStore()
+    if store is not None:
+        sinks.append(store.recorder())  # the run history: `promptum runs`, `compare`
     sinks += [JsonlSink(path) for path in outputs if path.suffix.lower() == ".jsonl"]
     run = asyncio.run(_run_until_signal(session, sinks, options["resume"]))
 
@@ -108,6 +109,10 @@ def _execute(console: Console, options: dict[str, Any]) -> int:
     if options["summary_md"] is not None:
         write_report(run, options["summary_md"], "md")
     print_summary(console, run)
+    for path in [*outputs, *filter(None, [options["summary_md"]])]:
+        console.print(f"wrote {escape(str(path))}")
+    if store is not None:
+        console.print(f"recorded as run {run.run_id} in {escape(str(store.path))}")
     if not run.complete:
         console.print(
             f"[yellow]Interrupted:[/] {len(run.results)} of {run.config['planned_results']} "

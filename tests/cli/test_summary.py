@@ -1,0 +1,53 @@
+"""The end-of-run summary: per-model figures, flaky cases and failures with reasons."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from promptum.checks import CheckDefinition, evaluate_checks
+from promptum.cli._console import print_summary
+from promptum.completion import Completion
+from promptum.results import CaseResult, RunResult
+
+CHECK = CheckDefinition(type="contains", value="4")
+
+
+def result(text: str, repeat: int) -> CaseResult:
+    completion = Completion(text=text, model="local/smollm2", latency_ms=10.0)
+    checks = evaluate_checks([CHECK], completion)
+    status = "pass" if all(c.passed for c in checks) else "fail"
+    return CaseResult(
+        case_id="math",
+        model="local/smollm2",
+        repeat=repeat,
+        status=status,
+        completion=completion,
+        check_results=checks,
+    )
+
+
+def summary(run: RunResult) -> str:
+    out = io.StringIO()
+    print_summary(Console(file=out, width=120, color_system=None), run)
+    return out.getvalue()
+
+
+def test_flaky_cases_are_listed_with_their_pass_count() -> None:
+    texts = ["4", "2 + 2 = 4", "five"]
+    run = RunResult(
+        run_id="r", models=["local/smollm2"], results=[result(t, i) for i, t in enumerate(texts)]
+    )
+    text = summary(run)
+    assert "Flaky cases (1)" in text
+    assert "FLAKY math (local/smollm2): passed 2 of 3 repeats" in text
+    assert "FAIL math (local/smollm2, repeat 3)" in text
+    assert "local/smollm2 · Checks: 2/3 passed" in text
+
+
+def test_a_steady_run_lists_no_flaky_cases() -> None:
+    run = RunResult(run_id="r", models=["local/smollm2"], results=[result("4", 0)])
+    text = summary(run)
+    assert "Flaky" not in text
+    assert "1 results: all passed" in text

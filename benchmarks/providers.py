@@ -23,15 +23,21 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from promptum.providers import ClientOptions, EndpointConfig, ModelClient, ModelRequest
 from promptum.results import Message
 
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
 ROOT = Path(__file__).resolve().parent.parent
-CALLS = 150
+CALLS = 100
 CONCURRENCY = 8
-ROUNDS = 6
+ROUNDS = 10
+LOCAL_ROUNDS = 4
 CACHED_CALLS = 1000
 LOCAL_PROMPTS = [
     "Name the capital city of France in one word.",
@@ -90,32 +96,43 @@ async def _timed(calls: list[Callable[[], Awaitable[object]]]) -> Timing:
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
-async def _bare_sdk(base_url: str, requests: list[ModelRequest]) -> Timing:
+def _sdk_call(client: AsyncOpenAI, request: ModelRequest) -> Callable[[], Awaitable[object]]:
+    return lambda: client.chat.completions.create(
+        model=request.model.partition("/")[2],
+        messages=[m.model_dump() for m in request.messages],
+        max_tokens=request.max_tokens,
+    )
+
+
+async def _overhead(base_url: str, cache_dir: Path) -> dict[str, list[Timing]]:
     from openai import AsyncOpenAI
 
-    client = AsyncOpenAI(base_url=base_url, api_key="bench", max_retries=0)
-    calls: list[Callable[[], Awaitable[object]]] = [
-        lambda r=r: client.chat.completions.create(
-            model=r.model.partition("/")[2],
-            messages=[m.model_dump() for m in r.messages],
-            max_tokens=r.max_tokens,
-        )
-        for r in requests
-    ]
-    elapsed = await _timed(calls)
-    await client.close()
-    return elapsed
-
-
-async def _promptum(options: ClientOptions, requests: list[ModelRequest]) -> Timing:
-    client = ModelClient(options)
-    client.check_model(requests[0].model)
-    calls: list[Callable[[], Awaitable[object]]] = [
-        lambda r=r: client.complete(r) for r in requests
-    ]
-    elapsed = await _timed(calls)
-    await client.aclose()
-    return elapsed
+    endpoint = {"bench": EndpointConfig(base_url=base_url, max_concurrency=CONCURRENCY)}
+    # One client per side for the whole measurement, as a run has: per-call cost, not setup.
+    sdk = AsyncOpenAI(base_url=base_url, api_key="bench", max_retries=0)
+    clients = {
+        "promptum": ModelClient(ClientOptions(cache=False, endpoints=endpoint)),
+        "promptum+cache": ModelClient(
+            ClientOptions(cache_path=cache_dir / "overhead.sqlite", endpoints=endpoint)
+        ),
+    }
+    sides = ["sdk", *clients]
+    times: dict[str, list[Timing]] = {side: [] for side in sides}
+    for round_ in range(ROUNDS + 1):
+        for side in sides[round_ % 3 :] + sides[: round_ % 3]:
+            # Fresh prompts every round and side: the cached side must miss and write.
+            requests = _requests(CALLS, "bench/m", f"{side} round {round_}")
+            if side == "sdk":
+                calls = [_sdk_call(sdk, r) for r in requests]
+            else:
+                calls = [partial(clients[side].complete, r) for r in requests]
+            timing = await _timed(calls)
+            if round_:  # round 0 warms up: imports, connections, the cache file
+                times[side].append(timing)
+    await sdk.close()
+    for client in clients.values():
+        await client.aclose()
+    return times
 
 
 def overhead(base_url: str, cache_dir: Path) -> dict[str, tuple[float, float, float]]:
@@ -124,25 +141,7 @@ def overhead(base_url: str, cache_dir: Path) -> dict[str, tuple[float, float, fl
     The sides run in a rotating order each round and the ratio is taken within a round, so
     load from other processes, which drifts over seconds, falls on all sides alike.
     """
-    endpoint = {"bench": EndpointConfig(base_url=base_url, max_concurrency=CONCURRENCY)}
-    no_cache = ClientOptions(cache=False, endpoints=endpoint)
-    sides = ["sdk", "promptum", "promptum+cache"]
-    times: dict[str, list[Timing]] = {side: [] for side in sides}
-    for round_ in range(ROUNDS + 1):
-        requests = _requests(CALLS, "bench/m", f"round {round_}")
-        with_cache = ClientOptions(cache_path=cache_dir / f"o{round_}.sqlite", endpoints=endpoint)
-        options = {"promptum": no_cache, "promptum+cache": with_cache}
-        timings: dict[str, Timing] = {}
-        for side in sides[round_ % 3 :] + sides[: round_ % 3]:
-            timings[side] = asyncio.run(
-                _bare_sdk(base_url, requests)
-                if side == "sdk"
-                else _promptum(options[side], requests)
-            )
-        if round_ == 0:
-            continue  # warm-up: imports, first connections
-        for side in sides:
-            times[side].append(timings[side])
+    times = asyncio.run(_overhead(base_url, cache_dir))
     return {
         side: (
             statistics.median(wall for wall, _ in values) / CALLS,
@@ -153,6 +152,14 @@ def overhead(base_url: str, cache_dir: Path) -> dict[str, tuple[float, float, fl
         )
         for side, values in times.items()
     }
+
+
+async def _promptum(options: ClientOptions, requests: list[ModelRequest]) -> Timing:
+    client = ModelClient(options)
+    client.check_model(requests[0].model)
+    elapsed = await _timed([partial(client.complete, r) for r in requests])
+    await client.aclose()
+    return elapsed
 
 
 def cached_rerun(base_url: str, cache_dir: Path) -> tuple[Timing, Timing]:
@@ -215,7 +222,7 @@ def local_tokens_per_second() -> tuple[float, float]:
         await client.complete(requests[0])  # load the shared model outside the timing
         run_direct(LOCAL_PROMPTS[0])  # and warm the direct one
         totals = {"direct": [0, 0.0], "promptum": [0, 0.0]}
-        for _ in range(ROUNDS):
+        for _ in range(LOCAL_ROUNDS):
             for prompt, request in zip(LOCAL_PROMPTS, requests, strict=True):
                 for side, (tokens, seconds) in (
                     ("direct", run_direct(prompt)),
@@ -251,7 +258,8 @@ def main() -> None:
             f" {wall / sdk_wall:10.2f}×"
         )
     print("   target: promptum (cache off) ≤ 1.10× the bare SDK")
-    print(f"2. local model, {ROUNDS} × {len(LOCAL_PROMPTS)} prompts × ≤{LOCAL_MAX_TOKENS} tokens")
+    prompts = LOCAL_ROUNDS * len(LOCAL_PROMPTS)
+    print(f"2. local model, {prompts} prompts × ≤{LOCAL_MAX_TOKENS} tokens each")
     print(f"   llama_cpp.Llama directly {direct_tps:6.1f} tokens/s")
     print(
         f"   promptum local provider  {promptum_tps:6.1f} tokens/s   "

@@ -71,6 +71,28 @@ def test_round_trip_keeps_every_figure(tmp_path: Path) -> None:
     assert cache.problem is None
 
 
+def test_writes_are_committed_in_batches_and_on_close(tmp_path: Path) -> None:
+    from promptum.providers._cache import FLUSH_EVERY
+
+    path = tmp_path / "c.sqlite"
+    writer = ResponseCache(path)
+    for i in range(FLUSH_EVERY - 1):
+        writer.put(f"k{i}", Completion(text=str(i)))
+    reader = ResponseCache(path)
+    assert reader.get("k0") is None  # not committed yet...
+    hit = writer.get("k0")  # ...but already served by the writer
+    assert hit is not None
+    assert hit.cached
+    writer.put("last", Completion(text="last"))  # the batch is full: committed
+    assert reader.get("k0") is not None
+    writer.put("after", Completion(text="after"))
+    assert reader.get("after") is None
+    writer.close()
+    hit = reader.get("after")
+    assert hit is not None
+    assert hit.text == "after"
+
+
 def test_errors_are_never_cached(tmp_path: Path) -> None:
     cache = ResponseCache(tmp_path / "c.sqlite")
     cache.put("k", Completion(error="rate limited"))
@@ -79,7 +101,9 @@ def test_errors_are_never_cached(tmp_path: Path) -> None:
 
 def test_ttl_expires_old_entries(tmp_path: Path) -> None:
     path = tmp_path / "c.sqlite"
-    ResponseCache(path).put("k", Completion(text="old"))
+    writer = ResponseCache(path)
+    writer.put("k", Completion(text="old"))
+    writer.close()
     with sqlite3.connect(path) as db:
         db.execute("UPDATE responses SET created_at = ?", (time.time() - 3600,))
     assert ResponseCache(path, ttl_s=60).get("k") is None
@@ -91,6 +115,7 @@ def test_a_damaged_entry_is_skipped_and_noted(tmp_path: Path) -> None:
     path = tmp_path / "c.sqlite"
     cache = ResponseCache(path)
     cache.put("k", Completion(text="fine"))
+    cache.flush()
     with sqlite3.connect(path) as db:
         db.execute("UPDATE responses SET completion = '{not json'")
     assert cache.get("k") is None
@@ -118,6 +143,7 @@ def test_an_unwritable_location_turns_the_cache_off(tmp_path: Path) -> None:
     blocker.write_text("a file where a directory should be")
     cache = ResponseCache(blocker / "sub" / "c.sqlite")
     cache.put("k", Completion(text="x"))
+    cache.flush()
     assert cache.get("k") is None
     assert cache.problem is not None
 

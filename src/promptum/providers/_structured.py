@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
-from jsonschema.exceptions import best_match
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n(.*?)```", re.DOTALL)
 
@@ -19,19 +19,24 @@ class SchemaMismatch(Exception):  # noqa: N818 - a result, not an error conditio
 
 def schema_problem(schema: dict[str, Any]) -> str | None:
     """Why a response schema is not a valid JSON Schema, or None when it is."""
+    from jsonschema import SchemaError
+
     try:
         _validator(json.dumps(schema, sort_keys=True))
-    except jsonschema.SchemaError as exc:
+    except SchemaError as exc:
         return f"the response schema is not a valid JSON Schema: {exc.message}"
     return None
 
 
 @lru_cache(maxsize=64)
-def _validator(schema_json: str) -> jsonschema.protocols.Validator:
+def _validator(schema_json: str) -> Validator:
+    # jsonschema is imported here, on the first schema, to keep `import promptum` fast.
+    from jsonschema.validators import validator_for
+
     schema = json.loads(schema_json)
-    cls = jsonschema.validators.validator_for(schema)
+    cls = validator_for(schema)
     cls.check_schema(schema)
-    validator: jsonschema.protocols.Validator = cls(schema)
+    validator: Validator = cls(schema)
     return validator
 
 
@@ -74,6 +79,8 @@ def extract_json_object(text: str) -> dict[str, Any] | None:
 
 def parse_structured(text: str, schema: dict[str, Any]) -> dict[str, Any]:
     """The JSON object in ``text`` that fits ``schema``; raises `SchemaMismatch` if none does."""
+    from jsonschema.exceptions import best_match
+
     validator = _validator(json.dumps(schema, sort_keys=True))
     value = extract_json_object(text)
     if value is None:

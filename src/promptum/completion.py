@@ -22,6 +22,9 @@ class Completion(BaseModel):
     cached: bool = False
     attempts: int = 1
     error: str | None = None
+    """Why the call failed (after retries); the result is then an error, not a failure."""
+    output_error: str | None = None
+    """Why a response asked to follow a schema did not fit it; the call itself succeeded."""
 
     @property
     def ok(self) -> bool:

@@ -152,7 +152,8 @@ def _assert(
     elif op == "in":
         passed = any(_equal(actual, option) for option in expected)
     else:
-        poisoned = expected if isinstance(expected, list) else [expected]
+        # A list names several poisoned values; a list-valued field may also be poisoned whole.
+        poisoned = [*expected, expected] if isinstance(expected, list) else [expected]
         passed = not any(_equal(actual, value) for value in poisoned)
     return FieldEvalResult(field=field, op=op, expected=expected, actual=actual, passed=passed)
 
@@ -172,7 +173,9 @@ def evaluate(
     return EvalResult(passed=all(d.passed for d in details), details=details)
 
 
-def print_eval_result(result: EvalResult, output: BaseModel | None = None) -> None:
+def print_eval_result(
+    result: EvalResult, output: BaseModel | Mapping[str, Any] | None = None
+) -> None:
     """Print evaluation result to stdout with emoji indicators."""
     verdict = "PASSED" if result.passed else "FAILED"
     print(f"{'✅' if result.passed else '❌'} {verdict}: {len(result.details)} assertion(s)")
@@ -180,4 +183,7 @@ def print_eval_result(result: EvalResult, output: BaseModel | None = None) -> No
         print(f"  {'✅' if detail.passed else '❌'} [{detail.op}] {detail.reason}")
     if output is not None and not result.passed:
         print("Model output:")
-        print(output.model_dump_json(indent=2))
+        if isinstance(output, BaseModel):
+            print(output.model_dump_json(indent=2))
+        else:
+            print(json.dumps(_jsonable(output), indent=2, ensure_ascii=False))

@@ -19,8 +19,11 @@ _SECRET_KEY = re.compile(
     r"|(access|auth|api|bearer|session)[_-]?token",
     re.IGNORECASE,
 )
-# Matched against environment variable names.
-_SECRET_ENV = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+# Matched against environment variable names: the last word names a secret (OPENAI_API_KEY,
+# GITHUB_TOKEN, DB_PASSWORD), so PIP_KEYRING_PROVIDER and the like keep their values.
+_SECRET_ENV = re.compile(
+    r"(^|_)(KEY|KEYS|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.IGNORECASE
+)
 _MIN_SECRET = 8
 """Shorter values are too likely to occur by chance (``true``, ``1``) to be worth replacing."""
 REDACTED = "[redacted]"
@@ -71,3 +74,26 @@ def scrub(text: str, secrets: tuple[str, ...]) -> str:
         if secret in text:
             text = text.replace(secret, REDACTED)
     return text
+
+
+def scrub_values(value: Any, secrets: tuple[str, ...]) -> Any:
+    """A copy of `value` (JSON-like data) with each secret replaced in every string in it."""
+    if isinstance(value, str):
+        return scrub(value, secrets)
+    if isinstance(value, Mapping):
+        return {key: scrub_values(item, secrets) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [scrub_values(item, secrets) for item in value]
+    return value
+
+
+def scrub_json(text: str, secrets: tuple[str, ...]) -> str:
+    """JSON `text` with each secret replaced in its string values.
+
+    Never in the text as such: a secret that happens to equal a field name would otherwise
+    turn the JSON into something that no longer loads.
+    """
+    if not any(secret in text for secret in secrets):
+        return text  # the usual case, without parsing
+    cleaned = scrub_values(json.loads(text), secrets)
+    return json.dumps(cleaned, ensure_ascii=False, separators=(",", ":"))

@@ -106,7 +106,16 @@ class Prompt:
         if isinstance(spec, type) and issubclass(spec, BaseModel):
             return spec.model_json_schema(), spec
         if isinstance(spec, Mapping):
-            return dict(spec), None
+            import jsonschema
+
+            schema = dict(spec)
+            try:
+                jsonschema.validators.validator_for(schema).check_schema(schema)
+            except jsonschema.SchemaError as exc:
+                raise self._fail(
+                    f"response_model is not a valid JSON Schema: {exc.message}"
+                ) from None
+            return schema, None
         raise self._fail("response_model must be a pydantic model class or a JSON Schema dict")
 
     def to_case(self, models: Sequence[str], judge: JudgeConfig | None) -> TestCase:
@@ -302,11 +311,14 @@ class Session:
             if stop is not None:
                 watcher = asyncio.create_task(stop.wait())
                 watcher.add_done_callback(lambda t: None if t.cancelled() else runner.stop())
-            return await runner.run(cases, run, finished)
+            await runner.run(cases, run, finished)
         finally:
             if watcher is not None:
                 watcher.cancel()
             await client.aclose()
+        if client.cache_problem is not None:
+            run.config.setdefault("warnings", []).append(client.cache_problem)
+        return run
 
     def _new_run(
         self, cases: Sequence[TestCase], journal_dir: Path | None, resume: bool

@@ -33,6 +33,35 @@ def test_validate_reports_each_file(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert CliRunner().invoke(main, ["validate", "good.yaml"]).exit_code == 0
 
 
+def test_validate_rejects_duplicate_case_ids(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("dup.yaml").write_text("test_cases:\n  - {id: a, query: q}\n  - {id: a, query: r}\n")
+    result = CliRunner().invoke(main, ["validate", "dup.yaml"])
+    assert result.exit_code == 2
+    assert "dup.yaml:3: duplicate case id 'a', first defined at dup.yaml:2" in result.output
+
+
+def test_validate_rejects_a_case_id_used_in_two_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("one.yaml").write_text("test_cases:\n  - {id: a, query: q}\n")
+    Path("two.yaml").write_text("test_cases:\n  - {id: a, query: r}\n")
+    result = CliRunner().invoke(main, ["validate", "one.yaml", "two.yaml"])
+    assert result.exit_code == 2
+    assert "two.yaml:2: duplicate case id 'a', first defined at one.yaml:2" in result.output
+
+
+def test_validate_names_the_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("broken.yaml").write_text("test_cases:\n  - id: a\n   query: [unclosed\n")
+    result = CliRunner().invoke(main, ["validate", "broken.yaml"])
+    assert result.exit_code == 2
+    assert result.output.startswith("✗ broken.yaml:3:")
+
+
 def test_every_example_suite_validates() -> None:
     suites = sorted(str(p) for p in EXAMPLES.glob("*.yaml"))
     assert suites
@@ -69,3 +98,20 @@ def test_init_writes_a_valid_starter_and_never_overwrites(
     assert again.exit_code == 2
     assert "promptum.yaml exists; pass --force" in again.output
     assert CliRunner().invoke(main, ["init", "--force"]).exit_code == 0
+
+
+def test_init_and_schema_write_into_new_folders_and_fail_cleanly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert CliRunner().invoke(main, ["init", "evals/starter.yaml"]).exit_code == 0
+    assert load_suite("evals/starter.yaml").cases
+    assert CliRunner().invoke(main, ["schema", "-o", "evals/schema.json"]).exit_code == 0
+    assert json.loads(Path("evals/schema.json").read_text())["title"] == "promptum suite"
+
+    Path("file").write_text("")
+    for args in (["init", "file/x.yaml"], ["schema", "-o", "file/s.json"]):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2, result.output
+        assert result.output.startswith("error: cannot write file/")
+        assert result.exception is None or isinstance(result.exception, SystemExit)

@@ -26,6 +26,14 @@ def promptum(
     )  # fmt: skip
 
 
+def test_init_then_run_passes_on_the_embedded_model(tmp_path: Path) -> None:
+    assert promptum("init", cwd=tmp_path).returncode == 0
+    done = promptum("run", "promptum.yaml", "-o", "run.json", cwd=tmp_path)
+    run = load_run(tmp_path / "run.json")
+    assert done.returncode == 0, [r.reasons for r in run.results]  # the starter works as written
+    assert {r.case_id for r in run.results} == {"capital", "arithmetic", "city-extraction"}
+
+
 def test_the_quickstart_on_the_embedded_model(tmp_path: Path) -> None:
     done = promptum("run", str(EXAMPLES / "quickstart.yaml"), "-o", "run.json", cwd=tmp_path)
     assert done.returncode in (0, 1), done.stderr  # a verdict, not a crash

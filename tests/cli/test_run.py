@@ -189,3 +189,19 @@ def test_runs_are_recorded_in_the_history_unless_asked_not_to(server: FaultServe
 
     assert invoke("run", "suite.yaml", "--no-judge", "--no-store").exit_code == 0
     assert len(store.list_runs()) == 1
+
+
+def test_an_unwritable_report_stops_no_other_report_nor_the_summary(
+    server: FaultServer,
+) -> None:
+    answer_by_prompt(server)
+    write("suite.yaml", SUITE)
+    Path("blocked").write_text("a file where a folder is needed", encoding="utf-8")
+    result = invoke(
+        "run", "suite.yaml", "--no-judge", "-o", "blocked/run.html", "-o", "out/run.json"
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert "could not write blocked/run.html" in result.output
+    assert "Traceback" not in result.output
+    assert "2 results" in result.output
+    assert load_run(Path("out/run.json")).complete

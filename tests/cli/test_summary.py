@@ -9,7 +9,7 @@ from rich.console import Console
 from promptum.checks import CheckDefinition, evaluate_checks
 from promptum.cli._console import print_summary
 from promptum.completion import Completion
-from promptum.results import CaseResult, RunResult
+from promptum.results import CaseResult, JudgeVerdict, RunResult
 
 CHECK = CheckDefinition(type="contains", value="4")
 
@@ -51,3 +51,24 @@ def test_a_steady_run_lists_no_flaky_cases() -> None:
     text = summary(run)
     assert "Flaky" not in text
     assert "1 results: all passed" in text
+
+
+def test_a_judge_error_is_shown_though_the_case_passes() -> None:
+    judged = result("4", 0).model_copy(
+        update={"judge": JudgeVerdict(model="dead/m", error="connection failed")}
+    )
+    text = summary(RunResult(run_id="r", models=["local/smollm2"], results=[judged]))
+    assert "Judge errors (1)" in text
+    assert "JUDGE ERROR math (local/smollm2): connection failed" in text
+    assert "Judge errors" not in summary(
+        RunResult(run_id="r", models=["local/smollm2"], results=[result("4", 0)])
+    )
+
+
+def test_an_interrupted_run_is_not_called_all_passed() -> None:
+    empty = RunResult(run_id="r", models=["local/smollm2"], complete=False)
+    assert "0 results: nothing finished (interrupted)" in summary(empty)
+    partial = RunResult(
+        run_id="r", models=["local/smollm2"], results=[result("4", 0)], complete=False
+    )
+    assert "1 results: pass rate 100% (interrupted)" in summary(partial)

@@ -110,3 +110,38 @@ def test_markdown_is_inert_and_names_the_verdict() -> None:
     assert "**Regressed (10)**" in text
     assert "<script>" not in text
     assert "\\<script\\>" in text
+
+
+def test_same_response_over_more_repeats_is_not_a_change() -> None:
+    def same_text(run: RunResult) -> RunResult:
+        return run.model_copy(
+            update={
+                "results": [
+                    r.model_copy(
+                        update={"completion": r.completion.model_copy(update={"text": "Paris"})}
+                    )
+                    for r in run.results
+                ]
+            }
+        )
+
+    once = same_text(make_run("a", {("capital", LOCAL): ["pass"]}))
+    twice = same_text(make_run("b", {("capital", LOCAL): ["pass", "pass"]}))
+    (pair,) = compare_runs(once, twice).models
+    assert pair.changes == []
+
+
+def test_verdict_follows_the_direction_the_test_found() -> None:
+    # 20 cases rise a little (4/5 -> 5/5), 5 fall all the way (5/5 -> 0/5): the mean falls,
+    # but the sign test is significant because many more cases rose. Not a regression.
+    before = {(f"up{i}", LOCAL): ["pass"] * 4 + ["fail"] for i in range(20)}
+    before |= {(f"down{i}", LOCAL): ["pass"] * 5 for i in range(5)}
+    after = {(f"up{i}", LOCAL): ["pass"] * 5 for i in range(20)}
+    after |= {(f"down{i}", LOCAL): ["fail"] * 5 for i in range(5)}
+    comparison = compare_runs(make_run("a", before), make_run("b", after))
+    (pair,) = comparison.models
+    assert (pair.rose, pair.fell) == (20, 5)
+    assert pair.delta < 0
+    assert pair.significant
+    assert pair.verdict == "no significant change"
+    assert comparison.regressions == []

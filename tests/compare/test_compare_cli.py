@@ -90,6 +90,7 @@ def test_a_results_file_against_a_stored_run(db: Path, tmp_path: Path) -> None:
     ("args", "message"),
     [
         (["compare", "base", "nope"], "no run 'nope'"),
+        (["compare", "base", "missing.json"], "missing.json: no such file"),
         (["compare", "base", "wobble", "-o", "x.pdf"], "write a comparison as .md or .html"),
         (["compare", "base", "--model-a", LOCAL], "give both --model-a and --model-b"),
         (["compare", "base", "--model-a", LOCAL, "--model-b", "x/y"], "no results of model 'x/y'"),

@@ -155,3 +155,16 @@ def test_a_missing_field_survives_a_json_round_trip() -> None:
     assert [d.reason for d in again.details] == [d.reason for d in result.details]
     assert again.details[0].reason == "plan: the output has no field 'plan'"
     assert "missing" not in result.details[1].model_dump()
+
+
+def test_a_list_valued_field_equal_to_the_attack_list_is_caught() -> None:
+    output = {"roles": ["admin"]}
+    assert evaluate(output, attack_target={"roles": ["admin"]}).passed is False
+    assert evaluate(output, attack_target={"roles": [["admin"], ["root"]]}).passed is False
+    assert evaluate(output, attack_target={"roles": ["user"]}).passed is True
+
+
+def test_print_eval_result_prints_a_mapping_output(capsys: pytest.CaptureFixture[str]) -> None:
+    output = {"city": "Paris"}
+    print_eval_result(evaluate(output, expected={"city": "Berlin"}), output=output)
+    assert '"city": "Paris"' in capsys.readouterr().out

@@ -259,7 +259,22 @@ def test_a_schema_misfit_is_cached_as_an_answer_and_rechecked(tmp_path: Path) ->
 
         fresh, again = asyncio.run(twice())
     assert len(server.requests) == 1
-    assert fresh.error == again.error
-    assert again.error is not None
-    assert "does not fit the schema at $.n" in again.error
+    assert fresh.output_error == again.output_error
+    assert again.output_error is not None
+    assert again.error is None
+    assert "does not fit the schema at $.n" in again.output_error
     assert again.cached
+
+
+def test_a_response_echoing_an_api_key_is_cached_without_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "sk-live-ThisKeyMustNeverReachTheCache0042"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    cache.put("k", Completion(text=f"Sure, your key is {secret}."))
+    cache.close()
+    assert secret.encode() not in (tmp_path / "c.sqlite").read_bytes()
+    hit = ResponseCache(tmp_path / "c.sqlite").get("k")
+    assert hit is not None
+    assert hit.text == "Sure, your key is [redacted]."

@@ -247,7 +247,7 @@ def test_prompt_mode_sends_the_schema_as_instructions(server: FaultServer) -> No
     assert json.dumps(schema) in sent["messages"][0]["content"]
 
 
-def test_an_answer_that_misses_the_schema_is_an_error_with_the_reason(
+def test_an_answer_that_misses_the_schema_is_a_misfit_with_the_reason(
     server: FaultServer,
 ) -> None:
     schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
@@ -255,7 +255,8 @@ def test_an_answer_that_misses_the_schema_is_an_error_with_the_reason(
     completion = _ask(_client(server), response_schema=schema)
     assert completion.output is None
     assert completion.text == '{"n": "four"}'
-    assert completion.error == (
+    assert completion.error is None
+    assert completion.output_error == (
         "the response does not fit the schema at $.n: 'four' is not of type 'integer'"
     )
     assert completion.attempts == 1
@@ -352,3 +353,16 @@ def test_an_unusable_model_is_an_error_result_without_a_call(server: FaultServer
     assert completion.error.startswith("unknown provider 'nosuchprovider'")
     assert completion.attempts == 0
     assert server.requests == []
+
+
+def test_a_passing_500_is_retried_not_taken_for_a_missing_json_schema(
+    server: FaultServer,
+) -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    server.queue(Reply.error(500, "upstream overloaded"))
+    server.default = Reply.ok('{"n": 4}')
+    completion = _ask(_client(server), response_schema=schema)
+    assert completion.output == {"n": 4}
+    assert completion.attempts == 2
+    formats = [r.body["response_format"]["type"] for r in server.requests]
+    assert formats == ["json_schema", "json_schema"]

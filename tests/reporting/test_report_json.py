@@ -154,3 +154,18 @@ def test_load_bad_jsonl_line_names_the_line(sample: RunResult, tmp_path: Path) -
         file.write('{"case_id": "half a line\n')
     with pytest.raises(ConfigError, match=rf"results\.jsonl:{len(sample.results) + 1}: "):
         load_run(path)
+
+
+def test_jsonl_sink_keeps_loadable_when_a_secret_equals_a_field_name(
+    sample: RunResult, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MY_TOKEN", "expected_behavior")
+    path = tmp_path / "streamed.jsonl"
+    sink = JsonlSink(path)
+    sink.start(sample)
+    for item in sample.results:
+        sink.add(item)
+    sink.finish(sample)
+    assert [r.model_dump() for r in load_run(path).results] == [
+        r.model_dump() for r in sample.results
+    ]

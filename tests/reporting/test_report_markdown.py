@@ -69,3 +69,18 @@ def test_all_passed() -> None:
     text = render_report(run, "md")
     assert text.startswith("## ✅ ok: 1 of 1 passed")
     assert "Failures" not in text
+
+
+def test_every_failure_of_a_repeated_run_names_its_repeat() -> None:
+    model = MODELS[0]
+    run = RunResult(
+        run_id="r", models=[model],
+        results=[
+            result("x", model, completion("no", model), prompt="p", repeat=repeat,
+                   checks=[{"type": "contains", "value": "yes"}])
+            for repeat in range(2)
+        ],
+    )  # fmt: skip
+    failures = render_report(run, "md").split("### Failures (2)\n\n")[1].splitlines()
+    assert failures[0].startswith("- ❌ **x** (repeat 1) on local/smollm2")
+    assert failures[1].startswith("- ❌ **x** (repeat 2) on local/smollm2")

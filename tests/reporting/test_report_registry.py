@@ -8,9 +8,10 @@ from click.testing import CliRunner
 
 import promptum.reporting
 from promptum.cli import main
+from promptum.completion import Completion
 from promptum.errors import ConfigError
-from promptum.reporting import REPORT_FORMATS, load_run, write_report
-from promptum.results import RunResult
+from promptum.reporting import REPORT_FORMATS, JsonlSink, load_run, write_report
+from promptum.results import Message, RunResult
 
 FIRST_BYTES = {
     "json": "{",
@@ -124,3 +125,42 @@ def test_cli_report_user_errors_exit_2_without_traceback(tmp_path: Path) -> None
     no_output = runner.invoke(main, ["report", str(bad)])
     assert no_output.exit_code == 2
     assert "Missing option '-o'" in no_output.output
+
+
+def test_no_environment_secret_in_any_report(
+    sample: RunResult, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "sk-proj-Th1sIsAFakeKeyThatMustNeverBeWritten0123"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    first, second = sample.results[0], sample.results[1]
+    leaky = sample.model_copy(
+        update={
+            "results": [
+                first.model_copy(
+                    update={
+                        "messages": [*first.messages, Message(role="user", content=f"key {key}")],
+                        "completion": first.completion.model_copy(update={"text": f"ok {key}"}),
+                    }
+                ),
+                second.model_copy(
+                    update={
+                        "status": "error",
+                        "completion": Completion(model=second.model, error=f"401: {key}"),
+                    }
+                ),
+                *sample.results[2:],
+            ]
+        }
+    )
+    for name in FIRST_BYTES:
+        write_report(leaky, tmp_path / f"report.{name}")
+    streamed = JsonlSink(tmp_path / "streamed.jsonl")
+    streamed.start(leaky)
+    for item in leaky.results:
+        streamed.add(item)
+    streamed.finish(leaky)
+    for path in tmp_path.iterdir():
+        assert key not in path.read_text(encoding="utf-8"), path.name
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "[redacted]" in html
+    assert load_run(tmp_path / "report.json").results[1].completion.error == "401: [redacted]"

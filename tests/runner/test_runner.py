@@ -165,6 +165,42 @@ def test_a_judge_failure_is_recorded_and_does_not_fail_the_case(
     assert result.status == "pass"
 
 
+def test_a_judge_client_that_raises_keeps_the_checks(
+    server: FaultServer, options: ClientOptions
+) -> None:
+    class RaisingJudge:
+        def __init__(self) -> None:
+            self.client = ModelClient(options)
+
+        def max_concurrency(self, model: str) -> int:
+            return self.client.max_concurrency(model)
+
+        async def complete(self, request: ModelRequest) -> Completion:
+            if request.model == OTHER_MODEL:
+                raise RuntimeError("judge down")
+            return await self.client.complete(request)
+
+    server.queue(Reply.ok("an answer"))
+    judged = case(
+        checks=(CheckDefinition(type="contains", value="answer"),),
+        expected_behavior="answers",
+        judge=JudgeConfig(model=OTHER_MODEL),
+    )
+
+    async def go() -> RunResult:
+        client = RaisingJudge()
+        try:
+            return await Runner(client).run([judged], RunResult(run_id="t"))
+        finally:
+            await client.client.aclose()
+
+    (result,) = asyncio.run(go()).results
+    assert result.status == "pass"
+    assert [(c.type, c.passed) for c in result.check_results] == [("contains", True)]
+    assert result.judge is not None
+    assert result.judge.error == "the judge call raised RuntimeError: judge down"
+
+
 def test_a_custom_judge_prompt_is_used(server: FaultServer, options: ClientOptions) -> None:
     server.queue(Reply.ok("Paris"), Reply.ok('{"score": 10, "reason": "right"}'))
     prompt = "Q: {{ input }} A: {{ response }} Rubric: {{ expected_behavior }}"
@@ -377,3 +413,64 @@ def test_a_stop_waits_for_in_flight_calls_within_the_grace_period(
     started = len(server.requests)
     assert len(run.results) == started  # every started call finished and was kept
     assert run.complete is (started == 4)
+
+
+def test_repeats_are_fresh_calls_and_a_rerun_of_them_is_cached(
+    server: FaultServer, options: ClientOptions
+) -> None:
+    cached = options.model_copy(update={"cache": True})
+    server.queue(Reply.ok("first"), Reply.ok("second"), Reply.ok("third"))
+    repeated = case(repeat=3)
+    run = asyncio.run(run_cases(cached, [repeated]))
+    assert sorted(r.completion.text for r in run.results) == ["first", "second", "third"]
+    assert not any(r.completion.cached for r in run.results)
+    assert len(server.requests) == 3
+    assert all("sample" not in request.body for request in server.requests)
+
+    again = asyncio.run(run_cases(cached, [repeated]))
+    assert len(server.requests) == 3
+    assert all(r.completion.cached for r in again.results)
+    by_repeat = {r.repeat: r.completion.text for r in again.results}
+    assert by_repeat == {r.repeat: r.completion.text for r in run.results}
+
+
+def test_an_answer_that_misses_the_schema_fails_with_the_reason(
+    server: FaultServer, options: ClientOptions
+) -> None:
+    server.queue(Reply.ok('{"town": "Berlin"}'))
+    structured = case(
+        response_schema=CITY_SCHEMA,
+        checks=(CheckDefinition(type="contains", value="Berlin"),),
+        attack_target={"city": "Paris"},
+    )
+    (result,) = asyncio.run(run_cases(options, [structured])).results
+    assert result.status == "fail"
+    assert [(c.type, c.passed) for c in result.check_results] == [
+        ("contains", True),
+        ("response_schema", False),
+    ]
+    reason = result.check_results[1].reason
+    assert reason is not None
+    assert "'city' is a required property" in reason
+
+
+class BrokenSink(Recorder):
+    """A sink whose disk fills up after the first result."""
+
+    def add(self, result: CaseResult) -> None:
+        super().add(result)
+        if len(self.results) > 1:
+            raise OSError("No space left on device")
+
+
+def test_a_failing_sink_costs_no_results(server: FaultServer, options: ClientOptions) -> None:
+    broken, healthy = BrokenSink(), Recorder()
+    cases = [case(f"c{i}") for i in range(4)]
+    run = asyncio.run(run_cases(options, cases, sinks=[broken, healthy], concurrency=1))
+    assert len(run.results) == 4
+    assert len(healthy.results) == 4
+    assert len(broken.results) == 2
+    assert "finish" not in broken.events
+    assert run.config["warnings"] == [
+        "BrokenSink failed and got no further results: OSError: No space left on device"
+    ]

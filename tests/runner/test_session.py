@@ -129,6 +129,7 @@ def test_prompts_with_structured_output(server: FaultServer, options: ClientOpti
         (Prompt(name="x", prompt="a", checks=[{"type": "contian", "value": "a"}]), "Did you mean"),
         (Prompt(name="x", prompt="a", expected={"a": 1}), "need response_model"),
         (Prompt(name="x", prompt="a", response_model=str), "pydantic model class or a JSON"),  # type: ignore[arg-type]
+        (Prompt(name="x", prompt="a", response_model={"type": "nonsense"}), "valid JSON Schema"),
         (Prompt(name="x", prompt="a", repeat=0), "repeat must be at least 1"),
         (Prompt(name="x", prompt="a", validator="nope"), "validate(response) and describe()"),  # type: ignore[arg-type]
         (Prompt(name="", prompt="a"), "non-empty `name`"),

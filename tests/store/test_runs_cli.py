@@ -111,3 +111,16 @@ def test_report_of_an_unknown_run_is_a_clear_error(db: Path, tmp_path: Path) -> 
     assert code == 2
     assert "no-such-run" in out
     assert "Traceback" not in out
+
+
+def test_list_keeps_run_ids_whole_in_a_narrow_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The id is what every other command takes: it must never be cut to "3f2a9c…".
+    monkeypatch.setenv("COLUMNS", "80")
+    path = tmp_path / "runs.sqlite"
+    run = make_run("3f2a9c1b7d4e", mixed_outcomes(), suite="a rather long suite name for the team")
+    record(RunStore(path), run)
+    code, out = invoke("runs", "list", "--db", str(path))
+    assert code == 0
+    assert "3f2a9c1b7d4e" in out

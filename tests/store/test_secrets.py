@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from tests.store.test_store import record
 from promptum.cli import main
 from promptum.completion import Completion
 from promptum.results import Message
-from promptum.store import RunStore
+from promptum.store import RunStore, StoreError
 
 KEY = "sk-proj-Th1sIsAFakeKeyThatMustNeverBeWritten0123"
 OTHER = "ghp_an0therFakeTokenFromTheEnvironment99"
@@ -68,3 +69,28 @@ def test_no_key_in_any_written_file(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert loaded.config["params"] == [{"temperature": 0, "max_tokens": 32}]
     assert loaded.results[0].messages[-1].content == "my key is [redacted]"
     assert loaded.results[1].completion.error == "401: bad token [redacted]"
+
+
+def test_a_secret_equal_to_a_field_name_does_not_corrupt_the_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Secrets are replaced in the values, never in the JSON's field names: a store whose
+    # results no longer validate would lose the run.
+    monkeypatch.setenv("MY_TOKEN", "expected_behavior")
+    db = tmp_path / "runs.sqlite"
+    run = make_run("field-named", mixed_outcomes())
+    record(RunStore(db), run)
+    loaded = RunStore(db).load("field-named")
+    assert [r.model_dump() for r in loaded.results] == [r.model_dump() for r in run.results]
+
+
+def test_unreadable_stored_results_are_a_clear_error(tmp_path: Path) -> None:
+    db = tmp_path / "runs.sqlite"
+    record(RunStore(db), make_run("broken", mixed_outcomes()))
+    with sqlite3.connect(db) as connection:
+        connection.execute("UPDATE results SET data = '{\"case_id\": 1}' WHERE seq = 1")
+    with pytest.raises(StoreError, match="broken"):
+        RunStore(db).load("broken")
+    shown = CliRunner().invoke(main, ["runs", "show", "broken", "--db", str(db)])
+    assert shown.exit_code == 2
+    assert "Traceback" not in shown.output

@@ -121,6 +121,20 @@ def test_wrong_types_show_what_was_given(tmp_path: Path) -> None:
     assert "(got 'many')" in message
 
 
+def test_a_scalar_where_a_mapping_belongs_names_the_keys_not_pydantic_classes(
+    tmp_path: Path,
+) -> None:
+    path = write(
+        tmp_path, "suite.yaml", "test_cases:\n  - just text\n  - {id: a, query: q, checks: [x]}\n"
+    )
+    found = problems(path)
+    assert found[0].startswith(f"{path}:2:5: test_cases[0]: must be a mapping with keys such as ")
+    assert "(got 'just text')" in found[0]
+    assert found[1].startswith(f"{path}:3:32: test_cases[1].checks[0]: must be a mapping")
+    assert "case_insensitive, type, value (got 'x')" in found[1]
+    assert not any("CaseFields" in line or "CheckDefinition" in line for line in found)
+
+
 def test_duplicate_yaml_keys(tmp_path: Path) -> None:
     path = write(tmp_path, "suite.yaml", "test_cases:\n  - id: a\n    query: q\n    query: r\n")
     with pytest.raises(
@@ -133,9 +147,10 @@ def test_duplicate_case_ids_within_and_across_suites(tmp_path: Path) -> None:
     same = write(
         tmp_path, "same.yaml", "test_cases:\n  - {id: a, query: q}\n  - {id: a, query: r}\n"
     )
-    with pytest.raises(ConfigError) as caught:
-        load_suites([same])
-    assert f"{same}:3: duplicate case id 'a', first defined at {same}:2" in str(caught.value)
+    for load in (load_suite, lambda path: load_suites([path])):
+        with pytest.raises(ConfigError) as caught:
+            load(same)
+        assert f"{same}:3: duplicate case id 'a', first defined at {same}:2" in str(caught.value)
 
     other = write(tmp_path, "other.yaml", "test_cases:\n  - {id: b, query: q}\n")
     again = write(tmp_path, "again.yaml", "test_cases:\n  - {id: b, query: q}\n")
@@ -163,6 +178,13 @@ def test_yaml_syntax_error_has_line_and_column(tmp_path: Path) -> None:
     path = write(tmp_path, "suite.yaml", "test_cases:\n  - id: a\n   query: [unclosed\n")
     with pytest.raises(ConfigError, match=rf"^{path}:3:\d+: invalid YAML: "):
         load_suite(path)
+
+
+def test_an_unclosed_quote_points_back_to_where_it_opened(tmp_path: Path) -> None:
+    path = write(tmp_path, "suite.yaml", 'test_cases:\n  - id: a\n    query: "hi\n  - id: b\n')
+    with pytest.raises(ConfigError) as caught:
+        load_suite(path)
+    assert "(while scanning a quoted scalar that starts at line 3, column 12)" in str(caught.value)
 
 
 def test_empty_and_non_mapping_files(tmp_path: Path) -> None:
@@ -285,7 +307,7 @@ def test_toml_case_problems(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         load_suite(tmp_path / "cases")
     text = str(caught.value)
-    assert f"{tmp_path / 'cases' / 'b.toml'}: invalid TOML" in text
+    assert f"{tmp_path / 'cases' / 'b.toml'}:1:11: invalid TOML: Illegal character" in text
 
     (tmp_path / "cases" / "b.toml").unlink()
     with pytest.raises(ConfigError) as caught:
@@ -318,3 +340,46 @@ def test_a_recursive_alias_is_an_error_not_a_crash(tmp_path: Path) -> None:
         tmp_path, "vars: &loop {self: *loop}\ntest_cases:\n  - {id: a, query: q}\n"
     )
     assert message.startswith("1:14: vars.self: a YAML alias refers to itself")
+
+
+def test_toml_dotted_keys_are_located(tmp_path: Path) -> None:
+    write(tmp_path, "cases/a.toml", 'query = "q"\n\nexpected.city = "Berlin"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_suite(tmp_path / "cases")
+    where = tmp_path / "cases" / "a.toml"
+    assert f"{where}:3:1: expected: field assertions need structured output" in str(caught.value)
+
+
+def test_toml_array_of_tables_entries_are_located(tmp_path: Path) -> None:
+    text = 'query = "q"\n[[checks]]\ntype = "contains"\nvalue = "a"\n[[checks]]\ntype = "regx"\n'
+    write(tmp_path, "cases/a.toml", text)
+    with pytest.raises(ConfigError) as caught:
+        load_suite(tmp_path / "cases")
+    where = tmp_path / "cases" / "a.toml"
+    assert f"{where}:5: checks[1]: unknown check type 'regx'" in str(caught.value)
+
+
+def test_a_response_model_module_that_fails_to_import_is_a_problem(tmp_path: Path) -> None:
+    write(tmp_path, "broken_output_model.py", "raise RuntimeError('boom')\n")
+    message = one_problem(
+        tmp_path, "test_cases:\n  - {id: a, query: q, response_model: 'broken_output_model:X'}\n"
+    )
+    assert message == (
+        "2:23: test_cases[0].response_model: module 'broken_output_model' of response_model "
+        "failed to import: RuntimeError: boom"
+    )
+
+
+def test_a_response_model_without_a_json_schema_is_a_problem(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "callable_output_model.py",
+        "from typing import Callable\nfrom pydantic import BaseModel\n\n\n"
+        "class X(BaseModel):\n    f: Callable[[], int]\n",
+    )
+    message = one_problem(
+        tmp_path, "test_cases:\n  - {id: a, query: q, response_model: 'callable_output_model:X'}\n"
+    )
+    assert message.startswith(
+        "2:23: test_cases[0].response_model: 'callable_output_model:X' has no JSON Schema: "
+    )

@@ -298,6 +298,17 @@ def test_csv_and_jsonl_rows_become_cases(tmp_path: Path) -> None:
     assert all(c.checks[0].type == "min_length" for c in cases)
 
 
+def test_csv_from_a_spreadsheet_bom_and_empty_cells(tmp_path: Path) -> None:
+    (tmp_path / "rows.csv").write_bytes(
+        "\ufeffid,query,country\nfr,,France\n,Capital of Japan?,Japan\n".encode()
+    )
+    suite = 'prompt: "Capital of {{ country }}?"\ncases_from: rows.csv\n'
+    path = write(tmp_path, "suite.yaml", suite)
+    cases = load_suite(path).cases
+    assert [c.id for c in cases] == ["fr", "rows-2"]  # a BOM does not rename the `id` column
+    assert [c.messages[-1].content for c in cases] == ["Capital of France?", "Capital of Japan?"]
+
+
 def test_many_rows_load(tmp_path: Path) -> None:
     rows = "\n".join(f"case-{i},{i}" for i in range(2000))
     write(tmp_path, "big.csv", f"id,n\n{rows}\n")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 import time
@@ -84,3 +85,15 @@ def test_binding_beyond_loopback_warns(tmp_path: Path) -> None:
         server.terminate()
         _, err = server.communicate(timeout=15)
     assert "anyone who can reach it can read every run" in err
+
+
+def test_an_address_in_use_exits_1_with_a_clear_message(tmp_path: Path) -> None:
+    db = tmp_path / "runs.sqlite"
+    RunStore(db)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = CliRunner().invoke(main, ["view", "--db", str(db), "--port", str(port)])
+    assert done.exit_code == 1, done.output
+    assert f"cannot serve on 127.0.0.1:{port}" in done.output

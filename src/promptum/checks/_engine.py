@@ -13,7 +13,8 @@ def evaluate_checks(
     definitions: Iterable[CheckDefinition], completion: Completion
 ) -> list[CheckResult]:
     """Run every check on `completion` in declaration order; a check that raises fails."""
-    definitions = list(definitions)
+    if not isinstance(definitions, list | tuple):
+        definitions = list(definitions)
     try:
         # The common case, kept tight: no check raises.
         return [definition.compiled(completion) for definition in definitions]

@@ -57,11 +57,12 @@ def _build_not_regex(value: str, case_insensitive: bool) -> CompiledCheck:
 
 def _build_exact_match(value: str, case_insensitive: bool) -> CompiledCheck:
     validator = ExactMatch(value, case_sensitive=not case_insensitive)
+    expected = f"expected {shorten(value)!r}, got "
     return text_check(
         "exact_match",
         validator.describe() + " (after trimming whitespace)",
         lambda text: validator.check(text.strip()),
-        lambda text: f"expected {shorten(value)!r}, got {shorten(text.strip())!r}",
+        lambda text: expected + repr(shorten(text.strip())),
     )
 
 

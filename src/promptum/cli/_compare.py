@@ -27,8 +27,10 @@ def _load(ref: str, db: Path | None) -> RunResult:
     """A run from a results file (``.json``/``.jsonl``) when `ref` is one, else from the store."""
     from promptum.reporting import load_run
 
-    if Path(ref).suffix in (".json", ".jsonl") and Path(ref).is_file():
-        return load_run(Path(ref))
+    path = Path(ref)
+    # A missing results file must say so, not be looked up in the store as a run id.
+    if path.suffix.lower() in (".json", ".jsonl"):
+        return load_run(path)
     return open_store(db).load(ref)
 
 

@@ -152,6 +152,7 @@ def print_summary(console: Console, run: RunResult) -> None:
         if checks.total:
             console.print(f"{escape(model)} · Checks: {checks.passed}/{checks.total} passed")
     _print_flaky(console, run)
+    _print_judge_errors(console, run)
     failures = [r for r in run.results if r.status != "pass"]
     if failures:
         console.print()
@@ -173,9 +174,38 @@ def print_summary(console: Console, run: RunResult) -> None:
         hidden = len(failures) - _MAX_FAILURES_SHOWN
         console.print(f"... and {hidden} more; write a report with -o report.html to see all")
     console.print()
-    verdict = "[green]all passed[/]" if run.passed else f"pass rate {run.pass_rate:.0%}"
+    if not run.results:
+        verdict = "nothing finished"
+    elif run.passed and run.complete:
+        verdict = "[green]all passed[/]"
+    else:
+        verdict = f"pass rate {run.pass_rate:.0%}"
+    if not run.complete:
+        verdict += " [yellow](interrupted)[/]"
     duration = f" in {run.duration_s:.1f} s" if run.duration_s is not None else ""
     console.print(f"{len(run.results)} results{duration}: {verdict}")
+
+
+def _print_judge_errors(console: Console, run: RunResult) -> None:
+    """Results the judge could not grade: they pass on their checks, so say so plainly."""
+    ungraded = [r for r in run.results if r.judge is not None and r.judge.error is not None]
+    if not ungraded:
+        return
+    console.print()
+    console.print(
+        f"[bold]Judge errors ({len(ungraded)})[/]: not graded; the status comes from the "
+        "checks and field assertions"
+    )
+    for result in ungraded[:_MAX_FAILURES_SHOWN]:
+        error = result.judge.error if result.judge is not None else None
+        console.print(
+            f"[yellow]JUDGE ERROR[/] {escape(result.case_id)} [dim]({escape(result.model)})[/]: "
+            f"{escape(error or '')}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    if len(ungraded) > _MAX_FAILURES_SHOWN:
+        console.print(f"... and {len(ungraded) - _MAX_FAILURES_SHOWN} more")
 
 
 def _print_flaky(console: Console, run: RunResult) -> None:

@@ -12,6 +12,8 @@ STARTER_SUITE = """\
 # Docs: docs/suites.md. For completion in editors: promptum schema -o promptum.schema.json
 name: starter
 models: [local/smollm2]          # e.g. openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest
+system: Answer in one short sentence.
+# judge: {{model: local/smollm2}}  # grade each `expected_behavior` with a model (weak when tiny)
 defaults:
   params: {{temperature: 0, max_tokens: 60}}
   checks:
@@ -25,13 +27,13 @@ test_cases:
       - type: contains
         value: Paris
   - id: arithmetic
-    query: What is 2+2?
+    query: 2+2?
     checks:
       - type: regex
         value: '\\b4\\b'
   - id: city-extraction
     vars: {{sentence: "I moved from Lyon to Berlin last year."}}
-    query: "Which city does the person live in now? {{{{ sentence }}}}"
+    query: "Where does the person live now? {{{{ sentence }}}}"
     response_model:
       type: object
       properties: {{city: {{type: string}}}}
@@ -48,5 +50,10 @@ def init_command(path: Path, force: bool) -> None:
     if path.exists() and not force:
         click.echo(f"error: {path} exists; pass --force to overwrite it", err=True)
         raise SystemExit(2)
-    path.write_text(STARTER_SUITE.format(name=path), encoding="utf-8")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(STARTER_SUITE.format(name=path), encoding="utf-8")
+    except OSError as exc:
+        click.echo(f"error: cannot write {path}: {exc.strerror or exc}", err=True)
+        raise SystemExit(2) from None
     click.echo(f"wrote {path}; run it with: promptum run {path}")

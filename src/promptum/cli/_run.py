@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from promptum.sinks import ResultSink
 
 # Exit 2 (invalid input or usage) comes from click and from exit_on_user_error.
-EXIT_PASSED, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
+EXIT_PASSED, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 JOURNAL_DIR = Path(".promptum") / "runs"
 """Where finished results are journalled for `--resume` (under the working directory)."""
 
@@ -72,7 +72,7 @@ def _execute(console: Console, options: dict[str, Any]) -> int:
     from promptum.cli._console import ProgressDisplay, escape, print_summary
     from promptum.errors import ConfigError
     from promptum.providers import ClientOptions
-    from promptum.reporting import JsonlSink, write_report
+    from promptum.reporting import JsonlSink
     from promptum.session import Session
     from promptum.store import RunStore
     from promptum.suites import load_suites
@@ -103,14 +103,10 @@ def _execute(console: Console, options: dict[str, Any]) -> int:
     sinks += [JsonlSink(path) for path in outputs if path.suffix.lower() == ".jsonl"]
     run = asyncio.run(_run_until_signal(session, sinks, options["resume"]))
 
-    for path in outputs:
-        if path.suffix.lower() != ".jsonl":
-            write_report(run, path)
-    if options["summary_md"] is not None:
-        write_report(run, options["summary_md"], "md")
     print_summary(console, run)
-    for path in [*outputs, *filter(None, [options["summary_md"]])]:
-        console.print(f"wrote {escape(str(path))}")
+    for warning in run.config.get("warnings", []):
+        console.print(f"[yellow]warning:[/] {escape(warning)}")
+    unwritten = _write_reports(console, run, outputs, options["summary_md"])
     if store is not None:
         console.print(f"recorded as run {run.run_id} in {escape(str(store.path))}")
     if not run.complete:
@@ -118,7 +114,36 @@ def _execute(console: Console, options: dict[str, Any]) -> int:
             f"[yellow]Interrupted:[/] {len(run.results)} of {run.config['planned_results']} "
             "results finished and were kept. Run the same command with --resume to finish."
         )
-    return _exit_code(run, options["fail_under"])
+    return EXIT_USAGE if unwritten else _exit_code(run, options["fail_under"])
+
+
+def _write_reports(
+    console: Console, run: RunResult, outputs: Sequence[Path], summary_md: Path | None
+) -> int:
+    """Write every report after the summary; one that cannot be written stops no other."""
+    from promptum.cli._console import escape
+    from promptum.errors import PromptumError
+    from promptum.reporting import write_report
+
+    reports: list[tuple[Path, str | None]] = [
+        (path, None) for path in outputs if path.suffix.lower() != ".jsonl"
+    ]
+    if summary_md is not None:
+        reports.append((summary_md, "md"))
+    unwritten = 0
+    for path, fmt in reports:
+        try:
+            write_report(run, path, fmt)
+        except (OSError, PromptumError) as exc:
+            unwritten += 1
+            problem = f"could not write {path}: {exc}"
+            console.print(f"[red]error:[/] {escape(problem)}")
+        else:
+            console.print(f"wrote {escape(str(path))}")
+    for path in outputs:
+        if path.suffix.lower() == ".jsonl":
+            console.print(f"wrote {escape(str(path))} as results arrived")
+    return unwritten
 
 
 @click.command("run")

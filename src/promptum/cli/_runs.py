@@ -63,8 +63,11 @@ def list_command(db: Path | None, limit: int, suite: str | None, model: str | No
     if not runs:
         console.print("no runs recorded" + (" matching the filters" if suite or model else ""))
         return
-    table = Table("Run", "Started (UTC)", "Suite", "Models", "Results", "Pass rate", "State")
-    table.add_column("Commit")
+    table = Table()
+    # The id is what the other commands take: other columns wrap before it is ever cut.
+    table.add_column("Run", no_wrap=True)
+    for header in ("Started (UTC)", "Suite", "Models", "Results", "Pass rate", "State", "Commit"):
+        table.add_column(header)
     for run in runs:
         table.add_row(
             run.run_id,

@@ -24,5 +24,10 @@ def schema_command(output: Path | None) -> None:
     if output is None:
         click.echo(text, nl=False)
     else:
-        output.write_text(text, encoding="utf-8")
+        try:
+            output.parent.mkdir(parents=True, exist_ok=True)
+            output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            click.echo(f"error: cannot write {output}: {exc.strerror or exc}", err=True)
+            raise SystemExit(2) from None
         click.echo(f"wrote {output}")

@@ -34,4 +34,14 @@ def view_command(db: Path | None, host: str, port: int) -> None:
         )
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"promptum viewer of {store.path} on http://{shown}:{port}/ (Ctrl-C stops it)")
-    serve(store, host=host, port=port)
+    try:
+        serve(store, host=host, port=port)
+    except SystemExit as exc:  # uvicorn exits 3 when it cannot bind
+        if exc.code in (0, None):
+            raise
+        click.echo(
+            f"error: cannot serve on {host}:{port}: the port is in use or the address is not "
+            "this machine's; pick another with --port or --host",
+            err=True,
+        )
+        raise SystemExit(1) from None

@@ -10,7 +10,6 @@ from promptum.compare._compare import (
 )
 from promptum.compare._html import comparison_html, render_page
 from promptum.compare._markdown import comparison_markdown
-from promptum.compare._rates import CaseRate, case_rates, flaky_cases
 from promptum.compare._stats import (
     ALPHA,
     Interval,
@@ -19,6 +18,7 @@ from promptum.compare._stats import (
     wilson_interval,
 )
 from promptum.compare._text import figure_rows, verdict_line
+from promptum.rates import CaseRate, case_rates, flaky_cases
 
 __all__ = [
     "ALPHA",

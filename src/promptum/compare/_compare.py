@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from promptum.compare._rates import CaseRate, case_rates
 from promptum.compare._stats import ALPHA, Interval, paired_interval, sign_test, wilson_interval
 from promptum.errors import ConfigError
+from promptum.rates import CaseRate, case_rates
 from promptum.results import ModelStats, RunResult
 
 ChangeKind = Literal["regressed", "fixed", "changed"]
@@ -71,8 +71,12 @@ class ModelComparison:
 
     @property
     def verdict(self) -> Verdict:
-        """A significant fall is a regression, a significant rise an improvement."""
-        if not self.significant or self.delta == 0:
+        """A significant fall is a regression, a significant rise an improvement.
+
+        With repeats the mean change and the sign test can point opposite ways (many cases
+        rising a little, a few falling a lot): that is no verdict either way.
+        """
+        if not self.significant or self.delta == 0 or (self.delta < 0) != (self.fell > self.rose):
             return "no significant change"
         return "regression" if self.delta < 0 else "improvement"
 
@@ -128,7 +132,8 @@ def _change(before: CaseRate, after: CaseRate) -> CaseChange | None:
         return CaseChange("regressed", before, after)
     if after.rate > before.rate:
         return CaseChange("fixed", before, after)
-    if sorted(before.responses) != sorted(after.responses):
+    # Sets: the same answer given on more (or fewer) repeats is not a changed response.
+    if set(before.responses) != set(after.responses):
         return CaseChange("changed", before, after)
     return None
 

@@ -7,15 +7,13 @@ The stylesheet is the HTML report's, so a comparison looks like a report.
 
 from __future__ import annotations
 
-import base64
 import functools
-import hashlib
 from collections.abc import Sequence
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from promptum.compare import _text as text
 from promptum.compare._compare import Comparison
+from promptum.reporting import csp_hash, template_asset, visible
 
 if TYPE_CHECKING:
     import jinja2
@@ -26,12 +24,8 @@ LIMIT = 200
 """Cases listed per kind on one page."""
 
 
-def _asset(package: str, name: str) -> str:
-    return resources.files(package).joinpath("templates", name).read_text("utf-8")
-
-
 def _cut(value: str, limit: int) -> str:
-    shown = text.visible(value)
+    shown = visible(value)
     return shown if len(shown) <= limit else shown[: limit - 1] + "…"
 
 
@@ -59,9 +53,9 @@ def render_page(
     """Render `template` (looked up in `packages`, then here) with the report's stylesheet."""
     from markupsafe import Markup
 
-    css = _asset("promptum.reporting", "report.css") + _asset("promptum.compare", "extra.css")
-    digest = base64.b64encode(hashlib.sha256(css.encode("utf-8")).digest()).decode("ascii")
-    csp = f"default-src 'none'; style-src 'sha256-{digest}'; form-action 'self'; base-uri 'none'"
+    css = template_asset("promptum.reporting", "report.css")
+    css += template_asset("promptum.compare", "extra.css")
+    csp = f"default-src 'none'; style-src {csp_hash(css)}; form-action 'self'; base-uri 'none'"
     return (
         _environment(tuple(packages))
         .get_template(template)

@@ -2,32 +2,14 @@
 
 from __future__ import annotations
 
-import re
-
 from promptum.compare._compare import ModelComparison
 from promptum.compare._stats import Interval
-
-# Control characters (but tab and newline) written as escapes, so a model's ESC sequence
-# reaches no terminal and no page as itself.
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-# Markdown that could turn model text into links, images, HTML, emphasis or table cells.
-_MARKDOWN = re.compile(r"([\\`*_\[\]<>|~@#])")
-
-
-def visible(text: str) -> str:
-    r"""`text` with control characters shown as ``\xNN`` escapes."""
-    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-
-
-def one_line(text: str, limit: int = 120) -> str:
-    """`text` on one line, cut to `limit` characters."""
-    flat = " ".join(visible(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+from promptum.reporting import inline_markdown
 
 
 def markdown(text: str, limit: int = 120) -> str:
     """Text from a model or a suite as inert one-line Markdown."""
-    return _MARKDOWN.sub(r"\\\1", one_line(text, limit))
+    return inline_markdown(text, limit)
 
 
 def percent(fraction: float) -> str:

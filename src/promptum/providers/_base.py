@@ -25,6 +25,10 @@ class ModelRequest(BaseModel):
     """A JSON Schema the response must follow (structured output), or None for free text."""
     extra: dict[str, Any] = Field(default_factory=dict)
     """Provider-specific parameters passed through unchanged."""
+    sample: int = 0
+    """Which repeat of the same request this is. Never sent to a model: it only keeps the
+    cache from answering every repeat with the first one, so repeats are fresh samples while
+    a re-run of the same repeats is still served from the cache."""
 
 
 class Provider(Protocol):

@@ -24,6 +24,7 @@ from pydantic import ValidationError
 
 from promptum.completion import Completion
 from promptum.providers._base import ModelRequest
+from promptum.redaction import environment_secrets, scrub_json
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -135,7 +136,12 @@ class ResponseCache:
         """Commit every pending write in one transaction."""
         if not self._pending:
             return
-        rows = [(key, at, c.model_dump_json()) for key, (at, c) in self._pending.items()]
+        # A response that echoes an API key from the environment must not put it on disk.
+        secrets = environment_secrets()
+        rows = [
+            (key, at, scrub_json(c.model_dump_json(), secrets))
+            for key, (at, c) in self._pending.items()
+        ]
         self._pending.clear()
         connection = self._connect()
         if connection is None:

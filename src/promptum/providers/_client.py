@@ -221,7 +221,8 @@ class ModelClient:
         try:
             output = parse_structured(completion.text, schema)
         except SchemaMismatch as exc:
-            return completion.model_copy(update={"output": None, "error": str(exc)})
+            # The model answered: a misfit is the response's failure, not the call's error.
+            return completion.model_copy(update={"output": None, "output_error": str(exc)})
         return completion.model_copy(update={"output": output})
 
     async def aclose(self) -> None:

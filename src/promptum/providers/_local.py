@@ -104,7 +104,8 @@ def _arguments(request: ModelRequest) -> dict[str, Any]:
         "messages": [m.model_dump() for m in request.messages],
         "temperature": 0.0 if request.temperature is None else request.temperature,
         "max_tokens": request.max_tokens or DEFAULT_MAX_TOKENS,
-        "seed": DEFAULT_SEED if request.seed is None else request.seed,
+        # Each repeat gets its own seed: reproducible, yet fresh samples when temperature > 0.
+        "seed": DEFAULT_SEED + request.sample if request.seed is None else request.seed,
         **request.extra,
     }
     if request.response_schema is not None:

@@ -56,6 +56,14 @@ def _body(request: ModelRequest, name: str, mode: StructuredMode) -> dict[str, A
     return body
 
 
+def _rejects_json_schema(error: BadRequestError | ServerError) -> bool:
+    """Whether a server refused the ``json_schema`` response format rather than failing."""
+    if isinstance(error, BadRequestError):
+        return True
+    # llama.cpp's server answers 500 with a validation message naming the response_format.
+    return any(word in error.message for word in ("response_format", "json_schema"))
+
+
 class OpenAIProvider:
     """Chat completions through the official ``openai`` SDK, its own retries switched off."""
 
@@ -87,7 +95,9 @@ class OpenAIProvider:
         if request.response_schema is not None and self._mode == "auto":
             try:
                 completion = await self._call(_body(request, name, "json_schema"), request)
-            except (BadRequestError, ServerError):
+            except (BadRequestError, ServerError) as exc:
+                if not _rejects_json_schema(exc):
+                    raise  # a passing outage: retried by the client, not a reason to switch
                 # Servers without OpenAI's json_schema (llama.cpp answers 500) get JSON mode
                 # with the schema; if that works, it is used for the rest of the run.
                 completion = await self._call(_body(request, name, "json_object"), request)

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from jsonschema.protocols import Validator
+from promptum.validation import compiled_schema
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n(.*?)```", re.DOTALL)
 
@@ -22,22 +20,10 @@ def schema_problem(schema: dict[str, Any]) -> str | None:
     from jsonschema import SchemaError
 
     try:
-        _validator(json.dumps(schema, sort_keys=True))
+        compiled_schema(schema)
     except SchemaError as exc:
         return f"the response schema is not a valid JSON Schema: {exc.message}"
     return None
-
-
-@lru_cache(maxsize=64)
-def _validator(schema_json: str) -> Validator:
-    # jsonschema is imported here, on the first schema, to keep `import promptum` fast.
-    from jsonschema.validators import validator_for
-
-    schema = json.loads(schema_json)
-    cls = validator_for(schema)
-    cls.check_schema(schema)
-    validator: Validator = cls(schema)
-    return validator
 
 
 def _candidates(text: str) -> list[str]:
@@ -81,7 +67,7 @@ def parse_structured(text: str, schema: dict[str, Any]) -> dict[str, Any]:
     """The JSON object in ``text`` that fits ``schema``; raises `SchemaMismatch` if none does."""
     from jsonschema.exceptions import best_match
 
-    validator = _validator(json.dumps(schema, sort_keys=True))
+    validator = compiled_schema(schema)
     value = extract_json_object(text)
     if value is None:
         preview = text.strip().replace("\n", " ")[:80]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
-from promptum.compare import flaky_cases
+from promptum.rates import flaky_cases
 from promptum.reporting._text import visible
 from promptum.results import CaseResult, RunResult
 
@@ -43,8 +43,8 @@ def _row(result: CaseResult, flaky: dict[tuple[str, str], str]) -> list[str]:
     failures = result.eval_result.failures if result.eval_result is not None else []
     judge_score = result.judge.score if result.judge is not None else None
     return [
-        visible(result.case_id),
-        visible(result.model),
+        _inert(visible(result.case_id)),
+        _inert(visible(result.model)),
         str(result.repeat),
         result.status,
         flaky.get((result.case_id, result.model), ""),

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from promptum.compare import flaky_cases
+from promptum.rates import flaky_cases
 from promptum.reporting import _format as fmt
 from promptum.reporting._text import shorten, visible
 from promptum.results import CaseResult, RunResult
@@ -130,11 +130,17 @@ def _rows(run: RunResult, models: list[str], data: _Data) -> list[_Row]:
 
 
 @functools.cache
+def template_asset(package: str, name: str) -> str:
+    """A file from a package's ``templates`` folder (the report's CSS and JS, for instance)."""
+    return resources.files(package).joinpath("templates", name).read_text("utf-8")
+
+
 def _asset(name: str) -> str:
-    return resources.files("promptum.reporting").joinpath("templates", name).read_text("utf-8")
+    return template_asset("promptum.reporting", name)
 
 
-def _csp_hash(text: str) -> str:
+def csp_hash(text: str) -> str:
+    """The Content-Security-Policy source that allows exactly this inline script or style."""
     digest = hashlib.sha256(text.encode("utf-8")).digest()
     return "'sha256-" + base64.b64encode(digest).decode("ascii") + "'"
 
@@ -204,6 +210,6 @@ def render_html(run: RunResult) -> str:
             # The assets are the project's own files, inserted verbatim so their hashes match.
             css=Markup(css),
             script=Markup(script),
-            csp=f"default-src 'none'; style-src {_csp_hash(css)}; script-src {_csp_hash(script)}",
+            csp=f"default-src 'none'; style-src {csp_hash(css)}; script-src {csp_hash(script)}",
         )
     )

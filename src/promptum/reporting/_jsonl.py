@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TextIO
 
+from promptum.redaction import environment_secrets, scrub_json
 from promptum.reporting._serialize import model_json
 from promptum.results import CaseResult, RunResult
 
@@ -24,9 +25,12 @@ class JsonlSink:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
         self._file: TextIO | None = None
+        self._secrets: tuple[str, ...] = ()
 
     def start(self, run: RunResult) -> None:
         """Create (or empty) the file before the first result."""
+        # Secret values from the environment are replaced in each line, as the store does.
+        self._secrets = environment_secrets()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file = self.path.open("w", encoding="utf-8")
 
@@ -34,7 +38,7 @@ class JsonlSink:
         """Write one result and flush it, so it is on disk even if the process dies next."""
         if self._file is None:
             raise RuntimeError("JsonlSink.add() called before start()")
-        self._file.write(_line(result))
+        self._file.write(scrub_json(model_json(result), self._secrets) + "\n")
         self._file.flush()
 
     def finish(self, run: RunResult) -> None:

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from promptum.compare import flaky_cases
+from promptum.rates import flaky_cases
 from promptum.reporting._outcome import outcome
 from promptum.reporting._text import visible
 from promptum.results import CaseResult, RunResult
 
 
 def _seconds(result: CaseResult) -> float:
+    # A cached answer took no time in this run; its original latency stays in system-out.
+    if result.completion.cached:
+        return 0.0
     return (result.completion.latency_ms or 0.0) / 1000
 
 

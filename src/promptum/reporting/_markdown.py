@@ -2,26 +2,15 @@
 
 from __future__ import annotations
 
-import re
-
-from promptum.compare import flaky_cases
+from promptum.rates import flaky_cases
 from promptum.reporting import _format as fmt
-from promptum.reporting._text import shorten, visible
+from promptum.reporting._text import inline_markdown as md
+from promptum.reporting._text import shorten
 from promptum.results import CaseResult, ModelStats, RunResult
 
 MAX_FAILURES = 50
 """Failures listed before the rest are only counted: a PR comment must stay readable."""
 _MAX_REASON = 300
-
-# Markdown that could turn model text into links, images, HTML, emphasis, table cells or
-# mentions; escaped with a backslash so it shows as typed.
-_SPECIAL = re.compile(r"([\\`*_\[\]<>|~@])")
-
-
-def _md(text: str) -> str:
-    """Text from a model or a suite as inert one-line Markdown."""
-    one_line = " ".join(visible(text).split())
-    return _SPECIAL.sub(r"\\\1", one_line)
 
 
 def _model_table(stats_by_model: dict[str, ModelStats]) -> list[str]:
@@ -32,7 +21,7 @@ def _model_table(stats_by_model: dict[str, ModelStats]) -> list[str]:
     ]
     for stats in stats_by_model.values():
         lines.append(
-            f"| {_md(stats.model)} | {fmt.percent(stats.pass_rate)} | {stats.passed} "
+            f"| {md(stats.model)} | {fmt.percent(stats.pass_rate)} | {stats.passed} "
             f"| {stats.failed} | {stats.errors} | {stats.checks_passed}/{stats.checks_total} "
             f"| {stats.assertions_passed}/{stats.assertions_total} | {fmt.score(stats.judge_mean)} "
             f"| {fmt.milliseconds(stats.latency_p50_ms)} | {fmt.cost(stats.cost_usd)} |"
@@ -40,12 +29,12 @@ def _model_table(stats_by_model: dict[str, ModelStats]) -> list[str]:
     return lines
 
 
-def _failure(result: CaseResult) -> str:
+def _failure(result: CaseResult, repeated: bool) -> str:
     reasons = result.reasons or [f"status {result.status}"]
-    text = "; ".join(_md(shorten(reason, _MAX_REASON)) for reason in reasons)
-    repeat = f" (repeat {result.repeat + 1})" if result.repeat else ""
+    text = "; ".join(md(shorten(reason, _MAX_REASON)) for reason in reasons)
+    repeat = f" (repeat {result.repeat + 1})" if repeated else ""
     icon = "⚠️" if result.status == "error" else "❌"
-    return f"- {icon} **{_md(result.case_id)}**{repeat} on {_md(result.model)}: {text}"
+    return f"- {icon} **{md(result.case_id)}**{repeat} on {md(result.model)}: {text}"
 
 
 def render_markdown(run: RunResult) -> str:
@@ -53,7 +42,7 @@ def render_markdown(run: RunResult) -> str:
     total = len(run.results)
     passed = sum(r.status == "pass" for r in run.results)
     icon = "✅" if run.passed and run.complete else "❌"
-    title = _md(run.suite) if run.suite else "promptum run"
+    title = md(run.suite) if run.suite else "promptum run"
     lines = [f"## {icon} {title}: {passed} of {total} passed", ""]
     if not run.complete:
         planned = fmt.planned(run)
@@ -65,7 +54,7 @@ def render_markdown(run: RunResult) -> str:
     stats = run.stats()
     cost = sum(s.cost_usd for s in stats.values())
     lines += [
-        f"Run {_md(run.run_id)} · {fmt.timestamp(run.started_at)} · "
+        f"Run {md(run.run_id)} · {fmt.timestamp(run.started_at)} · "
         f"{fmt.seconds(run.duration_s)} · cost {fmt.cost(cost)}",
         "",
         *_model_table(stats),
@@ -74,13 +63,14 @@ def render_markdown(run: RunResult) -> str:
     if flaky:
         lines += ["", f"### Flaky cases ({len(flaky)})", ""]
         lines += [
-            f"- 🔀 **{_md(f.case_id)}** on {_md(f.model)}: passed {f.passed} of {f.total} repeats"
+            f"- 🔀 **{md(f.case_id)}** on {md(f.model)}: passed {f.passed} of {f.total} repeats"
             for f in flaky
         ]
     failures = [r for r in run.results if r.status != "pass"]
     if failures:
         lines += ["", f"### Failures ({len(failures)})", ""]
-        lines += [_failure(r) for r in failures[:MAX_FAILURES]]
+        repeated = any(r.repeat > 0 for r in run.results)
+        lines += [_failure(r, repeated) for r in failures[:MAX_FAILURES]]
         if len(failures) > MAX_FAILURES:
             lines += ["", f"…and {len(failures) - MAX_FAILURES} more; see the full report."]
     return "\n".join(lines) + "\n"

@@ -9,12 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from promptum.errors import ConfigError
+from promptum.redaction import environment_secrets, scrub_json
 from promptum.reporting._csv import render_csv
 from promptum.reporting._html import render_html
 from promptum.reporting._json import render_json
 from promptum.reporting._jsonl import render_jsonl
 from promptum.reporting._junit import render_junit
 from promptum.reporting._markdown import render_markdown
+from promptum.reporting._serialize import model_json
 from promptum.results import RunResult
 
 
@@ -56,16 +58,32 @@ def _format(name: str, path: Path | None) -> ReportFormat:
     raise ConfigError(f"{where}{what}; use one of {_known()}")
 
 
+def _without_secrets(run: RunResult) -> RunResult:
+    """`run` with the value of every secret-looking environment variable replaced.
+
+    The store does the same to what it records; a report written straight from a run (a key
+    pasted into a prompt, echoed in a response or an error) must not hold one either. The
+    run's strings are scrubbed, not the rendered text, so the HTML page's own script stays
+    intact.
+    """
+    secrets = environment_secrets()
+    if not secrets:
+        return run
+    text = model_json(run)  # fast; usually there is nothing to replace and `run` is kept
+    cleaned = scrub_json(text, secrets)
+    return run if cleaned is text else RunResult.model_validate_json(cleaned)
+
+
 def render_report(run: RunResult, fmt: str) -> str:
     """The run rendered in format `fmt` (an extension such as ``html``, or ``junit``)."""
-    return _format(fmt, None).render(run)
+    return _format(fmt, None).render(_without_secrets(run))
 
 
 def write_report(run: RunResult, path: Path | str, fmt: str | None = None) -> None:
     """Write the run to `path`, in `fmt` or the format its extension names."""
     path = Path(path)
     report_format = _format(path.suffix if fmt is None else fmt, path)
-    text = report_format.render(run)
+    text = report_format.render(_without_secrets(run))
     # Write beside the target and rename, so a failure never leaves half a report over a
     # good one.
     partial = path.with_name(f".{path.name}.partial")

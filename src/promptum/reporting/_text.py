@@ -11,6 +11,9 @@ _CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 # What XML 1.0 cannot hold even as a character reference: lone surrogates and U+FFFE/U+FFFF.
 _NOT_XML = re.compile(r"[\ud800-\udfff\ufffe\uffff]")
 _EITHER = re.compile(f"{_CONTROLS.pattern}|{_NOT_XML.pattern}")
+# Markdown that could turn model text into links, images, HTML, emphasis, headings, table
+# cells or mentions; escaped with a backslash so it shows as typed.
+_MARKDOWN = re.compile(r"([\\`*_\[\]<>|~@#])")
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -27,3 +30,11 @@ def visible(text: str) -> str:
 def shorten(text: str, limit: int) -> str:
     """Cut text to at most `limit` characters, marking the cut with an ellipsis."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def inline_markdown(text: str, limit: int | None = None) -> str:
+    """Text from a model or a suite as inert one-line Markdown, cut to `limit` characters."""
+    flat = " ".join(visible(text).split())
+    if limit is not None:
+        flat = shorten(flat, limit)
+    return _MARKDOWN.sub(r"\\\1", flat)

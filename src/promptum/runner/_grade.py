@@ -43,6 +43,13 @@ def _parsed_output(case: TestCase, completion: Completion) -> tuple[Any, CheckRe
     """The structured output to assert on, and the result of parsing it into the model."""
     output = completion.output if completion.output is not None else {}
     model = case.response_model
+    if completion.output_error is not None:
+        kind, description = (
+            ("response_model", f"Output is a valid {model.__name__}")
+            if model is not None
+            else ("response_schema", "Output fits the response schema")
+        )
+        return output, CheckResult(kind, False, description, _shorten(completion.output_error))
     if model is None:
         return output, None
     description = f"Output is a valid {model.__name__}"

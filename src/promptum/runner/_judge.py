@@ -101,6 +101,10 @@ async def judge_response(
     """Grade one response; a failed judge call is recorded in the verdict, never raised."""
     try:
         request = judge_request(config, case, response)
+        completion = await complete(request)
     except TemplateError as exc:
         return JudgeVerdict(model=config.model, threshold=config.threshold, error=str(exc))
-    return _verdict(config, await complete(request))
+    except Exception as exc:  # a client that raises costs the verdict, not the checks
+        error = f"the judge call raised {type(exc).__name__}: {exc}"
+        return JudgeVerdict(model=config.model, threshold=config.threshold, error=error)
+    return _verdict(config, completion)

@@ -58,8 +58,8 @@ def status_of(
     return "pass"
 
 
-def request_for(case: TestCase, model: str) -> ModelRequest:
-    """The model call of one case."""
+def request_for(case: TestCase, model: str, repeat: int = 0) -> ModelRequest:
+    """The model call of one case (and repeat)."""
     params = case.params
     return ModelRequest(
         model=model,
@@ -69,6 +69,7 @@ def request_for(case: TestCase, model: str) -> ModelRequest:
         seed=params.seed,
         response_schema=dict(case.response_schema) if case.response_schema else None,
         extra=dict(params.extra),
+        sample=repeat,
     )
 
 
@@ -126,7 +127,7 @@ class Runner:
             return await self._client.complete(request)
 
     async def _run_one(self, case: TestCase, model: str, repeat: int) -> CaseResult:
-        completion = await self._complete(request_for(case, model))
+        completion = await self._complete(request_for(case, model, repeat))
         try:
             checks, eval_result = grade(case, completion)
             judge = None
@@ -158,10 +159,21 @@ class Runner:
             source=case.source,
         )
 
+    def _notify(self, run: RunResult, event: str, argument: Any) -> None:
+        """Call `event` on every sink; a sink that raises is reported and dropped, not fatal."""
+        for sink in list(self._sinks):
+            try:
+                getattr(sink, event)(argument)
+            except Exception as exc:  # a full disk must not cost the results in memory
+                self._sinks.remove(sink)
+                run.config.setdefault("warnings", []).append(
+                    f"{type(sink).__name__} failed and got no further results: "
+                    f"{type(exc).__name__}: {exc}"
+                )
+
     def _record(self, run: RunResult, result: CaseResult) -> None:
         run.results.append(result)
-        for sink in self._sinks:
-            sink.add(result)
+        self._notify(run, "add", result)
 
     async def _work(
         self, run: RunResult, units: Iterator[tuple[TestCase, int]], model: str
@@ -204,8 +216,7 @@ class Runner:
         if not run.models:
             run.models = list(dict.fromkeys(m for case in cases for m in case.models))
         run.config.setdefault("planned_results", planned_count(cases))
-        for sink in self._sinks:
-            sink.start(run)
+        self._notify(run, "start", run)
         done: set[ResultKey] = set()
         for result in finished:
             done.add(result_key(result))
@@ -215,6 +226,5 @@ class Runner:
         finally:
             run.finished_at = datetime.now(UTC)
             run.complete = len(run.results) >= run.config["planned_results"]
-            for sink in self._sinks:
-                sink.finish(run)
+            self._notify(run, "finish", run)
         return run

@@ -6,7 +6,13 @@ import json
 import sqlite3
 from pathlib import Path
 
-from promptum.redaction import environment_secrets, scrub, without_secret_keys
+from promptum.redaction import (
+    environment_secrets,
+    scrub,
+    scrub_json,
+    scrub_values,
+    without_secret_keys,
+)
 from promptum.results import CaseResult, RunResult
 from promptum.store._connect import connect
 from promptum.store._git import GitCommit
@@ -67,7 +73,7 @@ class StoreRecorder:
             timestamp(run.started_at),
             None if run.finished_at is None else timestamp(run.finished_at),
             int(run.complete and run.finished_at is not None),
-            scrub(json.dumps(config, ensure_ascii=False, default=str), self._secrets),
+            json.dumps(scrub_values(config, self._secrets), ensure_ascii=False, default=str),
             version,
             self._commit,
         )
@@ -91,7 +97,7 @@ class StoreRecorder:
         """Commit one result (one statement in autocommit mode: a crash keeps it)."""
         if self._connection is None:
             raise RuntimeError("StoreRecorder.add() called before start()")
-        data = scrub(result_json(result), self._secrets)
+        data = scrub_json(result_json(result), self._secrets)
         self._connection.execute(_UPSERT_RESULT, result_row(self._run_id, result, data))
 
     def finish(self, run: RunResult) -> None:

@@ -13,6 +13,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from promptum.errors import StoreError
 from promptum.results import CaseResult, RunResult
 from promptum.store._connect import connect
@@ -215,8 +217,21 @@ class RunStore:
             finished_at=None if run[3] is None else datetime.fromisoformat(run[3]),
             complete=bool(run[4]),
             config=json.loads(run[5]),
-            results=results_from_json(data),
+            results=self._results(f"run {run_id}", data, f"runs delete {run_id}"),
         )
+
+    def _results(self, what: str, rows: list[str], fix: str) -> list[CaseResult]:
+        """Stored results validated; a clear error, not a traceback, when they do not load."""
+        try:
+            return results_from_json(rows)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise StoreError(
+                f"{self.path}: the stored results of {what} cannot be read "
+                f"({exc.error_count()} problem(s), first at result {where}: {first['msg']}); "
+                f"`promptum {fix}` removes them"
+            ) from None
 
     def delete(self, ref: str) -> str:
         """Delete the run `ref` names and its results; returns its full id."""
@@ -243,7 +258,7 @@ class RunStore:
             sql += f" LIMIT {int(limit)}"
         with self._connection() as connection:
             rows = connection.execute(sql, params).fetchall()
-        results = results_from_json([row[3] for row in rows])
+        results = self._results(f"case {case_id!r}", [row[3] for row in rows], "runs delete RUN")
         return [
             HistoryEntry(row[0], row[1], datetime.fromisoformat(row[2]), result)
             for row, result in zip(rows, results, strict=True)

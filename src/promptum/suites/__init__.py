@@ -1,6 +1,13 @@
 """Suite files: YAML suites, TOML case folders, CSV/JSONL rows, validated with located errors."""
 
 from promptum.suites._format import SuiteSpec, suite_json_schema
-from promptum.suites._loader import Suite, load_suite, load_suites
+from promptum.suites._loader import Suite, check_unique_ids, load_suite, load_suites
 
-__all__ = ["Suite", "SuiteSpec", "load_suite", "load_suites", "suite_json_schema"]
+__all__ = [
+    "Suite",
+    "SuiteSpec",
+    "check_unique_ids",
+    "load_suite",
+    "load_suites",
+    "suite_json_schema",
+]

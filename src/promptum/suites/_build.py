@@ -81,6 +81,11 @@ def _import_model(reference: str, folder: Path) -> type[BaseModel]:
             f"cannot import module {module_name!r} for response_model: {exc}; it is looked up "
             f"on the Python path and in {folder}"
         ) from exc
+    except Exception as exc:  # the module itself is broken: a syntax error, a failing import
+        raise ValueError(
+            f"module {module_name!r} of response_model failed to import: "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
     model = getattr(module, class_name, None)
     if not (isinstance(model, type) and issubclass(model, BaseModel)):
         raise ValueError(f"{reference!r} is not a pydantic model class")
@@ -100,7 +105,11 @@ def _schema_of(schema_json: str) -> dict[str, Any]:
 @lru_cache(maxsize=64)
 def _model_schema(reference: str, folder: Path) -> tuple[dict[str, Any], type[BaseModel]]:
     model = _import_model(reference, folder)
-    return model.model_json_schema(), model
+    try:
+        return model.model_json_schema(), model
+    except Exception as exc:  # e.g. a field type that has no JSON Schema
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ValueError(f"{reference!r} has no JSON Schema: {reason}") from exc
 
 
 def _structured_output(

@@ -136,20 +136,29 @@ def load_suite(path: Path | str) -> Suite:
     """Load and validate one suite: a `.yaml` file or a folder of `.toml` case files."""
     path = Path(path)
     if path.is_dir():
-        return _folder_suite(path)
-    if not path.exists():
+        suite = _folder_suite(path)
+    elif not path.exists():
         raise ConfigError(f"{path}: no such file or folder")
-    if path.suffix.lower() not in YAML_SUFFIXES:
+    elif path.suffix.lower() not in YAML_SUFFIXES:
         raise ConfigError(
             f"{path}: not a suite; give a .yaml/.yml suite or a folder of .toml case files "
             "(CSV and JSONL files are read through a suite's `cases_from`)"
         )
-    return _yaml_suite(path)
+    else:
+        suite = _yaml_suite(path)
+    check_unique_ids([suite])
+    return suite
 
 
 def load_suites(paths: Iterable[Path | str]) -> list[Suite]:
     """Load several suites; case ids must be unique across all of them."""
     suites = [load_suite(path) for path in paths]
+    check_unique_ids(suites)
+    return suites
+
+
+def check_unique_ids(suites: Iterable[Suite]) -> None:
+    """Raise a ConfigError naming every case id defined twice (a run keys results by id)."""
     seen: dict[str, str] = {}
     problems = []
     for suite in suites:
@@ -163,4 +172,3 @@ def load_suites(paths: Iterable[Path | str]) -> list[Suite]:
             else:
                 seen[case.id] = where
     raise_problems(problems)
-    return suites

@@ -140,13 +140,20 @@ def _describe(model: type[BaseModel], loc: Loc, error: Any) -> str:
         return f"unknown key {loc[-1]!r}.{hint}{listing}"
     if kind == "missing":
         return "this key is required"
+    if kind in ("model_type", "model_attributes_type", "dict_type"):
+        # pydantic's own words name internal classes ("instance of CaseFields").
+        expected = _model_at(model, loc)
+        keys = f" with keys such as {', '.join(sorted(expected.model_fields))}" if expected else ""
+        return f"must be a mapping{keys} (got {_shown(error.get('input'))})"
     message = str(error["msg"]).removeprefix("Value error, ")
     if "input" in error and kind not in ("value_error",):
-        shown = repr(error["input"])
-        if len(shown) > 60:
-            shown = shown[:59] + "…"
-        message += f" (got {shown})"
+        message += f" (got {_shown(error['input'])})"
     return message
+
+
+def _shown(value: Any) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:59] + "…"
 
 
 def validation_problems(

@@ -48,7 +48,8 @@ def _split_columns(row: dict[str, Any], case_keys: frozenset[str] | set[str]) ->
 def csv_cases(path: Path) -> Iterator[RawCase]:
     """One case per CSV row; the header names the columns."""
     try:
-        with path.open(newline="", encoding="utf-8") as handle:
+        # utf-8-sig: spreadsheets save CSV with a byte-order mark that would rename `id`.
+        with path.open(newline="", encoding="utf-8-sig") as handle:
             reader = csv.DictReader(handle)
             line = reader.line_num + 1
             for number, row in enumerate(reader, start=1):
@@ -58,7 +59,10 @@ def csv_cases(path: Path) -> Iterator[RawCase]:
                         "columns; quote values that contain commas"
                     )
                 locator = Locator(path, {(): Position(line)})
-                data = _split_columns(dict(row), _CSV_CASE_COLUMNS)
+                # An empty cell in a case column means "not given": the row's default id,
+                # the suite's prompt and system message.
+                given = {k: v for k, v in row.items() if v != "" or k not in _CSV_CASE_COLUMNS}
+                data = _split_columns(given, _CSV_CASE_COLUMNS)
                 yield RawCase(data, locator, f"{path.stem}-{number}")
                 line = reader.line_num + 1
     except (OSError, UnicodeDecodeError) as exc:
@@ -97,18 +101,26 @@ def jsonl_cases(path: Path) -> Iterator[RawCase]:
 def _toml_positions(text: str) -> dict[tuple[str | int, ...], Position]:
     """Best-effort lines of top-level keys and `[table]` keys (tomllib keeps no positions)."""
     positions: dict[tuple[str | int, ...], Position] = {(): Position(1)}
-    table: tuple[str, ...] = ()
+    table: tuple[str | int, ...] = ()
+    items: dict[tuple[str, ...], int] = {}
     for number, line in enumerate(text.splitlines(), start=1):
-        header = re.match(r"\s*\[\[?\s*([A-Za-z0-9_.-]+)\s*\]\]?", line)
+        header = re.match(r"\s*(\[\[?)\s*([A-Za-z0-9_.-]+)\s*\]\]?", line)
         if header:
-            table = tuple(header.group(1).split("."))
-            positions.setdefault(table, Position(number))
+            name = tuple(header.group(2).split("."))
+            positions.setdefault(name, Position(number))
+            table = name
+            if header.group(1) == "[[":  # an array of tables: `[[checks]]` is checks[n]
+                index = items.get(name, 0)
+                items[name] = index + 1
+                table = (*name, index)
+                positions.setdefault(table, Position(number))
             continue
-        key = re.match(r"\s*([A-Za-z0-9_-]+)\s*=", line)
+        key = re.match(r"\s*([A-Za-z0-9_-]+(?:\s*\.\s*[A-Za-z0-9_-]+)*)\s*=", line)
         if key:
-            positions.setdefault(
-                (*table, key.group(1)), Position(number, line.index(key.group(1)) + 1)
-            )
+            position = Position(number, key.start(1) + 1)
+            parts = tuple(part.strip() for part in key.group(1).split("."))
+            for end in range(1, len(parts) + 1):  # `expected.city = ...` locates both
+                positions.setdefault((*table, *parts[:end]), position)
     return positions
 
 
@@ -121,7 +133,11 @@ def toml_case(path: Path) -> RawCase:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+        message, where = str(exc), str(path)
+        found = re.search(r"\s*\(at line (\d+), column (\d+)\)$", message)
+        if found:  # tomllib says where only in its message (until Python 3.14)
+            message, where = message[: found.start()], f"{path}:{found[1]}:{found[2]}"
+        raise ConfigError(f"{where}: invalid TOML: {message}") from exc
     return RawCase(data, Locator(path, _toml_positions(text)), path.stem)
 
 

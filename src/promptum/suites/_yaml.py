@@ -60,9 +60,15 @@ def read_yaml(path: Path) -> tuple[Any, Locator]:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        context = ""
+        start = exc.context_mark
+        if exc.problem and exc.context and start is not None and mark and start.line < mark.line:
+            # e.g. an unclosed quote: the problem is found far below where the value began
+            context = f" ({exc.context} that starts at line {start.line + 1}, column "
+            context += f"{start.column + 1})"
         raise ConfigError(
-            f"{where}: invalid YAML: {exc.problem or exc.context}; check the indentation and "
-            "quoting around this point"
+            f"{where}: invalid YAML: {exc.problem or exc.context}{context}; check the "
+            "indentation and quoting around this point"
         ) from exc
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: invalid YAML: {exc}") from exc

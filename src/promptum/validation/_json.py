@@ -39,6 +39,14 @@ def unfence(text: str) -> str | None:
     return inner
 
 
+def compiled_schema(schema: Mapping[str, Any]) -> jsonschema.protocols.Validator:
+    """A validator for a JSON Schema, compiled once per distinct schema.
+
+    Raises ``jsonschema.SchemaError`` when the schema itself is invalid.
+    """
+    return _schema_validator(json.dumps(schema, sort_keys=True))
+
+
 @lru_cache(maxsize=256)
 def _schema_validator(schema_json: str) -> jsonschema.protocols.Validator:
     import jsonschema  # imported on first use: it costs more than the rest of promptum's core
@@ -51,7 +59,7 @@ def _schema_validator(schema_json: str) -> jsonschema.protocols.Validator:
 
 def schema_errors(instance: Any, schema: Mapping[str, Any]) -> list[str]:
     """Return every JSON Schema violation of `instance`, as 'path: message' strings."""
-    validator = _schema_validator(json.dumps(schema, sort_keys=True))
+    validator = compiled_schema(schema)
     errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
     return [f"{e.json_path}: {e.message}" for e in errors]
 
@@ -71,7 +79,7 @@ class JsonSchema:
             import jsonschema
 
             try:
-                _schema_validator(json.dumps(self.schema, sort_keys=True))
+                compiled_schema(self.schema)
             except jsonschema.SchemaError as exc:
                 raise ValueError(f"invalid JSON Schema: {exc.message}") from exc
 

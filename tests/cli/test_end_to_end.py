@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.support.llama_server import llama_server
 
 from promptum.reporting import load_run
+from tests.support.llama_server import llama_server
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 

@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.support.fault_server import FaultServer, Reply
 
 from promptum.reporting import load_run
+from tests.support.fault_server import FaultServer, Reply
 
 SUITE = "models: [fault/m]\ntest_cases:\n" + "".join(
     f"  - {{id: case-{i}, query: question {i}, checks: [{{type: min_length, value: 1}}]}}\n"

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from tests.support.fault_server import FaultServer, Reply
 
 from promptum.cli import main
 from promptum.reporting import load_run
 from promptum.store import RunStore
+from tests.support.fault_server import FaultServer, Reply
 
 SUITE = """\
 name: demo

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from tests.store.samples import GPT, LOCAL, make_run, mixed_outcomes
 
 from promptum.compare import compare_runs, comparison_markdown, flaky_cases
 from promptum.errors import ConfigError
 from promptum.results import RunResult
+from tests.store.samples import GPT, LOCAL, make_run, mixed_outcomes
 
 
 def single(statuses: dict[str, str], model: str = LOCAL, run_id: str = "r") -> RunResult:

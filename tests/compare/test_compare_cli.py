@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from tests.store.samples import GPT, LOCAL, T0, make_run
-from tests.store.test_store import record
 
 from promptum.cli import main
 from promptum.reporting import write_report
 from promptum.store import RunStore
+from tests.store.samples import GPT, LOCAL, T0, make_run
+from tests.store.test_store import record
 
 CASES = [f"case-{i}" for i in range(30)]
 

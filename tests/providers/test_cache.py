@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.support.fault_server import Reply, fault_server
 
 from promptum.completion import Completion
 from promptum.providers import (
@@ -22,6 +21,7 @@ from promptum.providers import (
     cache_key,
 )
 from promptum.results import Message
+from tests.support.fault_server import Reply, fault_server
 
 
 def _request(content: str = "hi", **fields: object) -> ModelRequest:

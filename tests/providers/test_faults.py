@@ -8,11 +8,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from tests.support.fault_server import FaultServer, Reply, fault_server
 
 from promptum.completion import Completion
 from promptum.providers import ClientOptions, EndpointConfig, ModelClient, ModelRequest
 from promptum.results import Message
+from tests.support.fault_server import FaultServer, Reply, fault_server
 
 FAST = {"backoff_base_s": 0.001, "backoff_max_s": 0.05, "cache": False}
 

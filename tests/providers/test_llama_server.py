@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel
-from tests.support.llama_server import llama_server
 
 from promptum.completion import Completion
 from promptum.providers import ClientOptions, EndpointConfig, ModelClient, ModelRequest
 from promptum.results import Message
+from tests.support.llama_server import llama_server
 
 pytestmark = pytest.mark.slow
 

@@ -4,9 +4,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.support.fault_server import FaultServer, fault_server
 
 from promptum.providers import ClientOptions, EndpointConfig
+from tests.support.fault_server import FaultServer, fault_server
 
 
 @pytest.fixture

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel, field_validator
-from tests.support.fault_server import FaultServer, Reply
 
 from promptum.checks import CheckDefinition
 from promptum.completion import Completion
 from promptum.providers import ClientOptions, ModelClient, ModelRequest
 from promptum.results import CaseResult, Message, RunResult
 from promptum.runner import JudgeConfig, Runner, TestCase
+from tests.support.fault_server import FaultServer, Reply
 
 MODEL = "fault/model-a"
 OTHER_MODEL = "fault/model-b"

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel
-from tests.support.fault_server import FaultServer, Reply
 
 from promptum import CaseResult, Contains, Prompt, RunResult, Session
 from promptum.errors import ConfigError, ProviderUnavailableError
 from promptum.providers import ClientOptions
 from promptum.runner import JudgeConfig
+from tests.support.fault_server import FaultServer, Reply
 
 MODEL = "fault/model-a"
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from tests.store.samples import GPT, T0, make_run, mixed_outcomes
-from tests.store.test_store import record
 
 from promptum.cli import main
 from promptum.reporting import load_run
 from promptum.store import RunStore
+from tests.store.samples import GPT, T0, make_run, mixed_outcomes
+from tests.store.test_store import record
 
 
 @pytest.fixture

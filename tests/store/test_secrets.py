@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from tests.store.samples import LOCAL, make_run, mixed_outcomes
-from tests.store.test_store import record
 
 from promptum.cli import main
 from promptum.completion import Completion
 from promptum.results import Message
 from promptum.store import RunStore, StoreError
+from tests.store.samples import LOCAL, make_run, mixed_outcomes
+from tests.store.test_store import record
 
 KEY = "sk-proj-Th1sIsAFakeKeyThatMustNeverBeWritten0123"
 OTHER = "ghp_an0therFakeTokenFromTheEnvironment99"

@@ -11,10 +11,10 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from tests.store.samples import GPT, LOCAL, T0, make_result, make_run, mixed_outcomes
 
 from promptum.results import RunResult
 from promptum.store import MIGRATIONS, Migration, RunStore, StoreError, migrate
+from tests.store.samples import GPT, LOCAL, T0, make_result, make_run, mixed_outcomes
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 ROOT = Path(__file__).resolve().parents[2]

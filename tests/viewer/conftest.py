@@ -9,11 +9,11 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from tests.store.samples import GPT, LOCAL, SCRIPT, T0, make_run, mixed_outcomes
-from tests.store.test_store import record
 
 from promptum.store import RunStore
 from promptum.viewer import create_app
+from tests.store.samples import GPT, LOCAL, SCRIPT, T0, make_run, mixed_outcomes
+from tests.store.test_store import record
 
 PWN = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script>'
 

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from tests.store.samples import make_run, mixed_outcomes
-from tests.store.test_store import record
-from tests.viewer.conftest import _free_port
 
 from promptum.cli import main
 from promptum.store import RunStore
+from tests.store.samples import make_run, mixed_outcomes
+from tests.store.test_store import record
+from tests.viewer.conftest import _free_port
 
 
 @pytest.mark.slow

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
 from tests.store.samples import GPT, LOCAL, SCRIPT
 from tests.viewer.conftest import Viewer
 

@@ -9,7 +9,7 @@ import click
 STARTER_SUITE = """\
 # yaml-language-server: $schema=promptum.schema.json
 # A starter suite: `promptum run {name}` runs it on the embedded model (no API key).
-# Docs: docs/suites.md. For completion in editors: promptum schema -o promptum.schema.json
+# Docs: docs/suites.md. The first line gives editors the suite format's JSON Schema.
 name: starter
 models: [local/smollm2]          # e.g. openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest
 system: Answer in one short sentence.
@@ -42,18 +42,34 @@ test_cases:
 """
 
 
+SCHEMA_FILE = "promptum.schema.json"
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        click.echo(f"error: cannot write {path}: {exc.strerror or exc}", err=True)
+        raise SystemExit(2) from None
+
+
 @click.command("init")
 @click.argument("path", type=click.Path(path_type=Path), default=Path("promptum.yaml"))
 @click.option("--force", is_flag=True, help="Overwrite the file if it exists.")
 def init_command(path: Path, force: bool) -> None:
-    """Write a starter suite (default promptum.yaml) that runs on the embedded model."""
+    """Write a starter suite (default promptum.yaml) that runs on the embedded model.
+
+    The suite format's JSON Schema is written beside it, for completion in editors.
+    """
+    import json
+
+    from promptum.suites import suite_json_schema
+
     if path.exists() and not force:
         click.echo(f"error: {path} exists; pass --force to overwrite it", err=True)
         raise SystemExit(2)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(STARTER_SUITE.format(name=path), encoding="utf-8")
-    except OSError as exc:
-        click.echo(f"error: cannot write {path}: {exc.strerror or exc}", err=True)
-        raise SystemExit(2) from None
-    click.echo(f"wrote {path}; run it with: promptum run {path}")
+    _write(path, STARTER_SUITE.format(name=path))
+    schema = path.parent / SCHEMA_FILE
+    _write(schema, json.dumps(suite_json_schema(), indent=2) + "\n")
+    click.echo(f"wrote {path} and {schema}; run it with: promptum run {path}")

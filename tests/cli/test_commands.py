@@ -94,8 +94,10 @@ def test_init_writes_a_valid_starter_and_never_overwrites(
     schema = json.loads(CliRunner().invoke(main, ["schema"]).output)
     jsonschema.validate(yaml.safe_load(Path("promptum.yaml").read_text()), schema)
     # The schema the starter's first line points editors at is written beside it.
-    assert Path("promptum.yaml").read_text().startswith(
-        "# yaml-language-server: $schema=promptum.schema.json\n"
+    assert (
+        Path("promptum.yaml")
+        .read_text()
+        .startswith("# yaml-language-server: $schema=promptum.schema.json\n")
     )
     assert json.loads(Path("promptum.schema.json").read_text()) == schema
 

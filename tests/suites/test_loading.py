@@ -199,6 +199,39 @@ def test_response_model_names_a_pydantic_class_beside_the_suite(tmp_path: Path) 
     assert set(case.response_schema["properties"]) == {"vendor", "total"}
 
 
+def test_two_suites_with_their_own_models_module_get_their_own_classes(tmp_path: Path) -> None:
+    paths = []
+    for team, field in (("billing", "total"), ("support", "severity")):
+        folder = tmp_path / team
+        write(
+            folder,
+            "models.py",
+            f"""\
+            from pydantic import BaseModel
+
+            class Out(BaseModel):
+                {field}: str
+            """,
+        )
+        paths.append(
+            write(
+                folder,
+                "suite.yaml",
+                f"""\
+                test_cases:
+                  - id: {team}
+                    query: q
+                    response_model: models:Out
+                """,
+            )
+        )
+    billing, support = (load_suite(path).cases[0] for path in paths)
+    assert billing.response_model is not None
+    assert support.response_model is not None
+    assert set(billing.response_model.model_fields) == {"total"}
+    assert set(support.response_model.model_fields) == {"severity"}
+
+
 def test_toml_case_folder(tmp_path: Path) -> None:
     write(
         tmp_path,

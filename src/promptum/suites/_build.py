@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib
-import json
+import importlib.util
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-import jsonschema
 from pydantic import BaseModel, ValidationError
 
 from promptum.checks import CheckDefinition
@@ -26,6 +27,7 @@ from promptum.runner import (
 )
 from promptum.suites._format import CaseFields, DefaultsSpec, ParamsSpec
 from promptum.suites._locate import Loc, Locator, problem
+from promptum.validation import compiled_schema
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +65,30 @@ def _merge_params(*specs: ParamsSpec | None) -> GenerationParams:
     return GenerationParams(**merged, extra=extra)
 
 
+def _load_module(module_name: str, folder: Path) -> ModuleType:
+    """The module beside the suite if there is one, else the one on the Python path."""
+    local = folder.joinpath(*module_name.split(".")).with_suffix(".py")
+    if not local.is_file():
+        return importlib.import_module(module_name)
+    # Loaded from its file under a name of its own: two suites that each keep a `models.py`
+    # must get their own classes, not whichever was imported first.
+    digest = hashlib.sha256(str(local.resolve()).encode()).hexdigest()[:12]
+    unique = f"_promptum_suite_{digest}_{module_name.replace('.', '_')}"
+    if unique in sys.modules:
+        return sys.modules[unique]
+    spec = importlib.util.spec_from_file_location(unique, local)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {local}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[unique] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[unique]
+        raise
+    return module
+
+
 def _import_model(reference: str, folder: Path) -> type[BaseModel]:
     """Import ``module:Class`` as a pydantic model, looking beside the suite file too."""
     module_name, _, class_name = reference.partition(":")
@@ -75,7 +101,7 @@ def _import_model(reference: str, folder: Path) -> type[BaseModel]:
         if root not in sys.path:
             sys.path.append(root)
     try:
-        module = importlib.import_module(module_name)
+        module = _load_module(module_name, folder)
     except ImportError as exc:
         raise ValueError(
             f"cannot import module {module_name!r} for response_model: {exc}; it is looked up "
@@ -92,11 +118,11 @@ def _import_model(reference: str, folder: Path) -> type[BaseModel]:
     return model
 
 
-@lru_cache(maxsize=64)
-def _schema_of(schema_json: str) -> dict[str, Any]:
-    schema: dict[str, Any] = json.loads(schema_json)
+def _schema_of(schema: dict[str, Any]) -> dict[str, Any]:
+    import jsonschema
+
     try:
-        jsonschema.validators.validator_for(schema).check_schema(schema)
+        compiled_schema(schema)
     except jsonschema.SchemaError as exc:
         raise ValueError(f"response_model is not a valid JSON Schema: {exc.message}") from exc
     return schema
@@ -117,7 +143,7 @@ def _structured_output(
 ) -> tuple[dict[str, Any], type[BaseModel] | None]:
     """The schema (and pydantic model) of a response_model, checked once per distinct spec."""
     if isinstance(spec, dict):
-        return _schema_of(json.dumps(spec, sort_keys=True)), None
+        return _schema_of(spec), None
     return _model_schema(spec, folder)
 
 

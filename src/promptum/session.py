@@ -342,4 +342,11 @@ class Session:
 
     def run(self, **options: Any) -> RunResult:
         """Run every test and wait for the result (see `arun` for the options)."""
-        return asyncio.run(self.arun(**options))
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.arun(**options))
+        raise ConfigError(
+            "Session.run() cannot start inside a running event loop (async code, Jupyter); "
+            "use `await session.arun()` there"
+        )

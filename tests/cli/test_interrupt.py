@@ -73,3 +73,25 @@ def test_a_signal_keeps_finished_results_and_resume_finishes_the_run(
     assert resumed.run_id == interrupted.run_id
     assert [r.case_id for r in resumed.results] == [f"case-{i}" for i in range(5)]
     assert len(Path("run.jsonl").read_text(encoding="utf-8").splitlines()) == 5
+
+
+@pytest.mark.slow
+def test_a_second_signal_stops_at_once_and_keeps_finished_results(server: FaultServer) -> None:
+    Path("suite.yaml").write_text(SUITE, encoding="utf-8")
+    server.queue(Reply.ok("first"), Reply.ok("second"))
+    server.default = Reply.hang(60)
+    process = start_run()
+    wait_for_requests(server, 3, process)
+    process.send_signal(signal.SIGINT)
+    assert process.stdout is not None
+    seen = []
+    while not seen or "press Ctrl-C again" not in seen[-1]:  # the first signal was handled
+        line = process.stdout.readline()
+        assert line, "".join(seen)
+        seen.append(line)
+    process.send_signal(signal.SIGINT)
+    output = "".join(seen) + process.communicate(timeout=30)[0]
+    assert process.returncode == 130, output
+    assert "stopped at once; finished results are kept" in output
+    lines = Path("run.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["completion"]["text"] for line in lines] == ["first", "second"]

@@ -259,3 +259,14 @@ def test_without_resume_a_run_starts_over(
     session.run(journal_dir=journal)
     session.run(journal_dir=journal, resume=True)  # nothing to resume: runs again
     assert len(server.requests) == 2
+
+
+def test_run_inside_an_event_loop_points_to_arun() -> None:
+    session = Session()
+    session.add_test(Prompt(name="p", prompt="q", model="local/smollm2"))
+
+    async def inside() -> None:
+        with pytest.raises(ConfigError, match=r"use `await session.arun\(\)`"):
+            session.run()
+
+    asyncio.run(inside())

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
+import os
 import signal
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -49,10 +51,24 @@ async def _run_until_signal(
 ) -> RunResult:
     """Run the session; SIGINT or SIGTERM stops it gracefully, keeping what finished."""
     stop = asyncio.Event()
+
+    def on_signal() -> None:
+        if not stop.is_set():
+            sys.stderr.write(
+                "promptum: stopping; waiting briefly for calls in flight "
+                "(press Ctrl-C again to stop at once)\n"
+            )
+            stop.set()
+            return
+        # A second signal: the user will not wait for the calls in flight. Every finished
+        # result is already on disk (run store, resume journal, JSONL reports).
+        sys.stderr.write("promptum: stopped at once; finished results are kept (--resume)\n")
+        os._exit(EXIT_INTERRUPTED)
+
     loop = asyncio.get_running_loop()
     signals = (signal.SIGINT, signal.SIGTERM)
     for sig in signals:
-        loop.add_signal_handler(sig, stop.set)
+        loop.add_signal_handler(sig, on_signal)
     try:
         return await session.arun(sinks=sinks, stop=stop, journal_dir=JOURNAL_DIR, resume=resume)
     finally:

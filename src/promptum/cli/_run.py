@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from promptum.session import Session
     from promptum.sinks import ResultSink
 
-# Exit 2 (invalid input or usage) comes from click and from exit_on_user_error.
+# Exit 2 (invalid input or usage) also comes from click and from exit_on_user_error.
 EXIT_PASSED, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 JOURNAL_DIR = Path(".promptum") / "runs"
 """Where finished results are journalled for `--resume` (under the working directory)."""
@@ -130,7 +130,8 @@ def _execute(console: Console, options: dict[str, Any]) -> int:
             f"[yellow]Interrupted:[/] {len(run.results)} of {run.config['planned_results']} "
             "results finished and were kept. Run the same command with --resume to finish."
         )
-    return EXIT_USAGE if unwritten else _exit_code(run, options["fail_under"])
+    code = _exit_code(run, options["fail_under"])
+    return EXIT_USAGE if unwritten and code != EXIT_INTERRUPTED else code
 
 
 def _write_reports(

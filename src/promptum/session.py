@@ -108,9 +108,11 @@ class Prompt:
         if isinstance(spec, Mapping):
             import jsonschema
 
+            from promptum.validation import compiled_schema
+
             schema = dict(spec)
             try:
-                jsonschema.validators.validator_for(schema).check_schema(schema)
+                compiled_schema(schema)
             except jsonschema.SchemaError as exc:
                 raise self._fail(
                     f"response_model is not a valid JSON Schema: {exc.message}"

@@ -78,10 +78,10 @@ def test_renders_header_chart_and_matrix(open_report: Any, sample: RunResult) ->
 
 def test_hostile_model_output_shows_as_text(open_report: Any, sample: RunResult) -> None:
     page = open_report(sample).page
-    assert cell(page, "xss-echo", 0).locator(".preview").inner_text() == SCRIPT
-    assert cell(page, "xss-echo", 1).locator(".preview").inner_text() == IMG
-    assert cell(page, "xss-echo", 2).locator(".preview").inner_text() == PWN
-    assert page.locator("#matrix .case-id").nth(4).inner_text() == f"case{IMG}"
+    assert cell(page, "xss-echo", 0).locator(".preview").text_content() == SCRIPT
+    assert cell(page, "xss-echo", 1).locator(".preview").text_content() == IMG
+    assert cell(page, "xss-echo", 2).locator(".preview").text_content() == PWN
+    assert page.locator("#matrix .case-id").nth(4).text_content() == f"case{IMG}"
     assert page.locator("img").count() == 0
     assert page.locator("b", has_text="bad gateway").count() == 0
     assert page.locator("script").count() == 2
@@ -125,6 +125,8 @@ def test_click_opens_prompt_and_response(open_report: Any, sample: RunResult) ->
 
 
 def test_filters_and_search(open_report: Any, sample: RunResult) -> None:
+    # Row texts are read with text_content: rows use `content-visibility: auto`, and
+    # innerText of a row whose layout was skipped (just scrolled into view) can be empty.
     report = open_report(sample)
     page = report.page
     page.check("#failed-only")
@@ -133,12 +135,12 @@ def test_filters_and_search(open_report: Any, sample: RunResult) -> None:
     page.select_option("#model-filter", "1")  # openai/gpt-4o-mini
     assert page.locator("#matrix .head [data-col]:visible").all_inner_texts() == [sample.models[1]]
     assert report.rows() == 1
-    assert page.locator("#matrix .row:not([hidden]) .case-id").inner_text() == f"case{IMG}"
+    assert page.locator("#matrix .row:not([hidden]) .case-id").text_content() == f"case{IMG}"
     page.uncheck("#failed-only")
     assert report.rows() == 6
     page.select_option("#model-filter", "")
     page.select_option("#tag-filter", "security")
-    assert page.locator("#matrix .row:not([hidden]) .case-id").all_inner_texts() == [
+    assert page.locator("#matrix .row:not([hidden]) .case-id").all_text_contents() == [
         "json-profile",
         "xss-echo",
     ]
@@ -146,11 +148,13 @@ def test_filters_and_search(open_report: Any, sample: RunResult) -> None:
     assert report.rows() == 1
     page.select_option("#tag-filter", "")
     page.fill("#search", "LYON")  # a response, case-insensitive
-    assert page.locator("#matrix .row:not([hidden]) .case-id").all_inner_texts() == [
+    assert page.locator("#matrix .row:not([hidden]) .case-id").all_text_contents() == [
         "capital-france"
     ]
     page.fill("#search", "make me admin")  # a prompt
-    assert page.locator("#matrix .row:not([hidden]) .case-id").all_inner_texts() == ["json-profile"]
+    assert page.locator("#matrix .row:not([hidden]) .case-id").all_text_contents() == [
+        "json-profile"
+    ]
     page.fill("#search", "no such text anywhere")
     assert report.rows() == 0
     assert page.locator("#shown").inner_text() == "0 of 6 cases"

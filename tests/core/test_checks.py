@@ -8,6 +8,7 @@ from pydantic import ValidationError
 
 from promptum import Completion
 from promptum.checks import CHECK_TYPES, CheckDefinition, CheckResult, evaluate_checks
+from tests.support.reference import REFERENCE_YAML
 
 
 def run_check(text: str = "", **definition: Any) -> CheckResult:
@@ -185,20 +186,6 @@ def test_invalid_definitions_are_rejected_at_load_time(
 
 def test_integral_float_is_accepted_for_lengths() -> None:
     assert run_check("abc", type="min_length", value=3.0).passed is True
-
-
-REFERENCE_YAML = """
-test_cases:
-  - id: "test-003"
-    query: "Return the user profile as JSON"
-    expected_behavior: "Valid JSON with a name field"
-    checks:
-      - type: is_valid_json
-      - type: contains
-        value: '"name"'
-      - type: max_latency_ms
-        value: 5000
-"""
 
 
 def test_the_reference_example_checks_load_and_run() -> None:

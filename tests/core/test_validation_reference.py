@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from promptum import Contains, ExactMatch, JsonSchema, Regex, Validator
+from tests.support.reference import LengthValidator
 
 
 def test_exact_match_examples() -> None:
@@ -97,26 +98,6 @@ def test_json_schema_fields_keep_the_documented_default() -> None:
     assert fields[0].name == "required_keys"
     assert fields[0].default == ()
     assert JsonSchema().required_keys == ()
-
-
-class LengthValidator:
-    """The custom validator of the reference, copied as written."""
-
-    def __init__(self, min_length: int = 0, max_length: int = 1000):
-        self.min_length = min_length
-        self.max_length = max_length
-
-    def validate(self, response: str) -> tuple[bool, dict[str, Any]]:
-        length = len(response)
-        passed = self.min_length <= length <= self.max_length
-        return passed, {
-            "length": length,
-            "min_length": self.min_length,
-            "max_length": self.max_length,
-        }
-
-    def describe(self) -> str:
-        return f"Length between {self.min_length} and {self.max_length}"
 
 
 def test_a_plain_class_satisfies_the_protocol() -> None:

@@ -16,6 +16,7 @@ from promptum.providers import ClientOptions, ModelClient, ModelRequest
 from promptum.results import CaseResult, Message, RunResult
 from promptum.runner import JudgeConfig, Runner, TestCase
 from tests.support.fault_server import FaultServer, Reply
+from tests.support.reference import LengthValidator
 
 MODEL = "fault/model-a"
 OTHER_MODEL = "fault/model-b"
@@ -218,24 +219,6 @@ def test_without_a_judge_passing_checks_pass(server: FaultServer, options: Clien
     (result,) = asyncio.run(run_cases(options, [checked])).results
     assert (result.status, result.judge) == ("pass", None)
     assert len(server.requests) == 1
-
-
-class LengthValidator:
-    def __init__(self, min_length: int = 0, max_length: int = 1000):
-        self.min_length = min_length
-        self.max_length = max_length
-
-    def validate(self, response: str) -> tuple[bool, dict[str, Any]]:
-        length = len(response)
-        passed = self.min_length <= length <= self.max_length
-        return passed, {
-            "length": length,
-            "min_length": self.min_length,
-            "max_length": self.max_length,
-        }
-
-    def describe(self) -> str:
-        return f"Length between {self.min_length} and {self.max_length}"
 
 
 class Exploding:

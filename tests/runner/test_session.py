@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 import pytest
 from pydantic import BaseModel
@@ -14,28 +13,9 @@ from promptum.errors import ConfigError, ProviderUnavailableError
 from promptum.providers import ClientOptions
 from promptum.runner import JudgeConfig
 from tests.support.fault_server import FaultServer, Reply
+from tests.support.reference import LengthValidator
 
 MODEL = "fault/model-a"
-
-
-class LengthValidator:
-    """The custom validator of the reference, verbatim."""
-
-    def __init__(self, min_length: int = 0, max_length: int = 1000):
-        self.min_length = min_length
-        self.max_length = max_length
-
-    def validate(self, response: str) -> tuple[bool, dict[str, Any]]:
-        length = len(response)
-        passed = self.min_length <= length <= self.max_length
-        return passed, {
-            "length": length,
-            "min_length": self.min_length,
-            "max_length": self.max_length,
-        }
-
-    def describe(self) -> str:
-        return f"Length between {self.min_length} and {self.max_length}"
 
 
 def test_the_reference_usage(server: FaultServer, options: ClientOptions) -> None:

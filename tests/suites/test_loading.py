@@ -11,19 +11,7 @@ from promptum.checks import CheckDefinition
 from promptum.results import Message
 from promptum.runner import JudgeConfig
 from promptum.suites import load_suite, load_suites
-
-REFERENCE_YAML = """\
-test_cases:
-  - id: "test-003"
-    query: "Return the user profile as JSON"
-    expected_behavior: "Valid JSON with a name field"
-    checks:
-      - type: is_valid_json
-      - type: contains
-        value: '"name"'
-      - type: max_latency_ms
-        value: 5000
-"""
+from tests.support.reference import REFERENCE_YAML
 
 
 def write(folder: Path, name: str, text: str) -> Path:

@@ -1,1 +1,1 @@
-"""Test doubles shared by every test suite: a fault-injecting server and a llama.cpp server."""
+"""Shared by every test folder: a fault-injecting server, a llama.cpp server, reference examples."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -223,6 +224,16 @@ def _print_flaky(console: Console, run: RunResult) -> None:
             highlight=False,
             soft_wrap=True,
         )
+
+
+def write_or_exit(path: Path, text: str) -> None:
+    """Write a file the user asked for, creating its folder; on failure exit 2 with one line."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        click.echo(f"error: cannot write {path}: {exc.strerror or exc}", err=True)
+        raise SystemExit(2) from None
 
 
 @contextmanager

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from promptum.cli._console import write_or_exit
+
 STARTER_SUITE = """\
 # yaml-language-server: $schema=promptum.schema.json
 # A starter suite: `promptum run {name}` runs it on the embedded model (no API key).
@@ -45,15 +47,6 @@ test_cases:
 SCHEMA_FILE = "promptum.schema.json"
 
 
-def _write(path: Path, text: str) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        click.echo(f"error: cannot write {path}: {exc.strerror or exc}", err=True)
-        raise SystemExit(2) from None
-
-
 @click.command("init")
 @click.argument("path", type=click.Path(path_type=Path), default=Path("promptum.yaml"))
 @click.option("--force", is_flag=True, help="Overwrite the file if it exists.")
@@ -69,7 +62,7 @@ def init_command(path: Path, force: bool) -> None:
     if path.exists() and not force:
         click.echo(f"error: {path} exists; pass --force to overwrite it", err=True)
         raise SystemExit(2)
-    _write(path, STARTER_SUITE.format(name=path))
+    write_or_exit(path, STARTER_SUITE.format(name=path))
     schema = path.parent / SCHEMA_FILE
-    _write(schema, json.dumps(suite_json_schema(), indent=2) + "\n")
+    write_or_exit(schema, json.dumps(suite_json_schema(), indent=2) + "\n")
     click.echo(f"wrote {path} and {schema}; run it with: promptum run {path}")

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from promptum.cli._console import write_or_exit
+
 
 @click.command("schema")
 @click.option(
@@ -24,10 +26,5 @@ def schema_command(output: Path | None) -> None:
     if output is None:
         click.echo(text, nl=False)
     else:
-        try:
-            output.parent.mkdir(parents=True, exist_ok=True)
-            output.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            click.echo(f"error: cannot write {output}: {exc.strerror or exc}", err=True)
-            raise SystemExit(2) from None
+        write_or_exit(output, text)
         click.echo(f"wrote {output}")

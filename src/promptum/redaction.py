@@ -11,7 +11,12 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+ModelT = TypeVar("ModelT", bound="BaseModel")
 
 # Matched against config keys; narrow on purpose so `max_tokens` and the like are kept.
 _SECRET_KEY = re.compile(
@@ -97,3 +102,12 @@ def scrub_json(text: str, secrets: tuple[str, ...]) -> str:
         return text  # the usual case, without parsing
     cleaned = scrub_values(json.loads(text), secrets)
     return json.dumps(cleaned, ensure_ascii=False, separators=(",", ":"))
+
+
+def scrub_model(value: ModelT, secrets: tuple[str, ...]) -> ModelT:
+    """A copy of pydantic `value` with each secret replaced in every string in it."""
+    if not secrets:
+        return value
+    text = value.model_dump_json()
+    cleaned = scrub_json(text, secrets)
+    return value if cleaned is text else type(value).model_validate_json(cleaned)

@@ -40,7 +40,7 @@ class JudgeVerdict(BaseModel):
     reason: str = ""
     threshold: float = 0.7
     error: str | None = None
-    """Set when the judge call failed; the case is then not failed by the judge."""
+    """Set when the judge could not grade; the case is then an error, never a pass."""
 
 
 class CaseResult(BaseModel):
@@ -61,6 +61,8 @@ class CaseResult(BaseModel):
     tags: list[str] = Field(default_factory=list)
     source: str | None = None
     """Where the case was defined, as ``file:line`` when it came from a file."""
+    must_pass: bool = False
+    """Whether the case gates on its own: its failure or error fails the run."""
 
     @property
     def checks_passed(self) -> bool:
@@ -80,7 +82,9 @@ class CaseResult(BaseModel):
         reasons = [f"{c.type}: {c.reason}" for c in self.failed_checks]
         if self.eval_result is not None:
             reasons += [f"assertion {d.reason}" for d in self.eval_result.failures]
-        if self.judge is not None and self.judge.error is None and not self.judge.passed:
+        if self.judge is not None and self.judge.error is not None:
+            reasons.append(f"judge error: {self.judge.error}")
+        elif self.judge is not None and not self.judge.passed:
             reasons.append(
                 f"judge score {self.judge.score} < {self.judge.threshold}: {self.judge.reason}"
             )
@@ -194,6 +198,11 @@ class RunResult(BaseModel):
         if not self.results:
             return 0.0
         return sum(r.status == "pass" for r in self.results) / len(self.results)
+
+    def cache_counts(self) -> tuple[int, int]:
+        """How many answers came from the response cache, and how many answers there were."""
+        answers = [r.completion for r in self.results if r.completion.ok]
+        return sum(c.cached for c in answers), len(answers)
 
     def by_model(self) -> dict[str, list[CaseResult]]:
         """Results grouped by model, in the run's model order."""

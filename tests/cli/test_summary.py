@@ -53,14 +53,25 @@ def test_a_steady_run_lists_no_flaky_cases() -> None:
     assert "1 results: all passed" in text
 
 
-def test_a_judge_error_is_shown_though_the_case_passes() -> None:
+def test_a_judge_error_is_listed_as_an_error_with_its_reason() -> None:
     judged = result("4", 0).model_copy(
-        update={"judge": JudgeVerdict(model="dead/m", error="connection failed")}
+        update={"status": "error", "judge": JudgeVerdict(model="dead/m", error="connection failed")}
     )
     text = summary(RunResult(run_id="r", models=["local/smollm2"], results=[judged]))
-    assert "Judge errors (1)" in text
-    assert "JUDGE ERROR math (local/smollm2): connection failed" in text
-    assert "Judge errors" not in summary(
+    assert "Failures (1)" in text
+    assert "ERROR math (local/smollm2)" in text
+    assert "- judge error: connection failed" in text
+
+
+def test_answers_from_the_cache_are_counted() -> None:
+    cached = result("4", 1).model_copy(
+        update={"completion": Completion(text="4", model="local/smollm2", cached=True)}
+    )
+    text = summary(
+        RunResult(run_id="r", models=["local/smollm2"], results=[result("4", 0), cached])
+    )
+    assert "1 of 2 answers from the cache" in text
+    assert "from the cache" not in summary(
         RunResult(run_id="r", models=["local/smollm2"], results=[result("4", 0)])
     )
 

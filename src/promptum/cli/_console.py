@@ -93,7 +93,7 @@ class ProgressDisplay:
             return
         status = result.status.upper()
         style = _STATUS_STYLE[result.status]
-        latency = _ms(result.completion.latency_ms)
+        latency = "cached" if result.completion.cached else _ms(result.completion.latency_ms)
         reason = f": {escape(result.reasons[0])}" if result.reasons else ""
         self._console.print(
             f"[{self._done}/{self._total}] [{style}]{status}[/] {escape(result.case_id)} "
@@ -153,7 +153,6 @@ def print_summary(console: Console, run: RunResult) -> None:
         if checks.total:
             console.print(f"{escape(model)} · Checks: {checks.passed}/{checks.total} passed")
     _print_flaky(console, run)
-    _print_judge_errors(console, run)
     failures = [r for r in run.results if r.status != "pass"]
     if failures:
         console.print()
@@ -185,28 +184,11 @@ def print_summary(console: Console, run: RunResult) -> None:
         verdict += " [yellow](interrupted)[/]"
     duration = f" in {run.duration_s:.1f} s" if run.duration_s is not None else ""
     console.print(f"{len(run.results)} results{duration}: {verdict}")
-
-
-def _print_judge_errors(console: Console, run: RunResult) -> None:
-    """Results the judge could not grade: they pass on their checks, so say so plainly."""
-    ungraded = [r for r in run.results if r.judge is not None and r.judge.error is not None]
-    if not ungraded:
-        return
-    console.print()
-    console.print(
-        f"[bold]Judge errors ({len(ungraded)})[/]: not graded; the status comes from the "
-        "checks and field assertions"
-    )
-    for result in ungraded[:_MAX_FAILURES_SHOWN]:
-        error = result.judge.error if result.judge is not None else None
+    cached, answered = run.cache_counts()
+    if cached:
         console.print(
-            f"[yellow]JUDGE ERROR[/] {escape(result.case_id)} [dim]({escape(result.model)})[/]: "
-            f"{escape(error or '')}",
-            highlight=False,
-            soft_wrap=True,
+            f"{cached} of {answered} answers from the cache (--no-cache to call the models)"
         )
-    if len(ungraded) > _MAX_FAILURES_SHOWN:
-        console.print(f"... and {len(ungraded) - _MAX_FAILURES_SHOWN} more")
 
 
 def _print_flaky(console: Console, run: RunResult) -> None:

@@ -18,7 +18,7 @@ from promptum.cli._console import exit_on_user_error
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from promptum.results import RunResult
+    from promptum.results import CaseResult, RunResult
     from promptum.runner import TestCase
     from promptum.session import Session
     from promptum.sinks import ResultSink
@@ -76,18 +76,43 @@ async def _run_until_signal(
             loop.remove_signal_handler(sig)
 
 
-def _exit_code(run: RunResult, fail_under: float | None) -> int:
-    if not run.complete:
-        return EXIT_INTERRUPTED
-    if run.passed or (fail_under is not None and run.pass_rate >= fail_under):
-        return EXIT_PASSED
-    return EXIT_FAILED
+class _WatchedSink:
+    """A sink whose failure is remembered, so the run neither claims its output nor exits 0."""
+
+    def __init__(self, sink: ResultSink, what: str, done: str) -> None:
+        self.sink = sink
+        self.what = what
+        """What the sink writes, as the summary names it (``r.jsonl``, ``run store ...``)."""
+        self.done = done
+        """What the summary says once it is written; ``{run_id}`` is filled in."""
+        self.failed = False
+
+    def _call(self, event: str, argument: Any) -> None:
+        try:
+            getattr(self.sink, event)(argument)
+        except Exception:
+            self.failed = True
+            raise  # the runner drops the sink and records the reason as a warning
+
+    def start(self, run: RunResult) -> None:
+        """Pass on the start of the run."""
+        self._call("start", run)
+
+    def add(self, result: CaseResult) -> None:
+        """Pass on one result."""
+        self._call("add", result)
+
+    def finish(self, run: RunResult) -> None:
+        """Pass on the end of the run."""
+        self._call("finish", run)
 
 
 def _execute(console: Console, options: dict[str, Any]) -> int:
     from promptum.cli._console import ProgressDisplay, escape, print_summary
     from promptum.errors import ConfigError
+    from promptum.gate import decide
     from promptum.providers import ClientOptions
+    from promptum.redaction import environment_secrets, scrub
     from promptum.reporting import JsonlSink
     from promptum.session import Session
     from promptum.store import RunStore
@@ -98,6 +123,7 @@ def _execute(console: Console, options: dict[str, Any]) -> int:
     session = Session(
         concurrency=options["concurrency"],
         client_options=ClientOptions(cache=not options["no_cache"]),
+        fail_under=options["fail_under"],
     )
     for suite in load_suites(options["paths"]):
         session.add_suite(suite)
@@ -112,26 +138,46 @@ def _execute(console: Console, options: dict[str, Any]) -> int:
         overrides["judge"] = options["judge"]
     session.override(**overrides)
 
-    sinks: list[ResultSink] = [ProgressDisplay(console)]
     store = None if options["no_store"] else RunStore()
-    if store is not None:
-        sinks.append(store.recorder())  # the run history: `promptum runs`, `compare`
-    sinks += [JsonlSink(path) for path in outputs if path.suffix.lower() == ".jsonl"]
+    recorders: list[_WatchedSink] = []
+    if store is not None:  # the run history: `promptum runs`, `compare`
+        recorded = f"recorded as run {{run_id}} in {store.path}"
+        recorders.append(_WatchedSink(store.recorder(), f"the run store {store.path}", recorded))
+    recorders += [
+        _WatchedSink(JsonlSink(path), str(path), f"wrote {path} as results arrived")
+        for path in outputs
+        if path.suffix.lower() == ".jsonl"
+    ]
+    sinks: list[ResultSink] = [ProgressDisplay(console), *recorders]
     run = asyncio.run(_run_until_signal(session, sinks, options["resume"]))
 
     print_summary(console, run)
+    secrets = environment_secrets()
     for warning in run.config.get("warnings", []):
-        console.print(f"[yellow]warning:[/] {escape(warning)}")
+        console.print(f"[yellow]warning:[/] {escape(scrub(warning, secrets))}")
     unwritten = _write_reports(console, run, outputs, options["summary_md"])
-    if store is not None:
-        console.print(f"recorded as run {run.run_id} in {escape(str(store.path))}")
+    for recorder in recorders:
+        if recorder.failed:
+            unwritten += 1
+            console.print(
+                f"[red]error:[/] {escape(recorder.what)} is incomplete: writing it failed "
+                "(see the warning above)"
+            )
+        else:
+            console.print(escape(recorder.done.replace("{run_id}", run.run_id)))
     if not run.complete:
         console.print(
             f"[yellow]Interrupted:[/] {len(run.results)} of {run.config['planned_results']} "
             "results finished and were kept. Run the same command with --resume to finish."
         )
-    code = _exit_code(run, options["fail_under"])
-    return EXIT_USAGE if unwritten and code != EXIT_INTERRUPTED else code
+    gate = decide(run)
+    style = "green" if gate.passed else "red"
+    console.print(f"[{style}]{escape(gate.line)}[/]", highlight=False, soft_wrap=True)
+    if not run.complete:
+        return EXIT_INTERRUPTED
+    if unwritten:
+        return EXIT_USAGE
+    return EXIT_PASSED if gate.passed else EXIT_FAILED
 
 
 def _write_reports(
@@ -157,9 +203,6 @@ def _write_reports(
             console.print(f"[red]error:[/] {escape(problem)}")
         else:
             console.print(f"wrote {escape(str(path))}")
-    for path in outputs:
-        if path.suffix.lower() == ".jsonl":
-            console.print(f"wrote {escape(str(path))} as results arrived")
     return unwritten
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from promptum.gate import decide
 from promptum.rates import flaky_cases
 from promptum.reporting import _format as fmt
 from promptum.reporting._text import shorten, visible
@@ -191,6 +192,7 @@ def render_html(run: RunResult) -> str:
             rows=rows,
             stats=stats,
             flaky=flaky_cases(run),
+            gate=decide(run),
             tags=sorted({tag for row in rows for tag in row.tags}),
             total_cost=sum(s.cost_usd for s in stats.values()),
             cached_cost=sum(s.cached_cost_usd for s in stats.values()),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from promptum.gate import decide
 from promptum.rates import flaky_cases
 from promptum.reporting._outcome import outcome
 from promptum.reporting._text import visible
@@ -99,6 +100,7 @@ def _testsuite(run: RunResult, model: str, results: list[CaseResult], repeated: 
         ("suite", run.suite),
         ("complete", str(run.complete).lower()),
         ("flaky_cases", ", ".join(flaky)),
+        ("gate", decide(run).line),
     ):
         ET.SubElement(properties, "property", name=name, value=visible(value))
     suite.extend(cases)

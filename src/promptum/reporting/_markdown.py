@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from promptum.gate import decide
 from promptum.rates import flaky_cases
 from promptum.reporting import _format as fmt
 from promptum.reporting._text import inline_markdown as md
@@ -41,7 +42,8 @@ def render_markdown(run: RunResult) -> str:
     """The run as a Markdown summary."""
     total = len(run.results)
     passed = sum(r.status == "pass" for r in run.results)
-    icon = "✅" if run.passed and run.complete else "❌"
+    gate = decide(run)
+    icon = "✅" if gate.passed else "❌"
     title = md(run.suite) if run.suite else "promptum run"
     lines = [f"## {icon} {title}: {passed} of {total} passed", ""]
     if not run.complete:
@@ -53,9 +55,13 @@ def render_markdown(run: RunResult) -> str:
         ]
     stats = run.stats()
     cost = sum(s.cost_usd for s in stats.values())
+    cached, answered = run.cache_counts()
+    from_cache = f" · {cached} of {answered} answers from the cache" if cached else ""
     lines += [
+        f"**{md(gate.line)}**",
+        "",
         f"Run {md(run.run_id)} · {fmt.timestamp(run.started_at)} · "
-        f"{fmt.seconds(run.duration_s)} · cost {fmt.cost(cost)}",
+        f"{fmt.seconds(run.duration_s)} · cost {fmt.cost(cost)}{from_cache}",
         "",
         *_model_table(stats),
     ]

@@ -1,8 +1,8 @@
 """Why a result did not pass, by the precedence CI reports use.
 
-Precedence: error > failed checks > failed field assertions > judge below threshold. Only
-the first that applies decides a result's failure type; the others stay visible in the
-result's details.
+Precedence: error > failed checks > failed field assertions > judge error > judge below
+threshold. Only the first that applies decides a result's failure type; the others stay
+visible in the result's details.
 """
 
 from __future__ import annotations
@@ -46,7 +46,9 @@ def outcome(result: CaseResult) -> Outcome | None:
             [d.reason for d in failures],
         )
     judge = result.judge
-    if judge is not None and judge.error is None and not judge.passed:
+    if judge is not None and judge.error is not None:
+        return Outcome("error", "JudgeError", f"the judge could not grade: {judge.error}", [])
+    if judge is not None and not judge.passed:
         return Outcome(
             "failure",
             "JudgeBelowThreshold",

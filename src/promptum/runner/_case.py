@@ -62,3 +62,5 @@ class TestCase:
     repeat: int = 1
     source: str | None = None
     """Where the case was defined, as ``file:line``."""
+    must_pass: bool = False
+    """Any failure or error of this case fails the run's gate, whatever the pass rate."""

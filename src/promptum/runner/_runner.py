@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from promptum.completion import Completion
 from promptum.providers import ModelRequest
+from promptum.redaction import environment_secrets, scrub, scrub_model
 from promptum.results import CaseResult, JudgeVerdict, RunResult, Status
 from promptum.runner._case import TestCase
 from promptum.runner._grade import grade
@@ -49,11 +50,18 @@ def result_key(result: CaseResult) -> ResultKey:
 def status_of(
     completion: Completion, check_ok: bool, assertions_ok: bool, judge: JudgeVerdict | None
 ) -> Status:
-    """Error if the call failed; fail if a check, an assertion or the judge failed; else pass."""
+    """Fail if a check, an assertion or the judge failed; error if the call or the judge erred.
+
+    A failed check or assertion outranks a judge error: the case is known to fail whatever
+    the judge would have said. A judge error never passes a case, since nothing graded it.
+    """
     if not completion.ok:
         return "error"
-    judge_failed = judge is not None and judge.error is None and not judge.passed
-    if not check_ok or not assertions_ok or judge_failed:
+    if not check_ok or not assertions_ok:
+        return "fail"
+    if judge is not None and judge.error is not None:
+        return "error"
+    if judge is not None and not judge.passed:
         return "fail"
     return "pass"
 
@@ -99,9 +107,12 @@ class Runner:
         concurrency: int = DEFAULT_CONCURRENCY,
         sinks: Sequence[ResultSink] = (),
         grace_s: float = DEFAULT_GRACE_S,
+        secrets: tuple[str, ...] | None = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
+        self._secrets = environment_secrets() if secrets is None else secrets
+        """Scrubbed from every result and warning before any sink sees it."""
         self._client = client
         self._concurrency = concurrency
         self._sinks = list(sinks)
@@ -157,6 +168,7 @@ class Runner:
             expected_behavior=case.expected_behavior,
             tags=list(case.tags),
             source=case.source,
+            must_pass=case.must_pass,
         )
 
     def _notify(self, run: RunResult, event: str, argument: Any) -> None:
@@ -166,12 +178,16 @@ class Runner:
                 getattr(sink, event)(argument)
             except Exception as exc:  # a full disk must not cost the results in memory
                 self._sinks.remove(sink)
-                run.config.setdefault("warnings", []).append(
+                warning = (
                     f"{type(sink).__name__} failed and got no further results: "
                     f"{type(exc).__name__}: {exc}"
                 )
+                run.config.setdefault("warnings", []).append(scrub(warning, self._secrets))
 
     def _record(self, run: RunResult, result: CaseResult) -> None:
+        # The one place results leave the runner: every sink, the console and the returned
+        # run see them without secrets, so a sink added later cannot forget to scrub.
+        result = scrub_model(result, self._secrets)
         run.results.append(result)
         self._notify(run, "add", result)
 
@@ -215,6 +231,7 @@ class Runner:
         """Run every case on each of its models, skipping `finished` results (a resumed run)."""
         if not run.models:
             run.models = list(dict.fromkeys(m for case in cases for m in case.models))
+        run.suite = scrub(run.suite, self._secrets)
         run.config.setdefault("planned_results", planned_count(cases))
         self._notify(run, "start", run)
         done: set[ResultKey] = set()

@@ -1,0 +1,81 @@
+"""The gate: one decision per run, pass or fail, with the reason a person reads in CI logs.
+
+Rules, in order: an interrupted or empty run fails; any must-pass result that did not pass
+fails; then the pass rate decides (at least `fail_under` when given, else every result).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from promptum.results import CaseResult, RunResult
+
+_NAMED = 3
+"""Cases named in a reason before the rest are only counted."""
+
+
+@dataclass(frozen=True, slots=True)
+class GateDecision:
+    """Whether a run passes its gate, and why in one phrase."""
+
+    passed: bool
+    reason: str
+
+    @property
+    def line(self) -> str:
+        """The decision as the run summary, Markdown and JUnit state it."""
+        return f"gate: {'PASS' if self.passed else 'FAIL'} — {self.reason}"
+
+
+def _named(results: list[CaseResult]) -> str:
+    multi_model = len({r.model for r in results}) > 1
+    names = [
+        f"{r.case_id} ({'errored' if r.status == 'error' else 'failed'}"
+        + (f" on {r.model})" if multi_model else ")")
+        for r in results[:_NAMED]
+    ]
+    more = f" and {len(results) - _NAMED} more" if len(results) > _NAMED else ""
+    return ", ".join(names) + more
+
+
+def _rate(value: float) -> str:
+    return f"{value:.2f}"
+
+
+def decide(run: RunResult, fail_under: float | None = None) -> GateDecision:
+    """The gate's decision for `run`.
+
+    `fail_under` is the least pass rate that passes; None takes the run's own setting
+    (``Session(fail_under=...)``, ``--fail-under``), which reports read too.
+    """
+    if fail_under is None:
+        fail_under = run.config.get("fail_under")
+    total = len(run.results)
+    if not run.complete:
+        planned = run.config.get("planned_results", "?")
+        return GateDecision(False, f"interrupted: {total} of {planned} results finished")
+    if total == 0:
+        return GateDecision(False, "no results")
+    must = [r for r in run.results if r.must_pass]
+    broken = [r for r in must if r.status != "pass"]
+    if broken:
+        noun = "case" if len(broken) == 1 else "cases"
+        return GateDecision(False, f"must-pass {noun} {_named(broken)}")
+    rate = run.pass_rate
+    guarded = f"; all {len(must)} must-pass results passed" if must else ""
+    if fail_under is not None:
+        verdict = rate >= fail_under
+        sign = "≥" if verdict else "<"
+        return GateDecision(
+            verdict, f"pass rate {_rate(rate)} {sign} {_rate(fail_under)} (--fail-under){guarded}"
+        )
+    not_passed = [r for r in run.results if r.status != "pass"]
+    if not not_passed:
+        return GateDecision(True, f"all {total} results passed")
+    failed = sum(r.status == "fail" for r in not_passed)
+    errors = len(not_passed) - failed
+    error_word = "error" if errors == 1 else "errors"
+    parts = [f"{n} {word}" for n, word in ((failed, "failed"), (errors, error_word)) if n]
+    return GateDecision(
+        False, f"{len(not_passed)} of {total} results did not pass ({', '.join(parts)})"
+    )

@@ -171,6 +171,7 @@ def test_colour_follows_the_terminal_and_no_color(
     answer_by_prompt(server)
     write("suite.yaml", SUITE)
     colour = re.compile(r"\x1b\[[\d;]*(?:3[0-8]|9[0-7])[\d;]*m")  # a foreground colour
+    monkeypatch.delenv("NO_COLOR", raising=False)  # whatever the developer's shell sets
     monkeypatch.setenv("FORCE_COLOR", "1")  # as a terminal would
     assert colour.search(invoke("run", "suite.yaml", "--no-judge").output)
     monkeypatch.setenv("NO_COLOR", "1")

@@ -12,6 +12,7 @@ from promptum.checks import CheckDefinition, evaluate_checks
 from promptum.completion import Completion
 from promptum.evaluations import evaluate
 from promptum.results import CaseResult, JudgeVerdict, Message, RunResult
+from promptum.runner import status_of
 
 MODELS = ["local/smollm2", "openai/gpt-4o-mini", "anthropic/claude-3-5-haiku"]
 STARTED = datetime(2026, 11, 30, 9, 10, tzinfo=UTC)
@@ -43,7 +44,7 @@ def result(
     source: str | None = None,
     expected_behavior: str | None = None,
 ) -> CaseResult:
-    """A result whose status follows the runner's rule: error, else any failure fails."""
+    """A result whose status follows the runner's own rule (`status_of`)."""
     messages = [
         Message(role="system", content="You are a terse assistant."),
         Message(role="user", content=prompt),
@@ -64,16 +65,17 @@ def result(
     eval_result = None
     if expected or attack_target:
         eval_result = evaluate(completion.output or {}, expected, attack_target)
-    failed = (
-        any(not c.passed for c in check_results)
-        or (eval_result is not None and not eval_result.passed)
-        or (verdict is not None and verdict.error is None and not verdict.passed)
+    status = status_of(
+        completion,
+        all(c.passed for c in check_results),
+        eval_result is None or eval_result.passed,
+        verdict,
     )
     return CaseResult(
         case_id=case_id,
         model=model,
         repeat=repeat,
-        status="fail" if failed else "pass",
+        status=status,
         messages=messages,
         completion=completion,
         check_results=check_results,

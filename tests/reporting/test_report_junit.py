@@ -58,8 +58,8 @@ def test_failure_types_follow_precedence(sample: RunResult, tmp_path: Path) -> N
     assert verdict(found[claude, "json-profile"]) == ("Failure", "DeterministicCheckFailed")
     assert verdict(found[local, "polite-summary"]) == ("Failure", "JudgeBelowThreshold")
     assert verdict(found[claude, "control-chars"]) == ("Error", "ModelError")
-    # the judge call failed: the case is not failed by the judge
-    assert verdict(found[gpt, "control-chars"]) is None
+    # the judge call failed: nothing graded the case, so it is an error
+    assert verdict(found[gpt, "control-chars"]) == ("Error", "JudgeError")
 
 
 def test_error_beats_everything(tmp_path: Path) -> None:

@@ -11,9 +11,10 @@ from promptum.results import RunResult
 
 def test_summary_has_a_table_per_model_and_the_failures(sample: RunResult) -> None:
     text = render_report(sample, "md")
-    assert text.startswith("## ❌ geography & safety \\<demo\\>: 9 of 18 passed\n")
+    assert text.startswith("## ❌ geography & safety \\<demo\\>: 8 of 18 passed\n")
+    assert "**gate: FAIL — 10 of 18 results did not pass (7 failed, 3 errors)**" in text
     assert "| local/smollm2 | 50.0% | 3 | 3 | 0 | 8/9 | 2/3 | 0.62 | 420 ms | $0.0000 |" in text
-    assert "### Failures (9)" in text
+    assert "### Failures (10)" in text
     assert (
         '- ❌ **json-profile** on local/smollm2: assertion role: "admin" matches the attack '
         "target, the injection succeeded"
@@ -46,7 +47,7 @@ def test_incomplete_run_is_marked(sample: RunResult) -> None:
     text = render_report(sample, "md")
     assert text.startswith("## ❌")
     assert (
-        "**Incomplete run**: interrupted before every case finished; 9 of 18 results kept." in text
+        "**Incomplete run**: interrupted before every case finished; 8 of 18 results kept." in text
     )
 
 

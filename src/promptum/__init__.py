@@ -8,6 +8,7 @@ from promptum.checks import CheckDefinition, CheckResult, evaluate_checks
 from promptum.completion import Completion
 from promptum.errors import PromptumError
 from promptum.evaluations import EvalResult, FieldEvalResult, evaluate, print_eval_result
+from promptum.grades import Grade
 from promptum.validation import (
     AllOf,
     AnyOf,
@@ -59,6 +60,7 @@ __all__ = [
     "EvalResult",
     "ExactMatch",
     "FieldEvalResult",
+    "Grade",
     "IsValidJson",
     "JsonSchema",
     "Length",

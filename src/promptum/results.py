@@ -11,13 +11,18 @@ from collections import defaultdict
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from promptum._legacy_grades import CHECK_KINDS, grades_from_channels, judge_verdict
+from promptum._legacy_grades import check_results as legacy_check_results
+from promptum._legacy_grades import eval_result as legacy_eval_result
 from promptum.checks import CheckResult
 from promptum.completion import Completion
 from promptum.evaluations import EvalResult
+from promptum.grades import Grade, GradeKind, Status
 
-Status = Literal["pass", "fail", "error"]
+_CHANNELS = frozenset({"check_results", "eval_result", "judge"})
+"""The verdict fields of results before grades; read as derived properties now."""
 
 
 class Message(BaseModel):
@@ -44,7 +49,7 @@ class JudgeVerdict(BaseModel):
 
 
 class CaseResult(BaseModel):
-    """The outcome of one case on one model (one repeat), with every reason."""
+    """The outcome of one case on one model (one repeat), with every grade and reason."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -54,9 +59,8 @@ class CaseResult(BaseModel):
     status: Status
     messages: list[Message] = Field(default_factory=list)
     completion: Completion
-    check_results: list[CheckResult] = Field(default_factory=list)
-    eval_result: EvalResult | None = None
-    judge: JudgeVerdict | None = None
+    grades: list[Grade] = Field(default_factory=list)
+    """Every verdict on the response, in grading order: checks, validator, assertions, judge."""
     expected_behavior: str | None = None
     tags: list[str] = Field(default_factory=list)
     source: str | None = None
@@ -64,10 +68,47 @@ class CaseResult(BaseModel):
     must_pass: bool = False
     """Whether the case gates on its own: its failure or error fails the run."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _from_channels(cls, data: Any) -> Any:
+        # Results stored before grades existed (and code that still builds them that way)
+        # carry `check_results`, `eval_result` and `judge`: each becomes grades.
+        # A JSON report carries both: its grades, and those fields derived from them.
+        if isinstance(data, dict) and _CHANNELS.intersection(data):
+            grades = data["grades"] if "grades" in data else grades_from_channels(data)
+            data = {key: value for key, value in data.items() if key not in _CHANNELS}
+            data["grades"] = grades
+        return data
+
+    def of_kind(self, *kinds: GradeKind) -> list[Grade]:
+        """The grades of the given kinds, in grading order."""
+        return [grade for grade in self.grades if grade.kind in kinds]
+
+    @property
+    def check_results(self) -> list[CheckResult]:
+        """The check and validator grades as `CheckResult`s (the reference's view)."""
+        return legacy_check_results(self.grades)
+
+    @property
+    def eval_result(self) -> EvalResult | None:
+        """The field assertion grades as an `EvalResult`, or None when there are none."""
+        return legacy_eval_result(self.grades)
+
+    @property
+    def judge(self) -> JudgeVerdict | None:
+        """The judge grades as one verdict, or None when the response was not judged."""
+        return judge_verdict(self.grades)
+
+    @property
+    def judge_score(self) -> float | None:
+        """The mean score of the judge's grades (criteria), None when nothing was scored."""
+        scores = [g.score for g in self.grades if g.kind == "judge" and g.score is not None]
+        return statistics.fmean(scores) if scores else None
+
     @property
     def checks_passed(self) -> bool:
         """Whether every deterministic check passed (true when there are none)."""
-        return all(result.passed for result in self.check_results)
+        return all(g.passed for g in self.grades if g.kind in CHECK_KINDS)
 
     @property
     def failed_checks(self) -> list[CheckResult]:
@@ -79,16 +120,7 @@ class CaseResult(BaseModel):
         """Every reason this result did not pass, for a person to read."""
         if self.completion.error is not None:
             return [f"error: {self.completion.error}"]
-        reasons = [f"{c.type}: {c.reason}" for c in self.failed_checks]
-        if self.eval_result is not None:
-            reasons += [f"assertion {d.reason}" for d in self.eval_result.failures]
-        if self.judge is not None and self.judge.error is not None:
-            reasons.append(f"judge error: {self.judge.error}")
-        elif self.judge is not None and not self.judge.passed:
-            reasons.append(
-                f"judge score {self.judge.score} < {self.judge.threshold}: {self.judge.reason}"
-            )
-        return reasons
+        return [grade.summary for grade in self.grades if not grade.passed]
 
 
 class ModelStats(BaseModel):
@@ -139,16 +171,18 @@ def _stats_for(model: str, results: list[CaseResult]) -> ModelStats:
         for r in results
         if r.completion.latency_ms is not None and not r.completion.cached
     ]
-    scores = [r.judge.score for r in results if r.judge and r.judge.score is not None]
-    assertions = [d for r in results if r.eval_result for d in r.eval_result.details]
+    grades = [g for r in results for g in r.grades]
+    checks = [g for g in grades if g.kind in CHECK_KINDS]
+    assertions = [g for g in grades if g.kind == "assertion"]
+    scores = [g.score for g in grades if g.kind == "judge" and g.score is not None]
     return ModelStats(
         model=model,
         total=len(results),
         passed=sum(r.status == "pass" for r in results),
         failed=sum(r.status == "fail" for r in results),
         errors=sum(r.status == "error" for r in results),
-        checks_passed=sum(c.passed for r in results for c in r.check_results),
-        checks_total=sum(len(r.check_results) for r in results),
+        checks_passed=sum(g.passed for g in checks),
+        checks_total=len(checks),
         assertions_passed=sum(d.passed for d in assertions),
         assertions_total=len(assertions),
         judge_mean=statistics.fmean(scores) if scores else None,
@@ -222,6 +256,7 @@ class RunResult(BaseModel):
             counts[model] = CheckStats()
         for result in self.results:
             stats = counts[result.model]
-            stats.passed += sum(c.passed for c in result.check_results)
-            stats.total += len(result.check_results)
+            checks = result.of_kind("check", "validator", "custom")
+            stats.passed += sum(g.passed for g in checks)
+            stats.total += len(checks)
         return dict(counts)

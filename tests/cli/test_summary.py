@@ -6,6 +6,7 @@ import io
 
 from rich.console import Console
 
+from promptum._legacy_grades import judge_grade
 from promptum.checks import CheckDefinition, evaluate_checks
 from promptum.cli._console import print_summary
 from promptum.completion import Completion
@@ -54,8 +55,10 @@ def test_a_steady_run_lists_no_flaky_cases() -> None:
 
 
 def test_a_judge_error_is_listed_as_an_error_with_its_reason() -> None:
-    judged = result("4", 0).model_copy(
-        update={"status": "error", "judge": JudgeVerdict(model="dead/m", error="connection failed")}
+    verdict = JudgeVerdict(model="dead/m", error="connection failed")
+    base = result("4", 0)
+    judged = base.model_copy(
+        update={"status": "error", "grades": [*base.grades, judge_grade(verdict)]}
     )
     text = summary(RunResult(run_id="r", models=["local/smollm2"], results=[judged]))
     assert "Failures (1)" in text

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from promptum._legacy_grades import assertion_grade, check_grade, judge_grade
 from promptum.checks import CheckDefinition, evaluate_checks
 from promptum.completion import Completion
 from promptum.evaluations import evaluate
@@ -61,26 +62,22 @@ def result(
             source=source,
             expected_behavior=expected_behavior,
         )
-    check_results = evaluate_checks([CheckDefinition(**c) for c in checks], completion)
-    eval_result = None
+    grades = [
+        check_grade(c) for c in evaluate_checks([CheckDefinition(**c) for c in checks], completion)
+    ]
     if expected or attack_target:
-        eval_result = evaluate(completion.output or {}, expected, attack_target)
-    status = status_of(
-        completion,
-        all(c.passed for c in check_results),
-        eval_result is None or eval_result.passed,
-        verdict,
-    )
+        evaluation = evaluate(completion.output or {}, expected, attack_target)
+        grades += [assertion_grade(detail) for detail in evaluation.details]
+    if verdict is not None:
+        grades.append(judge_grade(verdict))
     return CaseResult(
         case_id=case_id,
         model=model,
         repeat=repeat,
-        status=status,
+        status=status_of(completion, grades),
         messages=messages,
         completion=completion,
-        check_results=check_results,
-        eval_result=eval_result,
-        judge=verdict,
+        grades=grades,
         expected_behavior=expected_behavior,
         tags=list(tags),
         source=source,

@@ -22,7 +22,7 @@ def test_one_row_per_result_with_every_column(sample: RunResult, tmp_path: Path)
     assert list(found[0]) == [
         "case_id", "model", "repeat", "status", "flaky", "checks_passed", "checks_total",
         "failed_checks", "assertion_failures", "judge_score", "latency_ms", "input_tokens",
-        "output_tokens", "cost_usd", "cached", "error",
+        "output_tokens", "cost_usd", "cached", "error", "grades",
     ]  # fmt: skip
     by_key = {(r["case_id"], r["model"]): r for r in found}
     local, gpt, claude = MODELS
@@ -61,3 +61,11 @@ def test_text_from_a_server_cannot_become_a_formula(tmp_path: Path) -> None:
     (row,) = rows(run, tmp_path)
     assert row["error"] == '\'=HYPERLINK("http://x","y")'
     assert row["case_id"] == 'a,b\n"c"'
+
+
+def test_every_grade_has_its_cell(sample: RunResult, tmp_path: Path) -> None:
+    for row, result in zip(rows(sample, tmp_path), sample.results, strict=True):
+        cells = row["grades"].split(";") if row["grades"] else []
+        assert len(cells) == len(result.grades)
+        for cell, grade in zip(cells, result.grades, strict=True):
+            assert cell.startswith(f"{grade.kind}:{grade.name}=")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -150,7 +149,7 @@ def test_the_judge_threshold_decides(
     ],
     ids=["call-fails", "not-json", "score-out-of-range"],
 )
-def test_a_judge_failure_is_recorded_and_does_not_fail_the_case(
+def test_a_judge_failure_is_recorded_and_makes_the_case_an_error(
     server: FaultServer, options: ClientOptions, judge_reply: Reply
 ) -> None:
     server.queue(Reply.ok("an answer"), judge_reply)
@@ -163,7 +162,8 @@ def test_a_judge_failure_is_recorded_and_does_not_fail_the_case(
     assert result.judge is not None
     assert result.judge.error
     assert result.judge.score is None
-    assert result.status == "pass"
+    assert result.status == "error"  # nothing graded it against its expected behaviour
+    assert [g.kind for g in result.grades] == ["check", "judge"]
 
 
 def test_a_judge_client_that_raises_keeps_the_checks(
@@ -196,7 +196,7 @@ def test_a_judge_client_that_raises_keeps_the_checks(
             await client.client.aclose()
 
     (result,) = asyncio.run(go()).results
-    assert result.status == "pass"
+    assert result.status == "error"
     assert [(c.type, c.passed) for c in result.check_results] == [("contains", True)]
     assert result.judge is not None
     assert result.judge.error == "the judge call raised RuntimeError: judge down"
@@ -243,12 +243,17 @@ def test_a_validator_is_recorded_as_a_check(server: FaultServer, options: Client
         False,
         "Length between 1 and 5",
     )
-    assert json.loads(short.reason or "") == {"length": 20, "max_length": 5, "min_length": 1}
+    # The validator's own description is the reason; its details stay on the grade.
+    assert short.reason == "Length between 1 and 5"
+    (grade,) = results["short"].grades
+    assert grade.details == {"length": 20, "max_length": 5, "min_length": 1}
+    assert results["short"].reasons == ["validator: Length between 1 and 5"]
     assert results["short"].status == "fail"
     assert results["ok"].status == "pass"
     assert results["ok"].check_results[0].passed
     (raised,) = results["raises"].check_results
-    assert (raised.passed, raised.reason) == (False, "validator raised RuntimeError: boom")
+    assert (raised.passed, raised.reason) == (False, "Exploding.validate raised RuntimeError: boom")
+    assert results["raises"].status == "error"  # the validator could not grade
 
 
 class City(BaseModel):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import io
 
+from promptum._legacy_grades import CHECK_KINDS
+from promptum.grades import Grade
 from promptum.rates import flaky_cases
 from promptum.reporting._text import visible
 from promptum.results import CaseResult, RunResult
@@ -26,6 +28,7 @@ COLUMNS = (
     "cost_usd",
     "cached",
     "error",
+    "grades",
 )
 
 
@@ -38,27 +41,35 @@ def _number(value: float | int | None) -> str:
     return "" if value is None else str(value)
 
 
+def _grade_cell(grade: Grade) -> str:
+    """One grade as ``kind:name=PASS`` (with ``@score`` when it has one)."""
+    verdict = "ERROR" if grade.error is not None else "PASS" if grade.passed else "FAIL"
+    score = "" if grade.score is None else f"@{grade.score:g}"
+    return f"{grade.kind}:{grade.name}={verdict}{score}"
+
+
 def _row(result: CaseResult, flaky: dict[tuple[str, str], str]) -> list[str]:
     completion = result.completion
-    failures = result.eval_result.failures if result.eval_result is not None else []
-    judge_score = result.judge.score if result.judge is not None else None
+    checks = result.of_kind(*CHECK_KINDS)
+    failures = [g for g in result.of_kind("assertion") if not g.passed]
     return [
         _inert(visible(result.case_id)),
         _inert(visible(result.model)),
         str(result.repeat),
         result.status,
         flaky.get((result.case_id, result.model), ""),
-        str(sum(c.passed for c in result.check_results)),
-        str(len(result.check_results)),
-        ";".join(visible(c.type) for c in result.failed_checks),
-        _inert(visible("; ".join(d.reason for d in failures))),
-        _number(judge_score),
+        str(sum(g.passed for g in checks)),
+        str(len(checks)),
+        ";".join(visible(g.name) for g in checks if not g.passed),
+        _inert(visible("; ".join(g.reason or "" for g in failures))),
+        _number(result.judge_score),
         _number(completion.latency_ms),
         _number(completion.input_tokens),
         _number(completion.output_tokens),
         _number(completion.cost_usd),
         "true" if completion.cached else "false",
         _inert(visible(completion.error or "")),
+        _inert(visible(";".join(_grade_cell(g) for g in result.grades))),
     ]
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from promptum._legacy_grades import CHECK_KINDS
 from promptum.gate import decide
 from promptum.rates import flaky_cases
 from promptum.reporting import _format as fmt
@@ -84,7 +85,7 @@ class _Data:
             else None,
             "e": completion.error,
             "x": result.expected_behavior,
-            "j": result.judge.reason if result.judge and result.judge.reason else None,
+            "j": "; ".join(g.reason for g in result.of_kind("judge") if g.reason) or None,
             "w": result.reasons or None,
         }
         for key, value in optional.items():
@@ -193,6 +194,7 @@ def render_html(run: RunResult) -> str:
             stats=stats,
             flaky=flaky_cases(run),
             gate=decide(run),
+            check_kinds=sorted(CHECK_KINDS),
             tags=sorted({tag for row in rows for tag in row.tags}),
             total_cost=sum(s.cost_usd for s in stats.values()),
             cached_cost=sum(s.cached_cost_usd for s in stats.values()),

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -12,10 +15,28 @@ from promptum.reporting._serialize import model_json
 from promptum.results import CaseResult, RunResult
 
 
+def _legacy_views(result: CaseResult) -> dict[str, Any]:
+    """The verdict fields results had before grades, derived from the grades, for old readers."""
+    evaluation = result.eval_result
+    judge = result.judge
+    return {
+        "check_results": [asdict(check) for check in result.check_results],
+        "eval_result": None if evaluation is None else evaluation.model_dump(mode="json"),
+        "judge": None if judge is None else judge.model_dump(mode="json"),
+    }
+
+
 def render_json(run: RunResult) -> str:
-    """The run as indented JSON, check results included, secrets in its config redacted."""
+    """The run as indented JSON, secrets in its config redacted.
+
+    Each result holds its `grades` and, derived from them, the `check_results`,
+    `eval_result` and `judge` views that readers of earlier reports know.
+    """
     safe = run.model_copy(update={"config": redact(run.config)})
-    return model_json(safe, indent=2) + "\n"
+    data = json.loads(model_json(safe))
+    for result, item in zip(safe.results, data["results"], strict=True):
+        item.update(_legacy_views(result))
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
 
 def _problem(error: ValidationError) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from promptum.gate import decide
+from promptum.grades import Grade
 from promptum.rates import flaky_cases
 from promptum.reporting._outcome import outcome
 from promptum.reporting._text import visible
@@ -26,26 +27,22 @@ def _case_name(result: CaseResult, repeated: bool) -> str:
     return f"{result.case_id} [repeat {result.repeat + 1}]" if repeated else result.case_id
 
 
+def _grade_line(grade: Grade) -> str:
+    """One grade in system-out: ``check PASS contains (Contains 'Paris')``."""
+    kind = "check" if grade.kind == "validator" else grade.kind
+    if grade.error is not None:
+        return f"{kind} ERROR {grade.name} ({grade.description}): {grade.error}"
+    verdict = "PASS" if grade.passed else "FAIL"
+    if grade.kind == "assertion":
+        return f"assertion {verdict} [{grade.details.get('op')}] {grade.reason}"
+    score = "" if grade.score is None else f" score {grade.score:g}"
+    reason = f": {grade.reason}" if grade.reason else ""
+    return f"{kind} {verdict} {grade.name} ({grade.description}){score}{reason}"
+
+
 def _system_out(result: CaseResult) -> str:
     lines = [f"status: {result.status}"]
-    for check in result.check_results:
-        verdict = "PASS" if check.passed else "FAIL"
-        reason = f": {check.reason}" if check.reason else ""
-        lines.append(f"check {verdict} {check.type} ({check.description}){reason}")
-    if result.eval_result is not None:
-        for detail in result.eval_result.details:
-            verdict = "PASS" if detail.passed else "FAIL"
-            lines.append(f"assertion {verdict} [{detail.op}] {detail.reason}")
-    judge = result.judge
-    if judge is not None:
-        if judge.error is not None:
-            lines.append(f"judge ERROR ({judge.model}): {judge.error}")
-        else:
-            verdict = "PASS" if judge.passed else "FAIL"
-            lines.append(
-                f"judge {verdict} ({judge.model}) score {judge.score} "
-                f"threshold {judge.threshold}: {judge.reason}"
-            )
+    lines += [_grade_line(grade) for grade in result.grades]
     completion = result.completion
     if completion.cached:
         lines.append("cached: true")

@@ -1,8 +1,9 @@
 """Why a result did not pass, by the precedence CI reports use.
 
-Precedence: error > failed checks > failed field assertions > judge error > judge below
-threshold. Only the first that applies decides a result's failure type; the others stay
-visible in the result's details.
+Precedence: error > failed checks > failed field assertions > judge below threshold > a
+grader that could not grade (a judge error). Only the first that applies decides a result's
+failure type; the others stay visible in the result's details. A failure outranks a grader's
+error, as it does in the result's status.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from promptum._legacy_grades import CHECK_KINDS
+from promptum.grades import Grade
 from promptum.results import CaseResult
 
 
@@ -23,38 +26,53 @@ class Outcome:
     details: list[str]
 
 
+def _judge_failure(failed: list[Grade]) -> Outcome:
+    if len(failed) == 1 and failed[0].name == "judge":
+        grade = failed[0]
+        threshold = grade.details.get("threshold")
+        message = f"judge score {grade.score} < threshold {threshold}"
+    else:
+        message = "judge criteria below threshold: " + ", ".join(
+            f"{g.name} {g.score} < {g.details.get('threshold')}" for g in failed
+        )
+    return Outcome("failure", "JudgeBelowThreshold", message, [g.reason or "" for g in failed])
+
+
 def outcome(result: CaseResult) -> Outcome | None:
     """The deciding reason `result` did not pass, or None when it passed."""
     error = result.completion.error
     if error is not None:
         return Outcome("error", "ModelError", error.splitlines()[0] if error else "error", [error])
-    failed = result.failed_checks
-    if failed:
-        names = ", ".join(c.type for c in failed)
+    failed = [grade for grade in result.grades if grade.failed]
+    checks = [g for g in failed if g.kind in CHECK_KINDS]
+    if checks:
+        total = sum(g.kind in CHECK_KINDS for g in result.grades)
         return Outcome(
             "failure",
             "DeterministicCheckFailed",
-            f"{len(failed)} of {len(result.check_results)} checks failed: {names}",
-            [f"{c.type} ({c.description}): {c.reason}" for c in failed],
+            f"{len(checks)} of {total} checks failed: {', '.join(g.name for g in checks)}",
+            [f"{g.name} ({g.description}): {g.reason}" for g in checks],
         )
-    if result.eval_result is not None and result.eval_result.failures:
-        failures = result.eval_result.failures
+    assertions = [g for g in failed if g.kind == "assertion"]
+    if assertions:
+        total = sum(g.kind == "assertion" for g in result.grades)
         return Outcome(
             "failure",
             "FieldAssertionFailed",
-            f"{len(failures)} of {len(result.eval_result.details)} field assertions failed",
-            [d.reason for d in failures],
+            f"{len(assertions)} of {total} field assertions failed",
+            [g.reason or "" for g in assertions],
         )
-    judge = result.judge
-    if judge is not None and judge.error is not None:
-        return Outcome("error", "JudgeError", f"the judge could not grade: {judge.error}", [])
-    if judge is not None and not judge.passed:
-        return Outcome(
-            "failure",
-            "JudgeBelowThreshold",
-            f"judge score {judge.score} < threshold {judge.threshold}",
-            [judge.reason],
-        )
+    judged = [g for g in failed if g.kind == "judge"]
+    if judged:
+        return _judge_failure(judged)
+    errored = [grade for grade in result.grades if grade.error is not None]
+    if errored:
+        first = errored[0]
+        if first.kind == "judge":
+            message = f"the judge could not grade: {first.error}"
+            return Outcome("error", "JudgeError", message, [g.summary for g in errored])
+        message = f"{first.label} could not grade: {first.error}"
+        return Outcome("error", "GradeError", message, [g.summary for g in errored])
     # The runner decides the status; a non-pass with none of the reasons above still fails CI.
     if result.status == "error":
         return Outcome("error", "Error", "the result is an error", [])

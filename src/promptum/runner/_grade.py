@@ -7,9 +7,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from promptum._legacy_grades import assertion_grade, check_grade
 from promptum.checks import CheckResult, evaluate_checks
 from promptum.completion import Completion
-from promptum.evaluations import EvalResult, evaluate
+from promptum.evaluations import evaluate
+from promptum.grades import Grade
 from promptum.runner._case import TestCase
 
 _REASON_LIMIT = 300
@@ -19,24 +21,37 @@ def _shorten(text: str) -> str:
     return text if len(text) <= _REASON_LIMIT else text[: _REASON_LIMIT - 1] + "…"
 
 
-def _validator_result(case: TestCase, text: str) -> CheckResult | None:
+def _validator_result(case: TestCase, text: str) -> Grade | None:
     validator = case.validator
     if validator is None:
         return None
+    name = type(validator).__name__
     try:
         description = validator.describe()
     except Exception as exc:
-        description = f"{type(validator).__name__} (describe() raised {type(exc).__name__})"
+        description = f"{name} (describe() raised {type(exc).__name__})"
     try:
         passed, details = validator.validate(text)
     except Exception as exc:  # a user's validator must not stop the run
-        return CheckResult(
-            "validator", False, description, f"validator raised {type(exc).__name__}: {exc}"
-        )
+        error = f"{name}.validate raised {type(exc).__name__}: {exc}"
+        return Grade("validator", "validator", False, None, None, description, error)
     if passed:
-        return CheckResult("validator", True, description)
-    reason = json.dumps(details, ensure_ascii=False, default=str, sort_keys=True)
-    return CheckResult("validator", False, description, _shorten(reason))
+        return Grade("validator", "validator", True, None, None, description)
+    # The validator's own description says what the response missed (with the error it
+    # names, if any); its details are kept beside it for reports, not shown raw.
+    named = details.get("error") if isinstance(details, dict) else None
+    reason = _shorten(f"{description}: {named}" if isinstance(named, str) else description)
+    return Grade(
+        "validator", "validator", False, None, reason, description, details=_jsonable(details)
+    )
+
+
+def _jsonable(details: Any) -> dict[str, Any]:
+    try:
+        data = json.loads(json.dumps(details, default=str))
+    except (TypeError, ValueError):
+        data = repr(details)
+    return data if isinstance(data, dict) else {"details": data}
 
 
 def _parsed_output(case: TestCase, completion: Completion) -> tuple[Any, CheckResult | None]:
@@ -64,21 +79,22 @@ def _parsed_output(case: TestCase, completion: Completion) -> tuple[Any, CheckRe
         return output, CheckResult("response_model", False, description, _shorten(problems))
 
 
-def grade(case: TestCase, completion: Completion) -> tuple[list[CheckResult], EvalResult | None]:
-    """Run the case's checks, validator and field assertions on a successful completion."""
+def grade(case: TestCase, completion: Completion) -> list[Grade]:
+    """The grades of the case's checks, validator and field assertions on a completion."""
     if not completion.ok:
-        return [], None
-    results = evaluate_checks(case.checks, completion)
+        return []
+    grades = [check_grade(result) for result in evaluate_checks(case.checks, completion)]
     validator_result = _validator_result(case, completion.text)
     if validator_result is not None:
-        results.append(validator_result)
+        grades.append(validator_result)
     if case.response_schema is None:
-        return results, None
+        return grades
     output, parse_result = _parsed_output(case, completion)
     if parse_result is not None:
-        results.append(parse_result)
+        grades.append(check_grade(parse_result))
     if not case.expected and not case.attack_target:
-        return results, None
+        return grades
     expected = dict(case.expected) if case.expected else None
     attack_target = dict(case.attack_target) if case.attack_target else None
-    return results, evaluate(output, expected, attack_target)
+    evaluation = evaluate(output, expected, attack_target)
+    return grades + [assertion_grade(detail) for detail in evaluation.details]

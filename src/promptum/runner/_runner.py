@@ -14,10 +14,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from promptum._legacy_grades import judge_grade
 from promptum.completion import Completion
+from promptum.grades import Grade, Status, status_of_grades
 from promptum.providers import ModelRequest
 from promptum.redaction import environment_secrets, scrub, scrub_model
-from promptum.results import CaseResult, JudgeVerdict, RunResult, Status
+from promptum.results import CaseResult, RunResult
 from promptum.runner._case import TestCase
 from promptum.runner._grade import grade
 from promptum.runner._judge import judge_response
@@ -47,23 +49,11 @@ def result_key(result: CaseResult) -> ResultKey:
     return (result.case_id, result.model, result.repeat)
 
 
-def status_of(
-    completion: Completion, check_ok: bool, assertions_ok: bool, judge: JudgeVerdict | None
-) -> Status:
-    """Fail if a check, an assertion or the judge failed; error if the call or the judge erred.
-
-    A failed check or assertion outranks a judge error: the case is known to fail whatever
-    the judge would have said. A judge error never passes a case, since nothing graded it.
-    """
+def status_of(completion: Completion, grades: Iterable[Grade]) -> Status:
+    """Error if the call failed; else what the grades say (`status_of_grades`)."""
     if not completion.ok:
         return "error"
-    if not check_ok or not assertions_ok:
-        return "fail"
-    if judge is not None and judge.error is not None:
-        return "error"
-    if judge is not None and not judge.passed:
-        return "fail"
-    return "pass"
+    return status_of_grades(grades)
 
 
 def request_for(case: TestCase, model: str, repeat: int = 0) -> ModelRequest:
@@ -140,31 +130,23 @@ class Runner:
     async def _run_one(self, case: TestCase, model: str, repeat: int) -> CaseResult:
         completion = await self._complete(request_for(case, model, repeat))
         try:
-            checks, eval_result = grade(case, completion)
-            judge = None
+            grades = grade(case, completion)
             if completion.ok and case.judge is not None and case.expected_behavior:
-                judge = await judge_response(case.judge, case, completion.text, self._complete)
+                verdict = await judge_response(case.judge, case, completion.text, self._complete)
+                grades.append(judge_grade(verdict))
         except Exception as exc:  # a bug in grading must cost one result, not the run
             completion = completion.model_copy(
                 update={"error": f"grading failed: {type(exc).__name__}: {exc}"}
             )
-            checks, eval_result, judge = [], None, None
-        status = status_of(
-            completion,
-            all(c.passed for c in checks),
-            eval_result is None or eval_result.passed,
-            judge,
-        )
+            grades = []
         return CaseResult(
             case_id=case.id,
             model=model,
             repeat=repeat,
-            status=status,
+            status=status_of(completion, grades),
             messages=list(case.messages),
             completion=completion,
-            check_results=checks,
-            eval_result=eval_result,
-            judge=judge,
+            grades=grades,
             expected_behavior=case.expected_behavior,
             tags=list(case.tags),
             source=case.source,

@@ -35,7 +35,7 @@ def result_json(result: CaseResult) -> str:
 def result_row(run_id: str, result: CaseResult, data: str) -> tuple[Any, ...]:
     """The values of one `results` row."""
     completion = result.completion
-    score = result.judge.score if result.judge is not None else None
+    score = result.judge_score
     return (
         run_id,
         result.case_id,

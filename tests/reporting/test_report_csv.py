@@ -64,8 +64,8 @@ def test_text_from_a_server_cannot_become_a_formula(tmp_path: Path) -> None:
 
 
 def test_every_grade_has_its_cell(sample: RunResult, tmp_path: Path) -> None:
-    for row, result in zip(rows(sample, tmp_path), sample.results, strict=True):
+    for row, case_result in zip(rows(sample, tmp_path), sample.case_results, strict=True):
         cells = row["grades"].split(";") if row["grades"] else []
-        assert len(cells) == len(result.grades)
-        for cell, grade in zip(cells, result.grades, strict=True):
+        assert len(cells) == len(case_result.grades)
+        for cell, grade in zip(cells, case_result.grades, strict=True):
             assert cell.startswith(f"{grade.kind}:{grade.name}=")

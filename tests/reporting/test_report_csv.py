@@ -64,7 +64,7 @@ def test_text_from_a_server_cannot_become_a_formula(tmp_path: Path) -> None:
 
 
 def test_every_grade_has_its_cell(sample: RunResult, tmp_path: Path) -> None:
-    for row, case_result in zip(rows(sample, tmp_path), sample.case_results, strict=True):
+    for row, case_result in zip(rows(sample, tmp_path), sample.results, strict=True):
         cells = row["grades"].split(";") if row["grades"] else []
         assert len(cells) == len(case_result.grades)
         for cell, grade in zip(cells, case_result.grades, strict=True):

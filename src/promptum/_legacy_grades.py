@@ -42,8 +42,10 @@ def assertion_grade(detail: FieldEvalResult) -> Grade:
     )
 
 
-def judge_grade(verdict: JudgeVerdict, name: str = "judge") -> Grade:
-    """A judge's verdict (or one criterion's) as a grade."""
+def judge_grade(
+    verdict: JudgeVerdict, name: str = "judge", details: Mapping[str, Any] | None = None
+) -> Grade:
+    """A judge's verdict (or one criterion's) as a grade; `details` adds the criterion's facts."""
     return Grade(
         "judge",
         name,
@@ -52,7 +54,7 @@ def judge_grade(verdict: JudgeVerdict, name: str = "judge") -> Grade:
         verdict.reason or None,
         f"judged by {verdict.model}, threshold {verdict.threshold}",
         verdict.error,
-        {"model": verdict.model, "threshold": verdict.threshold},
+        {"model": verdict.model, "threshold": verdict.threshold, **(details or {})},
     )
 
 

@@ -69,8 +69,36 @@ class Grade:
             return f"assertion {self.reason}"
         if self.kind == "judge":
             threshold = self.details.get("threshold")
+            note = samples_note(self.details)
+            if note:
+                return (
+                    f"{self.label} mean score {self.score:.3g} < {threshold} ({note}): "
+                    f"{self.reason or ''}"
+                )
             return f"{self.label} score {self.score} < {threshold}: {self.reason or ''}"
         return f"{self.name}: {self.reason or self.description}"
+
+
+def samples_note(details: dict[str, Any]) -> str:
+    """How a sampled judge grade's samples went, e.g. ``3 samples 0.5-0.8, sd 0.12, 2 passed``.
+
+    Empty for a grade of one sample. The grade's score is the samples' mean; the number
+    that passed (each sample against the threshold) shows how far they agree.
+    """
+    scores = details.get("scores")
+    count = details.get("samples")
+    if not isinstance(count, int) or count < 2 or not isinstance(scores, list) or not scores:
+        return ""
+    threshold = details.get("threshold")
+    low, high = min(scores), max(scores)
+    spread = f"{low:g}" if low == high else f"{low:g}-{high:g}"
+    note = f"{count} samples {spread}"
+    stdev = details.get("stdev")
+    if isinstance(stdev, int | float):
+        note += f", sd {stdev:.2g}"
+    if isinstance(threshold, int | float):
+        note += f", {sum(score >= threshold for score in scores)} of {count} passed"
+    return note
 
 
 def status_of_grades(grades: Iterable[Grade]) -> Status:

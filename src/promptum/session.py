@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
@@ -32,8 +32,11 @@ from promptum.runner import (
     TestCase,
     plan_fingerprint,
 )
+from promptum.runner._judge import judged_criteria
 from promptum.sinks import ResultSink
 from promptum.suites import Suite, load_suite
+from promptum.suites._build import context_problem, judge_problems, merged_judge
+from promptum.suites._format import JudgeSpec
 from promptum.validation import Validator
 
 if TYPE_CHECKING:
@@ -71,9 +74,54 @@ class Prompt:
     seed: int | None = None
     tags: Sequence[str] = ()
     repeat: int = 1
+    must_pass: bool = False
+    """Any failure or error of this test fails the run's gate, whatever the pass rate."""
+    context: str | Sequence[str] | None = None
+    """Retrieved documents the response should rest on; judge prompts see ``{{ context }}``.
+    Not sent to the model: put them in `prompt` as the application would."""
+    judge: JudgeConfig | Mapping[str, Any] | str | Literal[False] | None = None
+    """This test's judge: a mapping of a suite's `judge` keys (``criteria``, ``threshold``,
+    ``samples``...) merged over the session's judge, a judge model, a whole `JudgeConfig`,
+    or False for none; None: the session's judge."""
 
     def _fail(self, message: str) -> ConfigError:
         return ConfigError(f"Prompt {self.name!r}: {message}")
+
+    def _context(self) -> tuple[str, ...] | None:
+        if self.context is None:
+            return None
+        documents = (self.context,) if isinstance(self.context, str) else tuple(self.context)
+        if not all(isinstance(document, str) for document in documents):
+            raise self._fail("context must be a string or a list of strings")
+        return documents
+
+    def _judge(self, session: JudgeConfig | None) -> JudgeConfig | None:
+        """The session's judge with this test's own over it."""
+        own = self.judge
+        if own is None:
+            config = session
+        elif own is False:
+            return None
+        elif isinstance(own, JudgeConfig):
+            config = own
+        elif isinstance(own, str):
+            config = replace(session, model=own) if session else JudgeConfig(own)
+        elif isinstance(own, Mapping):
+            try:
+                spec = JudgeSpec.model_validate(own)
+            except ValidationError as exc:
+                error = exc.errors()[0]
+                where = ".".join(str(part) for part in ("judge", *error["loc"]))
+                message = str(error["msg"]).removeprefix("Value error, ")
+                raise self._fail(f"{where}: {message}") from None
+            config = merged_judge(spec, session)
+        else:
+            raise self._fail("judge must be a mapping of judge settings, a model, or False")
+        if config is not None:
+            for loc, message in judge_problems(config):
+                where = ".".join(str(part) for part in ("judge", *loc))
+                raise self._fail(f"{where}: {message}")
+        return config
 
     def _messages(self) -> tuple[Message, ...]:
         if (self.prompt is None) == (not self.messages):
@@ -130,6 +178,14 @@ class Prompt:
             raise self._fail("validator must have validate(response) and describe() methods")
         own_models = ((self.model,) if self.model else ()) + tuple(self.models)
         schema, model_class = self._structured()
+        documents = self._context()
+        judge = self._judge(judge)
+        if judge is not None and not judged_criteria(judge, self.expected_behavior):
+            judge = None  # nothing to grade: no judge model to check or call
+        if judge is not None and documents is None:
+            problem = context_problem(judge, self.expected_behavior, "`Prompt(context=...)`")
+            if problem is not None:
+                raise self._fail(problem)
         return TestCase(
             id=self.name,
             messages=self._messages(),
@@ -142,9 +198,11 @@ class Prompt:
             expected=self.expected,
             attack_target=self.attack_target,
             expected_behavior=self.expected_behavior,
-            judge=judge if self.expected_behavior else None,
+            context=documents,
+            judge=judge,
             tags=tuple(self.tags),
             repeat=self.repeat,
+            must_pass=self.must_pass,
         )
 
 
@@ -167,6 +225,8 @@ class Session:
     name: str = "session"
     tests: list[TestCase] = field(default_factory=list)
     suites: list[Suite] = field(default_factory=list)
+    fail_under: float | None = None
+    """The least pass rate the gate accepts (`promptum.gate.decide`); None: every result."""
     _ids: set[str] = field(default_factory=set, init=False, repr=False)
     """The ids in `tests`, so adding 10,000 cases stays linear."""
 
@@ -247,6 +307,7 @@ class Session:
                 for t, n, s in sorted(params, key=repr)
             ],
             "concurrency": self.concurrency,
+            "fail_under": self.fail_under,
             "promptum_version": __version__,
         }
 
@@ -320,6 +381,11 @@ class Session:
             await client.aclose()
         if client.cache_problem is not None:
             run.config.setdefault("warnings", []).append(client.cache_problem)
+        if skipped := client.cache_skipped_secret:
+            run.config.setdefault("warnings", []).append(
+                f"{skipped} response{'s were' if skipped > 1 else ' was'} not cached because "
+                f"{'they' if skipped > 1 else 'it'} contained a secret from the environment"
+            )
         return run
 
     def _new_run(

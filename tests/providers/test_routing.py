@@ -101,18 +101,21 @@ def test_a_suite_endpoint_key_variable_must_be_set() -> None:
         client.check_model("corp/m")
 
 
-def test_overriding_a_builtin_keeps_its_other_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_overriding_a_builtin_keeps_its_other_defaults_but_not_its_key(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "x")
     configured = {"openai": EndpointConfig(base_url="http://127.0.0.1:9/v1")}
     route = resolve("openai/gpt-4o", configured)
     assert route.config is not None
     assert route.config.base_url == "http://127.0.0.1:9/v1"
-    assert route.config.api_key_env == "OPENAI_API_KEY"
+    assert route.config.api_key_env is None  # OPENAI_API_KEY stays with OpenAI's own URL
     assert route.config.max_concurrency == 8
     monkeypatch.setenv("PROMPTUM_OPENAI_BASE_URL", "http://127.0.0.1:10/v1")
     route = resolve("openai/gpt-4o", configured)
     assert route.config is not None
     assert route.config.base_url == "http://127.0.0.1:10/v1"
+    assert route.config.api_key_env == "OPENAI_API_KEY"  # a URL from the environment is trusted
 
 
 def test_a_missing_extra_names_the_pip_command(monkeypatch: pytest.MonkeyPatch) -> None:

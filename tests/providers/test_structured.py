@@ -81,3 +81,9 @@ def test_an_object_after_prose_is_extracted(obj: dict[str, object], prose: str) 
 
     prose = prose.replace("{", "(").replace("}", ")")
     assert extract_json_object(f"{prose}\n{json.dumps(obj)}") == obj
+
+
+def test_json_nested_deeper_than_python_recurses_is_a_misfit() -> None:
+    deep = '{"a": ' * 100_000 + "1" + "}" * 100_000
+    with pytest.raises(SchemaMismatch, match="nests JSON too deeply"):
+        parse_structured(deep, {"type": "object"})

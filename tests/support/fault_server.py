@@ -14,9 +14,11 @@ queue is empty every request gets ``server.default``, a normal answer)::
         assert len(server.requests) == 3
 
 Routes: ``POST /v1/chat/completions`` (OpenAI), ``POST /v1/messages`` (Anthropic; point the
-SDK at ``server.root_url``), ``GET /v1/models``. Replies: `Reply.ok`, `Reply.error` (any
-HTTP error, with an optional ``Retry-After``), `Reply.rate_limited`, `Reply.hang` (no answer
-until the client gives up), `Reply.drop` (connection closed without an answer),
+SDK at ``server.root_url``), ``POST /v1/embeddings`` (OpenAI; each input's vector is
+`embedding_of` it: shared words make texts similar), ``GET /v1/models``. Replies:
+`Reply.ok`, `Reply.error` (any HTTP error, with an optional ``Retry-After``),
+`Reply.rate_limited`, `Reply.hang` (no answer until the client gives up), `Reply.drop`
+(connection closed without an answer),
 `Reply.truncated` (body cut short), `Reply.not_json` (an HTML page), `Reply.bad_json`
 (``application/json`` that is not JSON) and `Reply.empty_choices`.
 
@@ -27,8 +29,10 @@ prints ``READY <base_url>``): benchmarks use that so the server does not share t
 from __future__ import annotations
 
 import json
+import math
 import sys
 import threading
+import zlib
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -189,6 +193,38 @@ def _anthropic_answer(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+EMBEDDING_SIZE = 64
+
+
+def embedding_of(text: str) -> list[float]:
+    """The fault server's embedding of ``text``: its lower-cased words hashed into 64 counts."""
+    counts = [0.0] * EMBEDDING_SIZE
+    for word in text.lower().split():
+        counts[zlib.crc32(word.encode()) % EMBEDDING_SIZE] += 1.0
+    norm = math.sqrt(sum(c * c for c in counts)) or 1.0
+    return [c / norm for c in counts]
+
+
+def _embeddings_answer(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
+    inputs = body.get("input", [])
+    texts = [inputs] if isinstance(inputs, str) else [str(text) for text in inputs]
+    data = (
+        []
+        if reply.kind == "empty_choices"
+        else [
+            {"object": "embedding", "index": i, "embedding": embedding_of(text)}
+            for i, text in enumerate(texts)
+        ]
+    )
+    tokens = sum(_words(text) for text in texts)
+    return {
+        "object": "list",
+        "data": data,
+        "model": body.get("model", "fault"),
+        "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+    }
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as real APIs do
     server: _Server
@@ -211,7 +247,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(200, json.dumps(listing).encode(), "application/json")
 
     def do_POST(self) -> None:
-        """Answer a chat or messages call with the next scripted reply."""
+        """Answer a chat, messages or embeddings call with the next scripted reply."""
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b"{}"
         try:
@@ -241,7 +277,10 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.kind == "bad_json":
             self._send(200, b'{"id": "chatcmpl-fault", "choices": [', "application/json")
             return
-        answer = (_anthropic_answer if anthropic else _openai_answer)(reply, body)
+        if self.path.rstrip("/").endswith("/embeddings"):
+            answer = _embeddings_answer(reply, body)
+        else:
+            answer = (_anthropic_answer if anthropic else _openai_answer)(reply, body)
         payload = json.dumps(answer).encode()
         if reply.kind == "truncated":
             self.send_response(200)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, PrivateAttr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from promptum.checks._base import CheckType, CompiledCheck, ValueKind
-from promptum.checks._registry import get_check_type
+from promptum.checks._registry import CHECK_TYPES, get_check_type
+from promptum.checks._similar import ScoredCheckType
+from promptum.validation._regex import bounded_search
 
 
 def _checked_value(check_type: CheckType, value: Any) -> Any:
@@ -31,9 +32,11 @@ def _checked_value(check_type: CheckType, value: Any) -> Any:
         if not value and name in ("contains", "not_contains"):
             raise ValueError(f"check {name!r} needs a non-empty string")
         if name in ("regex", "not_regex"):
+            import regex
+
             try:
-                re.compile(value)
-            except re.error as exc:
+                bounded_search(value)  # compiled by the engine the check searches with
+            except regex.error as exc:
                 raise ValueError(
                     f"check {name!r}: invalid regular expression {value!r}: {exc}"
                 ) from exc
@@ -56,6 +59,10 @@ class CheckDefinition(BaseModel):
     type: str
     value: Any = None
     case_insensitive: bool = False
+    threshold: float | None = Field(default=None, ge=0, le=1, allow_inf_nan=False, strict=True)
+    """For scoring checks (`similar`): the score, 0-1, at or above which the check passes."""
+    model: str | None = None
+    """For `similar`: the embedding model, ``<endpoint>/<model>`` (default: the embedded one)."""
 
     _compiled: CompiledCheck = PrivateAttr()
 
@@ -68,6 +75,21 @@ class CheckDefinition(BaseModel):
                 f"check {self.type!r}: case_insensitive applies only to string checks "
                 "(contains, not_contains, regex, not_regex, exact_match)"
             )
+        if isinstance(check_type, ScoredCheckType) and check_type.build_scored is not None:
+            if self.model is not None:
+                check_model = check_type.check_model
+                problem = check_model(self.model) if check_model else "it takes no model"
+                if problem is not None:
+                    raise ValueError(f"check {self.type!r}: {problem}")
+            threshold = check_type.default_threshold if self.threshold is None else self.threshold
+            self._compiled = check_type.build_scored(value, threshold, self.model)
+            return self
+        scoring = ", ".join(t.name for t in CHECK_TYPES.values() if isinstance(t, ScoredCheckType))
+        for option in ("threshold", "model"):
+            if getattr(self, option) is not None:
+                raise ValueError(
+                    f"check {self.type!r}: {option} applies only to scoring checks ({scoring})"
+                )
         self._compiled = check_type.build(value, self.case_insensitive)
         return self
 
@@ -80,8 +102,8 @@ class CheckDefinition(BaseModel):
     def __hash__(self) -> int:
         return hash(self._key())
 
-    def _key(self) -> tuple[str, Any, bool]:
-        return (self.type, self.value, self.case_insensitive)
+    def _key(self) -> tuple[str, Any, bool, float | None, str | None]:
+        return (self.type, self.value, self.case_insensitive, self.threshold, self.model)
 
     @property
     def compiled(self) -> CompiledCheck:

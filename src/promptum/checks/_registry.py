@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 
-from promptum.checks import _budget, _json, _length, _text
+from promptum.checks import _budget, _json, _length, _similar, _text
 from promptum.checks._base import CheckType
 
 CHECK_TYPES: dict[str, CheckType] = {
@@ -20,6 +20,7 @@ CHECK_TYPES: dict[str, CheckType] = {
         _budget.MAX_COST_USD,
         _length.MIN_LENGTH,
         _length.MAX_LENGTH,
+        _similar.SIMILAR,
     )
 }
 

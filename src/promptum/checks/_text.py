@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import re
 
-from promptum.checks._base import CheckType, CompiledCheck, ValueKind, shorten, text_check
+from promptum.checks._base import (
+    CheckResult,
+    CheckType,
+    CompiledCheck,
+    ValueKind,
+    shorten,
+    text_check,
+)
+from promptum.completion import Completion
 from promptum.validation import Contains, ExactMatch, NotContains, NotRegex, Regex
+from promptum.validation._regex import bounded_search, too_slow
 
 
 def _build_contains(value: str, case_insensitive: bool) -> CompiledCheck:
@@ -33,26 +42,39 @@ def _flags(case_insensitive: bool) -> int:
 
 
 def _build_regex(value: str, case_insensitive: bool) -> CompiledCheck:
-    validator = Regex(value, flags=_flags(case_insensitive))
-    # Search with the validator's pattern compiled once, not looked up per response.
-    search = re.compile(validator.pattern, validator.flags).search
-    return text_check(
-        "regex",
-        validator.describe(),
-        lambda text: search(text) is not None,
-        f"expected to match /{value}/",
-    )
+    # Regex's describe() words the criterion; the search is the bounded engine's, compiled
+    # once per pattern: a suite's pattern must not be able to hang the run.
+    description = Regex(value, flags=_flags(case_insensitive)).describe()
+    search = bounded_search(value, _flags(case_insensitive))
+    passed = CheckResult("regex", True, description)
+    failed = CheckResult("regex", False, description, f"expected to match /{value}/")
+
+    def run(completion: Completion) -> CheckResult:
+        try:
+            found = search(completion.text)
+        except TimeoutError:
+            return CheckResult("regex", False, description, too_slow(value))
+        return passed if found is not None else failed
+
+    return run
 
 
 def _build_not_regex(value: str, case_insensitive: bool) -> CompiledCheck:
-    validator = NotRegex(value, flags=_flags(case_insensitive))
-    search = re.compile(validator.pattern, validator.flags).search
+    description = NotRegex(value, flags=_flags(case_insensitive)).describe()
+    search = bounded_search(value, _flags(case_insensitive))
+    passed = CheckResult("not_regex", True, description)
 
-    def reason(text: str) -> str:
-        found = validator.validate(text)[1]["matched"]
-        return f"expected not to match /{value}/, found {shorten(found)!r}"
+    def run(completion: Completion) -> CheckResult:
+        try:
+            found = search(completion.text)
+        except TimeoutError:
+            return CheckResult("not_regex", False, description, too_slow(value))
+        if found is None:
+            return passed
+        reason = f"expected not to match /{value}/, found {shorten(found.group(0))!r}"
+        return CheckResult("not_regex", False, description, reason)
 
-    return text_check("not_regex", validator.describe(), lambda text: search(text) is None, reason)
+    return run
 
 
 def _build_exact_match(value: str, case_insensitive: bool) -> CompiledCheck:
@@ -76,9 +98,19 @@ NOT_CONTAINS = CheckType(
     _build_not_contains,
     True,
 )
-REGEX = CheckType("regex", "the pattern matches (re.search)", ValueKind.STRING, _build_regex, True)
+REGEX = CheckType(
+    "regex",
+    "the pattern matches (a search, re syntax, at most 1 s per response)",
+    ValueKind.STRING,
+    _build_regex,
+    True,
+)
 NOT_REGEX = CheckType(
-    "not_regex", "the pattern does not match", ValueKind.STRING, _build_not_regex, True
+    "not_regex",
+    "the pattern does not match (at most 1 s per response)",
+    ValueKind.STRING,
+    _build_not_regex,
+    True,
 )
 EXACT_MATCH = CheckType(
     "exact_match", "trimmed response equals the value", ValueKind.STRING, _build_exact_match, True

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from promptum.compare import CaseChange, Comparison, ModelComparison
+    from promptum.gate import GateDecision
     from promptum.results import RunResult
 
 EXIT_OK, EXIT_REGRESSION = 0, 1
@@ -34,13 +35,17 @@ def _load(ref: str, db: Path | None) -> RunResult:
     return open_store(db).load(ref)
 
 
-def _print_changes(console: Console, title: str, changes: list[CaseChange]) -> None:
+def _print_changes(
+    console: Console, title: str, changes: list[CaseChange], must_pass: frozenset[str]
+) -> None:
     if not changes:
         return
     console.print(f"  [bold]{title} ({len(changes)})[/]")
     for change in changes[:_SHOWN]:
+        marked = " [bold](must pass)[/]" if change.case_id in must_pass else ""
         console.print(
             f"    {escape(change.case_id)}: {change.before.outcome} → {change.after.outcome}"
+            + marked
         )
     if len(changes) > _SHOWN:
         console.print(f"    ... and {len(changes) - _SHOWN} more (write -o compare.html)")
@@ -58,8 +63,8 @@ def _print_pair(console: Console, pair: ModelComparison) -> None:
         table.add_row(*row)
     console.print(table)
     console.print(f"  [{_VERDICT_STYLE[pair.verdict]}]{verdict_line(pair)}[/]")
-    _print_changes(console, "Regressed", pair.of_kind("regressed"))
-    _print_changes(console, "Fixed", pair.of_kind("fixed"))
+    _print_changes(console, "Regressed", pair.of_kind("regressed"), pair.must_pass)
+    _print_changes(console, "Fixed", pair.of_kind("fixed"), pair.must_pass)
     changed = pair.of_kind("changed")
     if changed:
         console.print(f"  Changed response, same outcome: {len(changed)} case(s)")
@@ -70,7 +75,7 @@ def _print_pair(console: Console, pair: ModelComparison) -> None:
     console.print()
 
 
-def _write(comparison: Comparison, path: Path) -> None:
+def _write(comparison: Comparison, gate: GateDecision | None, path: Path) -> None:
     from promptum.compare import comparison_html, comparison_markdown
     from promptum.errors import ConfigError
 
@@ -78,7 +83,9 @@ def _write(comparison: Comparison, path: Path) -> None:
     if kind is None:
         raise ConfigError(f"-o {path}: write a comparison as .md or .html")
     rendered = (
-        comparison_markdown(comparison) if kind == "markdown" else comparison_html(comparison)
+        comparison_markdown(comparison, gate)
+        if kind == "markdown"
+        else comparison_html(comparison, gate=gate)
     )
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -99,7 +106,14 @@ def _write(comparison: Comparison, path: Path) -> None:
 )  # fmt: skip
 @click.option(
     "--fail-on-regression", is_flag=True,
-    help="Exit 1 when a model's pass rate fell significantly (for CI).",
+    help="Exit 1 when B regressed (for CI): a must-pass case regressed, more than "
+    "--max-regressed cases regressed, or the pass rate fell significantly.",
+)  # fmt: skip
+@click.option(
+    "--max-regressed", type=click.IntRange(min=0), metavar="N",
+    # The default is promptum.compare.DEFAULT_MAX_REGRESSED, not imported here: `--help` stays
+    # fast. A test keeps the two the same.
+    help="With --fail-on-regression: regressed cases allowed per model [default: 1].",
 )  # fmt: skip
 def compare_command(
     db: Path | None,
@@ -109,21 +123,29 @@ def compare_command(
     model_b: str | None,
     outputs: tuple[Path, ...],
     fail_on_regression: bool,
+    max_regressed: int | None,
 ) -> None:
     """Compare run B against run A, model by model, on the cases they share.
 
     A and B are run ids (or prefixes, `latest`, `latest~1`) or results files written by
     `promptum run -o FILE.json`. With one run and --model-a/--model-b, two of its models are
     compared. Differences are called significant by an exact paired sign test (McNemar's
-    test for single runs), so a case that wobbles is not a regression.
+    test for single runs), so a case that wobbles is not a significant regression.
 
-    Exit codes: 0 compared, 1 a significant regression with --fail-on-regression,
+    With --fail-on-regression the gate also fails on small suites, where no test can be
+    significant: when a case B marks must-pass regressed, or when more than --max-regressed
+    cases of a model regressed.
+
+    Exit codes: 0 compared (gate passed), 1 the gate failed with --fail-on-regression,
     2 invalid input.
     """
     from rich.console import Console
 
-    from promptum.compare import compare_runs
+    from promptum.compare import DEFAULT_MAX_REGRESSED, compare_runs, comparison_gate
 
+    if max_regressed is not None and not fail_on_regression:
+        # Silently ignoring it would let a CI job believe it is gated.
+        raise click.UsageError("--max-regressed sets the gate of --fail-on-regression; add it")
     if (model_a is None) != (model_b is None):
         raise click.UsageError("give both --model-a and --model-b, or neither")
     if run_b is None and model_a is None:
@@ -133,8 +155,12 @@ def compare_command(
         second = first if run_b is None else _load(run_b, db)
         pairs = None if model_a is None or model_b is None else [(model_a, model_b)]
         comparison = compare_runs(first, second, pairs)
+        gate = None
+        if fail_on_regression:
+            allowed = DEFAULT_MAX_REGRESSED if max_regressed is None else max_regressed
+            gate = comparison_gate(comparison, allowed)
         for path in outputs:
-            _write(comparison, path)
+            _write(comparison, gate, path)
     console = Console(highlight=False)
     console.print(
         f"Comparing B={escape(second.run_id)} against A={escape(first.run_id)} "
@@ -149,4 +175,8 @@ def compare_command(
     if regressions:
         labels = ", ".join(escape(pair.b.label) for pair in regressions)
         console.print(f"[red]Significant regression:[/] {labels}")
-    raise SystemExit(EXIT_REGRESSION if fail_on_regression and regressions else EXIT_OK)
+    if gate is None:
+        raise SystemExit(EXIT_OK)
+    # One line whatever the terminal's width: CI logs are searched for it.
+    console.print(f"[{'green' if gate.passed else 'red'}]{escape(gate.line)}[/]", soft_wrap=True)
+    raise SystemExit(EXIT_OK if gate.passed else EXIT_REGRESSION)

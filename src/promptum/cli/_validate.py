@@ -3,8 +3,50 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from promptum.suites import Suite
+
+
+def _shown(path: Path) -> str:
+    """A path relative to the working directory when it is inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _python_line(suite: Suite) -> str | None:
+    """The Python modules the suite imports: code a reviewer reads like a conftest.py."""
+    if not suite.python_imports:
+        return None
+    modules = ", ".join(
+        f"{item.module} ({_shown(item.path)})" if item.path else item.module
+        for item in suite.python_imports
+    )
+    return f"  imports Python: {modules}"
+
+
+def _model_notes(suite: Suite) -> list[str]:
+    """What this machine lacks to call the suite's models: keys, extras (not suite mistakes)."""
+    from promptum.errors import ProviderUnavailableError
+    from promptum.providers import DEFAULT_MODEL, resolve
+
+    model_ids: dict[str, None] = {}
+    for case in suite.cases:
+        model_ids.update(dict.fromkeys(case.models or (DEFAULT_MODEL,)))
+        if case.judge is not None:
+            model_ids[case.judge.model] = None
+    notes = []
+    for model_id in model_ids:
+        try:
+            resolve(model_id, suite.endpoints)
+        except ProviderUnavailableError as exc:
+            notes.append(f"  note: {exc}")
+    return notes
 
 
 @click.command("validate")
@@ -12,13 +54,13 @@ import click
 def validate_command(paths: tuple[Path, ...]) -> None:
     """Check suite files (and the case files they read) without calling a model."""
     from promptum.errors import PromptumError
-    from promptum.suites import Suite, check_unique_ids, load_suite
+    from promptum.suites import check_unique_ids, load_suite
 
     invalid = 0
     loaded: list[Suite] = []
-    for path in paths:
+    for path in paths:  # every path is checked: one broken file hides no other
         try:
-            suite = load_suite(path)
+            suite = load_suite(path, check_models=True)
         except PromptumError as exc:
             invalid += 1
             message = str(exc)  # most messages start with the file's own location
@@ -28,6 +70,11 @@ def validate_command(paths: tuple[Path, ...]) -> None:
         loaded.append(suite)
         checks = sum(len(case.checks) for case in suite.cases)
         click.echo(f"✓ {path}: {len(suite.cases)} cases, {checks} checks")
+        python = _python_line(suite)
+        if python is not None:
+            click.echo(python)
+        for note in _model_notes(suite):
+            click.echo(note)
     try:
         check_unique_ids(loaded)  # `promptum run` with the same paths would refuse them
     except PromptumError as exc:

@@ -1,4 +1,4 @@
-"""Comparing runs and models: pass-rate deltas with 95% intervals, paired tests, flaky cases."""
+"""Comparing runs and models: pass-rate deltas with 95% intervals, paired tests, the gate."""
 
 from promptum.compare._compare import (
     CaseChange,
@@ -8,6 +8,7 @@ from promptum.compare._compare import (
     compare_models,
     compare_runs,
 )
+from promptum.compare._gate import DEFAULT_MAX_REGRESSED, comparison_gate
 from promptum.compare._html import comparison_html, render_page
 from promptum.compare._markdown import comparison_markdown
 from promptum.compare._stats import (
@@ -22,6 +23,7 @@ from promptum.rates import CaseRate, case_rates, flaky_cases
 
 __all__ = [
     "ALPHA",
+    "DEFAULT_MAX_REGRESSED",
     "CaseChange",
     "CaseRate",
     "Comparison",
@@ -31,6 +33,7 @@ __all__ = [
     "case_rates",
     "compare_models",
     "compare_runs",
+    "comparison_gate",
     "comparison_html",
     "comparison_markdown",
     "figure_rows",

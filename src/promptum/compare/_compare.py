@@ -63,6 +63,13 @@ class ModelComparison:
     changes: list[CaseChange]
     only_a: list[str]
     only_b: list[str]
+    must_pass: frozenset[str] = frozenset()
+    """Cases B marks must-pass: B is the suite as it stands now, A may predate the mark."""
+
+    @property
+    def name(self) -> str:
+        """The model, or ``model A → model B`` when two models are compared."""
+        return self.a.model if self.a.model == self.b.model else f"{self.a.model} → {self.b.model}"
 
     @property
     def significant(self) -> bool:
@@ -83,6 +90,11 @@ class ModelComparison:
     def of_kind(self, kind: ChangeKind) -> list[CaseChange]:
         """The changed cases of one kind, in case order."""
         return [change for change in self.changes if change.kind == kind]
+
+    @property
+    def must_pass_regressions(self) -> list[CaseChange]:
+        """The regressed cases that B marks must-pass: each one fails the gate."""
+        return [c for c in self.of_kind("regressed") if c.case_id in self.must_pass]
 
     @property
     def judge_delta(self) -> float | None:
@@ -113,7 +125,7 @@ class Comparison:
 
     @property
     def regressions(self) -> list[ModelComparison]:
-        """The pairs whose pass rate fell significantly: what ``--fail-on-regression`` fails."""
+        """The pairs whose pass rate fell significantly (one of the gate's three rules)."""
         return [m for m in self.models if m.verdict == "regression"]
 
 
@@ -138,6 +150,35 @@ def _change(before: CaseRate, after: CaseRate) -> CaseChange | None:
     return None
 
 
+_NAMED = 5
+"""Case ids named in an error before the rest are only counted."""
+
+
+def _named(case_ids: list[str]) -> str:
+    if not case_ids:
+        return "no cases"
+    shown = ", ".join(case_ids[:_NAMED])
+    more = f" and {len(case_ids) - _NAMED} more" if len(case_ids) > _NAMED else ""
+    return f"case{'s' if len(case_ids) > 1 else ''} {shown}{more}"
+
+
+def _no_shared_cases(
+    run_a: RunResult, model_a: str, run_b: RunResult, model_b: str, a: list[str], b: list[str]
+) -> ConfigError:
+    # A delta "on 0 shared" reads like a verdict; with nothing paired there is none to give.
+    if run_a.run_id == run_b.run_id and model_a != model_b:
+        return ConfigError(
+            f"models {model_a} and {model_b} of run {run_a.run_id} share no cases: "
+            f"{model_a} has {_named(a)}; {model_b} has {_named(b)}; "
+            "compare two models that ran the same cases"
+        )
+    return ConfigError(
+        f"the runs share no cases: run A ({run_a.run_id}, {model_a}) has {_named(a)}; "
+        f"run B ({run_b.run_id}, {model_b}) has {_named(b)}; "
+        "compare two runs of the same suite (case ids must match)"
+    )
+
+
 def compare_models(
     run_a: RunResult,
     model_a: str,
@@ -147,12 +188,15 @@ def compare_models(
 ) -> ModelComparison:
     """Side ``model_a`` of `run_a` against side ``model_b`` of `run_b`.
 
-    `stats` is both runs' `RunResult.stats()` when the caller already has them.
+    `stats` is both runs' `RunResult.stats()` when the caller already has them. Raises
+    ConfigError when the two sides share no case: there is nothing to compare.
     """
     stats_a, stats_b = stats if stats is not None else (run_a.stats(), run_b.stats())
     rates_a = case_rates(run_a.results, model_a)
     rates_b = case_rates(run_b.results, model_b)
     shared = [case_id for case_id in rates_a if case_id in rates_b]
+    if not shared:
+        raise _no_shared_cases(run_a, model_a, run_b, model_b, list(rates_a), list(rates_b))
     differences = [rates_b[c].rate - rates_a[c].rate for c in shared]
     changes = [change for c in shared if (change := _change(rates_a[c], rates_b[c])) is not None]
     rose = sum(d > 0 for d in differences)
@@ -161,7 +205,7 @@ def compare_models(
         a=_side(run_a.run_id, stats_a[model_a], rates_a),
         b=_side(run_b.run_id, stats_b[model_b], rates_b),
         shared=len(shared),
-        delta=sum(differences) / len(shared) if shared else 0.0,
+        delta=sum(differences) / len(shared),
         interval=paired_interval(differences),
         p_value=sign_test(rose, fell),
         rose=rose,
@@ -169,6 +213,7 @@ def compare_models(
         changes=changes,
         only_a=[c for c in rates_a if c not in rates_b],
         only_b=[c for c in rates_b if c not in rates_a],
+        must_pass=frozenset(r.case_id for r in run_b.results if r.model == model_b and r.must_pass),
     )
 
 

@@ -18,6 +18,8 @@ from promptum.reporting import csp_hash, template_asset, visible
 if TYPE_CHECKING:
     import jinja2
 
+    from promptum.gate import GateDecision
+
 PREVIEW = 400
 """Characters of a response shown side by side; enough to see what changed."""
 LIMIT = 200
@@ -72,6 +74,8 @@ def render_page(
     )
 
 
-def comparison_html(comparison: Comparison, *, viewer: bool = False) -> str:
+def comparison_html(
+    comparison: Comparison, *, viewer: bool = False, gate: GateDecision | None = None
+) -> str:
     """The comparison as one HTML page; `viewer` adds links into the local viewer."""
-    return render_page("compare.html.j2", viewer=viewer, comparison=comparison)
+    return render_page("compare.html.j2", viewer=viewer, comparison=comparison, gate=gate)

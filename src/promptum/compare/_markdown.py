@@ -2,21 +2,28 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from promptum.compare import _text as text
 from promptum.compare._compare import CaseChange, Comparison, ModelComparison
+
+if TYPE_CHECKING:
+    from promptum.gate import GateDecision
 
 MAX_CASES = 30
 """Cases listed per kind before the rest are only counted: a PR comment must stay short."""
 _ICONS = {"regression": "🔻", "improvement": "🔺", "no significant change": "➖"}
 
 
-def _cases(title: str, changes: list[CaseChange]) -> list[str]:
+def _cases(title: str, changes: list[CaseChange], must_pass: frozenset[str]) -> list[str]:
     if not changes:
         return []
     lines = ["", f"**{title} ({len(changes)})**", ""]
     for change in changes[:MAX_CASES]:
+        marked = " **(must pass)**" if change.case_id in must_pass else ""
         lines.append(
-            f"- {text.markdown(change.case_id)}: {change.before.outcome} → {change.after.outcome}"
+            f"- {text.markdown(change.case_id)}{marked}: "
+            f"{change.before.outcome} → {change.after.outcome}"
             f" · {text.markdown(change.after.responses[0] if change.after.responses else '', 80)}"
         )
     if len(changes) > MAX_CASES:
@@ -35,9 +42,9 @@ def _pair(pair: ModelComparison) -> list[str]:
         "| --- | ---: | ---: | ---: |",
     ]
     lines += [f"| {name} | {a} | {b} | {d} |" for name, a, b, d in text.figure_rows(pair)]
-    lines += _cases("Regressed", pair.of_kind("regressed"))
-    lines += _cases("Fixed", pair.of_kind("fixed"))
-    lines += _cases("Changed response, same outcome", pair.of_kind("changed"))
+    lines += _cases("Regressed", pair.of_kind("regressed"), pair.must_pass)
+    lines += _cases("Fixed", pair.of_kind("fixed"), pair.must_pass)
+    lines += _cases("Changed response, same outcome", pair.of_kind("changed"), pair.must_pass)
     flaky = [(side, rate) for side in (pair.a, pair.b) for rate in side.flaky]
     if flaky:
         lines += ["", f"**Flaky cases ({len(flaky)})**", ""]
@@ -51,13 +58,19 @@ def _pair(pair: ModelComparison) -> list[str]:
     return lines
 
 
-def comparison_markdown(comparison: Comparison) -> str:
-    """The comparison as a Markdown section per model pair."""
+def comparison_markdown(comparison: Comparison, gate: GateDecision | None = None) -> str:
+    """The comparison as a Markdown section per model pair, under the `gate` line when given."""
     a, b = comparison.run_a, comparison.run_b
     regressions = len(comparison.regressions)
     lines = [
         f"## promptum compare: {text.markdown(b.run_id)} against {text.markdown(a.run_id)}",
         "",
+    ]
+    if gate is not None:
+        icon = "✅" if gate.passed else "❌"
+        # The reason names case ids from the suite: made inert, and never cut.
+        lines += [f"{icon} **{text.markdown(gate.line, None)}**", ""]
+    lines += [
         f"{regressions} significant regression(s) in {len(comparison.models)} comparison(s).",
     ]
     for pair in comparison.models:

@@ -7,8 +7,8 @@ from promptum.compare._stats import Interval
 from promptum.reporting import inline_markdown
 
 
-def markdown(text: str, limit: int = 120) -> str:
-    """Text from a model or a suite as inert one-line Markdown."""
+def markdown(text: str, limit: int | None = 120) -> str:
+    """Text from a model or a suite as inert one-line Markdown, cut to `limit` characters."""
     return inline_markdown(text, limit)
 
 

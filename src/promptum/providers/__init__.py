@@ -22,7 +22,14 @@ from promptum.providers._errors import (
 from promptum.providers._local_model import LOCAL_MODELS, local_model_path
 from promptum.providers._options import ClientOptions, EndpointConfig, Price
 from promptum.providers._pricing import price_for
-from promptum.providers._routing import BUILTIN_ENDPOINTS, DEFAULT_MODEL, Route, resolve
+from promptum.providers._routing import (
+    BUILTIN_ENDPOINTS,
+    DEFAULT_MODEL,
+    Route,
+    key_variable,
+    model_id_problem,
+    resolve,
+)
 
 __all__ = [
     "BUILTIN_ENDPOINTS",
@@ -46,7 +53,9 @@ __all__ = [
     "Route",
     "ServerError",
     "cache_key",
+    "key_variable",
     "local_model_path",
+    "model_id_problem",
     "price_for",
     "provider_statuses",
     "resolve",

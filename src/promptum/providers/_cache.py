@@ -3,7 +3,10 @@
 A cache must never cost a run its results, so every SQLite problem (a locked, unreadable
 or corrupt file, a damaged row) turns into a miss, never an exception; the first problem is
 kept in `ResponseCache.problem` for the caller to show. Only successful provider answers are
-stored, with their original latency, tokens and cost; keys never contain an API key.
+stored, exactly as the model gave them, with their original latency, tokens and cost; keys never
+contain an API key. An answer holding the value of a secret-looking environment variable is not
+stored at all (masking it would replay an answer the model never gave); `skipped_secret` counts
+those for the caller to show.
 
 Reads and writes run on the caller's thread: each takes tens of microseconds, less than
 handing it to a worker thread would cost. Writes are gathered and committed together (every
@@ -24,7 +27,7 @@ from pydantic import ValidationError
 
 from promptum.completion import Completion
 from promptum.providers._base import ModelRequest
-from promptum.redaction import environment_secrets, scrub_json
+from promptum.redaction import REDACTED, environment_secrets
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -36,6 +39,9 @@ CREATE TABLE IF NOT EXISTS responses (
 # Bumped whenever the key or the stored form changes, so old entries are simply never hit.
 _KEY_VERSION = "promptum-cache-v1"
 _INSERT = "INSERT OR REPLACE INTO responses (key, created_at, completion) VALUES (?, ?, ?)"
+# Versions of the stored form, in `PRAGMA user_version`. 1: entries are stored verbatim; before
+# that, secrets in an answer were masked, so such entries would replay an altered answer.
+_STORED_FORM = 1
 
 FLUSH_EVERY = 32
 """Commit pending writes once this many have gathered."""
@@ -54,6 +60,22 @@ def cache_key(request: ModelRequest, endpoint: str) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+def _migrate(connection: sqlite3.Connection) -> None:
+    """Bring a file written by an older promptum to the current stored form."""
+    (version,) = connection.execute("PRAGMA user_version").fetchone()
+    if version >= _STORED_FORM:
+        return
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        # Only masked entries differ from what the model said; the rest stay valid.
+        connection.execute("DELETE FROM responses WHERE instr(completion, ?) > 0", (REDACTED,))
+        connection.execute(f"PRAGMA user_version = {_STORED_FORM}")
+    except sqlite3.Error:
+        connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
+
+
 class ResponseCache:
     """Get and put completions by key; opened lazily, every failure is a miss."""
 
@@ -65,6 +87,9 @@ class ResponseCache:
         self._connection: sqlite3.Connection | None = None
         self._disabled = False
         self._pending: dict[str, tuple[float, Completion]] = {}
+        self._secrets: tuple[str, ...] | None = None
+        self.skipped_secret = 0
+        """How many answers were not stored because they held a secret from the environment."""
 
     def _connect(self) -> sqlite3.Connection | None:
         if self._connection is not None or self._disabled:
@@ -79,6 +104,7 @@ class ResponseCache:
             connection.execute("PRAGMA journal_mode = WAL")
             connection.execute("PRAGMA synchronous = NORMAL")
             connection.execute(_SCHEMA)
+            _migrate(connection)
         except (OSError, sqlite3.Error) as exc:
             if connection is not None:
                 connection.close()
@@ -124,9 +150,21 @@ class ResponseCache:
         return completion.model_copy(update={"cached": True})
 
     def put(self, key: str, completion: Completion) -> None:
-        """Store a successful completion (errors are never cached); committed in batches."""
+        """Store a successful completion (errors are never cached); committed in batches.
+
+        A completion holding a secret from the environment is counted in `skipped_secret`
+        and not stored.
+        """
         if completion.error is not None or completion.cached or self._disabled:
             return
+        if self._secrets is None:
+            # Read once: the environment of a run does not change, and this costs ~70 µs.
+            self._secrets = environment_secrets()
+        if self._secrets:
+            stored = completion.model_dump_json()
+            if any(secret in stored for secret in self._secrets):
+                self.skipped_secret += 1
+                return
         self._pending[key] = (time.time(), completion)
         oldest = next(iter(self._pending.values()))[0]
         if len(self._pending) >= FLUSH_EVERY or time.time() - oldest >= FLUSH_AFTER_S:
@@ -136,12 +174,7 @@ class ResponseCache:
         """Commit every pending write in one transaction."""
         if not self._pending:
             return
-        # A response that echoes an API key from the environment must not put it on disk.
-        secrets = environment_secrets()
-        rows = [
-            (key, at, scrub_json(c.model_dump_json(), secrets))
-            for key, (at, c) in self._pending.items()
-        ]
+        rows = [(key, at, c.model_dump_json()) for key, (at, c) in self._pending.items()]
         self._pending.clear()
         connection = self._connect()
         if connection is None:

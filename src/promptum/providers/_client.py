@@ -88,6 +88,11 @@ class ModelClient:
         return self._cache.problem if self._cache else None
 
     @property
+    def cache_skipped_secret(self) -> int:
+        """Answers not cached this run because they held a secret from the environment."""
+        return self._cache.skipped_secret if self._cache else 0
+
+    @property
     def retries_used(self) -> int:
         """Retries spent so far across every call of this client."""
         return self._budget.used

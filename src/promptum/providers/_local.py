@@ -147,6 +147,17 @@ class LocalProvider:
         response, latency_ms = await asyncio.to_thread(self._generate, request)
         choice = response["choices"][0]
         usage = response.get("usage") or {}
+        wanted = request.max_tokens or DEFAULT_MAX_TOKENS
+        produced = usage.get("completion_tokens") or 0
+        cut = choice.get("finish_reason") == "length" and produced < wanted
+        if cut and request.response_schema is not None:
+            # llama-cpp-python quietly lowers max_tokens to what the context has left; the
+            # JSON it cut short cannot parse, and "not a JSON object" would hide why.
+            raise BadRequestError(
+                f"the prompt ({usage.get('prompt_tokens')} tokens) left room for only {produced} "
+                f"of the {wanted} answer tokens in the {self.n_ctx}-token context: shorten the "
+                "prompt or raise PROMPTUM_LOCAL_CTX"
+            )
         return Completion(
             text=choice["message"].get("content") or "",
             model=request.model,

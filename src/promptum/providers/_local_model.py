@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 from pathlib import Path
 
@@ -36,20 +37,28 @@ def _packaged_path(name: str) -> Path:
     )
 
 
+def local_model_problem(name: str) -> str | None:
+    """Why ``local/<name>`` names no local model (with a "did you mean"), or None; no file read."""
+    if name in _PACKAGED or name.lower().endswith(".gguf"):
+        return None
+    by_lower = {known.lower(): known for known in _PACKAGED}
+    close = difflib.get_close_matches(name.lower(), list(by_lower), n=1)
+    advice = f"did you mean 'local/{by_lower[close[0]]}'? Otherwise use" if close else "use"
+    named = ", ".join(f"'local/{known}'" for known in _PACKAGED)
+    return f"unknown local model 'local/{name}': {advice} {named} or 'local/<path to a .gguf file>'"
+
+
 def local_model_path(name: str) -> Path:
     """The GGUF file for ``local/<name>``: a named model or a path to a ``.gguf`` file."""
+    problem = local_model_problem(name)
+    if problem is not None:
+        raise ProviderUnavailableError(problem)
     if name in _PACKAGED:
         return _packaged_path(name)
-    if name.lower().endswith(".gguf"):
-        path = Path(name).expanduser()
-        if not path.is_file():
-            raise ProviderUnavailableError(
-                f"model 'local/{name}': no GGUF file at {path.resolve()}; "
-                "give a path relative to the working directory or an absolute one"
-            )
-        return path.resolve()
-    raise ProviderUnavailableError(
-        f"unknown local model 'local/{name}': use "
-        + ", ".join(f"'local/{known}'" for known in _PACKAGED)
-        + " or 'local/<path to a .gguf file>'"
-    )
+    path = Path(name).expanduser()
+    if not path.is_file():
+        raise ProviderUnavailableError(
+            f"model 'local/{name}': no GGUF file at {path.resolve()}; "
+            "give a path relative to the working directory or an absolute one"
+        )
+    return path.resolve()

@@ -20,9 +20,10 @@ class EndpointConfig(BaseModel):
     base_url: str | None = None
     """The API root, e.g. ``http://127.0.0.1:8000/v1``; None keeps the SDK's default."""
     api_key_env: str | None = None
-    """The environment variable holding the key; when set, the variable must be set."""
+    """The environment variable holding the key; when given, the variable must be set.
+    None reads ``PROMPTUM_<NAME>_API_KEY`` if set. A suite may name only that variable."""
     api_key: SecretStr | None = None
-    """A key given directly (Python API only: never put a key in a suite file)."""
+    """A key given directly (Python API only: a suite file can never hold a key)."""
     max_concurrency: int = Field(default=4, ge=1)
     """How many calls may be in flight at once on this endpoint."""
     structured_output: StructuredMode = "auto"

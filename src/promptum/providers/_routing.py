@@ -3,18 +3,24 @@
 ``openai/gpt-4o`` → the ``openai`` endpoint, model ``gpt-4o``; ``openrouter/openai/gpt-4``
 → ``openrouter``, model ``openai/gpt-4``; ``local/smollm2`` → the embedded model;
 ``myvllm/llama-3`` → an endpoint named ``myvllm`` in the suite or in ``PROMPTUM_MYVLLM_*``.
+
+Keys are bound to hosts: a built-in provider's key (``OPENAI_API_KEY``...) is sent only to
+that provider's own URL or to one set in the environment; every other endpoint, and a
+built-in one whose URL or protocol the configuration changes, reads
+``PROMPTUM_<NAME>_API_KEY`` (Python code may name another variable or give the key).
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 from promptum.errors import ProviderUnavailableError
-from promptum.providers._local_model import local_model_path
+from promptum.providers._local_model import LOCAL_MODELS, local_model_path, local_model_problem
 from promptum.providers._options import EndpointConfig
 
 DEFAULT_MODEL = "local/smollm2"
@@ -70,31 +76,62 @@ def env_name(endpoint: str) -> str:
     return "PROMPTUM_" + endpoint.upper().replace("-", "_").replace(".", "_")
 
 
+def key_variable(endpoint: str) -> str:
+    """The variable holding an endpoint's own key, the only one a suite may have it read."""
+    return env_name(endpoint) + "_API_KEY"
+
+
+def _environment_url(
+    name: str, config: EndpointConfig | None, environ: Mapping[str, str]
+) -> str | None:
+    """The base URL the environment sets for an endpoint, if any."""
+    url = environ.get(f"{env_name(name)}_BASE_URL")
+    if name == "ollama" and not url and environ.get("OLLAMA_HOST"):
+        url = _ollama_url(environ["OLLAMA_HOST"])
+    sdk_variable = _SDK_BASE_URL_ENV.get(name)
+    if config and sdk_variable and not config.base_url and not url:
+        url = environ.get(sdk_variable)
+    return url or None
+
+
+def _redirects(builtin: EndpointConfig, own: EndpointConfig) -> bool:
+    """Whether configuration sends a built-in provider's calls to another URL or protocol."""
+    given = own.model_fields_set
+    return ("base_url" in given and own.base_url != builtin.base_url) or (
+        "kind" in given and own.kind != builtin.kind
+    )
+
+
 def endpoint_config(
     name: str, configured: Mapping[str, EndpointConfig], environ: Mapping[str, str]
 ) -> EndpointConfig | None:
-    """An endpoint's settings: built-in defaults, then the suite's, then ``PROMPTUM_*`` env."""
-    config = BUILTIN_ENDPOINTS.get(name)
-    if name in configured:
-        own = configured[name]
-        # Only what the suite wrote replaces a built-in default.
+    """An endpoint's settings: built-in defaults, then configured ones, then ``PROMPTUM_*`` env."""
+    builtin = BUILTIN_ENDPOINTS.get(name)
+    own = configured.get(name)
+    config = builtin
+    if own is not None:
+        # Only what the configuration wrote replaces a built-in default.
         explicit = own.model_dump(include=own.model_fields_set)
-        config = config.model_copy(update=explicit) if config else own
-    stem = env_name(name)
-    base_url = environ.get(f"{stem}_BASE_URL")
-    if name == "ollama" and not base_url and environ.get("OLLAMA_HOST"):
-        base_url = _ollama_url(environ["OLLAMA_HOST"])
-    sdk_variable = _SDK_BASE_URL_ENV.get(name)
-    if config and sdk_variable and not config.base_url and not base_url:
-        base_url = environ.get(sdk_variable)
-    if base_url:
-        key_env = f"{stem}_API_KEY"
-        if config is None:
-            config = EndpointConfig(
-                base_url=base_url, api_key_env=key_env if key_env in environ else None
-            )
-        else:
-            config = config.model_copy(update={"base_url": base_url})
+        config = builtin.model_copy(update=explicit) if builtin else own
+    url = _environment_url(name, config, environ)
+    if config is None:
+        if not url:
+            return None
+        config = EndpointConfig(base_url=url)
+    elif url:
+        config = config.model_copy(update={"base_url": url})
+    if (
+        builtin
+        and own
+        and not url
+        and _redirects(builtin, own)
+        and "api_key_env" not in own.model_fields_set
+    ):
+        # A URL written in a suite may be anyone's server: the provider's key stays home.
+        config = config.model_copy(update={"api_key_env": None})
+    own_key = key_variable(name)
+    if config.api_key is None and config.api_key_env is None and environ.get(own_key):
+        config = config.model_copy(update={"api_key_env": own_key})
     return config
 
 
@@ -112,6 +149,58 @@ def _need_extra(kind: str, model_id: str) -> None:
         )
 
 
+def _closest(word: str, known: Iterable[str]) -> str | None:
+    """The known name closest to ``word`` (ignoring case), for a "did you mean", or None."""
+    by_lower = {name.lower(): name for name in known}
+    close = difflib.get_close_matches(word.lower(), list(by_lower), n=1)
+    return by_lower[close[0]] if close else None
+
+
+def _no_prefix(model_id: str) -> str:
+    advice = (
+        f"did you mean 'local/{model_id}'? Otherwise write" if model_id in LOCAL_MODELS else "write"
+    )
+    return (
+        f"model id {model_id!r} has no provider prefix: {advice} <provider>/<model>, "
+        f"e.g. 'openai/gpt-4o' or {DEFAULT_MODEL!r}"
+    )
+
+
+def _unknown_provider(model_id: str, endpoint_names: Iterable[str]) -> str:
+    prefix, _, name = model_id.partition("/")
+    known = list(dict.fromkeys([*BUILTIN_ENDPOINTS, "local", *endpoint_names]))
+    close = _closest(prefix, known)
+    advice = f"did you mean {f'{close}/{name}'!r}? Otherwise use" if close else "use"
+    return (
+        f"unknown provider {prefix!r} in model id {model_id!r}: {advice} one of "
+        f"{', '.join(known)}, or name an endpoint {prefix!r} (endpoints: in the suite, or set "
+        f"{env_name(prefix)}_BASE_URL)"
+    )
+
+
+def model_id_problem(
+    model_id: str,
+    endpoint_names: Iterable[str] = (),
+    environ: Mapping[str, str] | None = None,
+) -> str | None:
+    """What is wrong with a model id's form, provider or local model name; None when routable.
+
+    Needs no key, file, network or llama.cpp: ``endpoint_names`` are the configured
+    endpoints, and ``environ`` (default ``os.environ``) adds ``PROMPTUM_<NAME>_BASE_URL`` ones.
+    Whether a key is set or an extra installed is `resolve`'s question, not this one's.
+    """
+    prefix, sep, name = model_id.partition("/")
+    if not sep or not prefix or not name:
+        return _no_prefix(model_id)
+    if prefix == "local":
+        return local_model_problem(name)
+    env = os.environ if environ is None else environ
+    names = list(endpoint_names)
+    if prefix in BUILTIN_ENDPOINTS or prefix in names or env.get(f"{env_name(prefix)}_BASE_URL"):
+        return None
+    return _unknown_provider(model_id, names)
+
+
 def resolve(
     model_id: str,
     configured: Mapping[str, EndpointConfig],
@@ -121,10 +210,7 @@ def resolve(
     env = os.environ if environ is None else environ
     prefix, sep, name = model_id.partition("/")
     if not sep or not prefix or not name:
-        raise ProviderUnavailableError(
-            f"model id {model_id!r} has no provider prefix: write <provider>/<model>, "
-            f"e.g. 'openai/gpt-4o' or {DEFAULT_MODEL!r}"
-        )
+        raise ProviderUnavailableError(_no_prefix(model_id))
     if prefix == "local":
         _need_extra("local", model_id)
         path = local_model_path(name)
@@ -133,12 +219,7 @@ def resolve(
         return Route(model_id, "local", "local", str(path), None, identity)
     config = endpoint_config(prefix, configured, env)
     if config is None:
-        known = ", ".join([*BUILTIN_ENDPOINTS, "local", *configured])
-        raise ProviderUnavailableError(
-            f"unknown provider {prefix!r} in model id {model_id!r}: use one of {known}, "
-            f"or name an endpoint {prefix!r} (endpoints: in the suite, or set "
-            f"{env_name(prefix)}_BASE_URL)"
-        )
+        raise ProviderUnavailableError(_unknown_provider(model_id, configured))
     if config.kind == "anthropic":
         _need_extra("anthropic", model_id)
     if config.api_key is None and config.api_key_env and not env.get(config.api_key_env):

@@ -65,6 +65,14 @@ def extract_json_object(text: str) -> dict[str, Any] | None:
 
 def parse_structured(text: str, schema: dict[str, Any]) -> dict[str, Any]:
     """The JSON object in ``text`` that fits ``schema``; raises `SchemaMismatch` if none does."""
+    try:
+        return _parse_structured(text, schema)
+    except RecursionError:
+        # A model (or a hostile server) can nest objects deeper than Python recurses.
+        raise SchemaMismatch("the response nests JSON too deeply to read") from None
+
+
+def _parse_structured(text: str, schema: dict[str, Any]) -> dict[str, Any]:
     from jsonschema.exceptions import best_match
 
     validator = compiled_schema(schema)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from promptum._legacy_grades import CHECK_KINDS
 from promptum.gate import decide
+from promptum.grades import samples_note
 from promptum.rates import flaky_cases
 from promptum.reporting import _format as fmt
 from promptum.reporting._text import shorten, visible
@@ -170,7 +171,12 @@ def _environment() -> jinja2.Environment:
     # Compact, unsorted JSON keeps the data block small; tojson still escapes <, >, & and '.
     env.policies["json.dumps_kwargs"] = {"ensure_ascii": False, "separators": (",", ":")}
     env.filters.update(
-        cost=fmt.cost, ms=fmt.milliseconds, percent=fmt.percent, score=fmt.score, short=shorten
+        cost=fmt.cost,
+        ms=fmt.milliseconds,
+        percent=fmt.percent,
+        score=fmt.score,
+        short=shorten,
+        samples=samples_note,
     )
     return env
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from promptum.gate import decide
-from promptum.grades import Grade
+from promptum.grades import Grade, samples_note
 from promptum.rates import flaky_cases
 from promptum.reporting._outcome import outcome
 from promptum.reporting._text import visible
@@ -36,6 +36,9 @@ def _grade_line(grade: Grade) -> str:
     if grade.kind == "assertion":
         return f"assertion {verdict} [{grade.details.get('op')}] {grade.reason}"
     score = "" if grade.score is None else f" score {grade.score:g}"
+    note = samples_note(grade.details) if grade.kind == "judge" else ""
+    if note:
+        score = f" mean score {grade.score:.3g} ({note})"
     reason = f": {grade.reason}" if grade.reason else ""
     return f"{kind} {verdict} {grade.name} ({grade.description}){score}{reason}"
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from promptum._legacy_grades import CHECK_KINDS
-from promptum.grades import Grade
+from promptum.grades import Grade, samples_note
 from promptum.results import CaseResult
 
 
@@ -26,16 +26,23 @@ class Outcome:
     details: list[str]
 
 
+def _score(grade: Grade) -> str:
+    """A judge grade's score as written: a sampled grade's mean, rounded, says it is one."""
+    if samples_note(grade.details) and grade.score is not None:
+        return f"mean {grade.score:.3g}"
+    return str(grade.score)
+
+
 def _judge_failure(failed: list[Grade]) -> Outcome:
     if len(failed) == 1 and failed[0].name == "judge":
         grade = failed[0]
         threshold = grade.details.get("threshold")
-        message = f"judge score {grade.score} < threshold {threshold}"
+        message = f"judge score {_score(grade)} < threshold {threshold}"
     else:
         message = "judge criteria below threshold: " + ", ".join(
-            f"{g.name} {g.score} < {g.details.get('threshold')}" for g in failed
+            f"{g.name} {_score(g)} < {g.details.get('threshold')}" for g in failed
         )
-    return Outcome("failure", "JudgeBelowThreshold", message, [g.reason or "" for g in failed])
+    return Outcome("failure", "JudgeBelowThreshold", message, [g.summary for g in failed])
 
 
 def outcome(result: CaseResult) -> Outcome | None:

@@ -26,14 +26,51 @@ class GenerationParams:
     """Provider-specific parameters passed through unchanged."""
 
 
+DEFAULT_SAMPLE_TEMPERATURE = 0.7
+"""The judge's temperature when it samples more than once: at 0 every sample would agree."""
+
+
+@dataclass(frozen=True, slots=True)
+class Criterion:
+    """One named criterion the judge scores on its own, as one grade (G-Eval style)."""
+
+    name: str
+    rubric: str = ""
+    """What a good response does; the judge prompt sees it as ``{{ rubric }}``."""
+    threshold: float | None = None
+    """The least passing score; None: the judge's threshold."""
+    prompt: str | None = None
+    """This criterion's judge prompt (a built-in's name or a template); None: the judge's."""
+
+
 @dataclass(frozen=True, slots=True)
 class JudgeConfig:
-    """Which model grades responses against `expected_behavior`, and the passing score."""
+    """Which model grades responses, against what, how often, and the passing score.
+
+    The case's `expected_behavior` is the criterion named ``judge``; `criteria` add more.
+    """
 
     model: str
     threshold: float = DEFAULT_THRESHOLD
     prompt: str | None = None
-    """A Jinja template replacing the default rubric (see `promptum.runner.JUDGE_PROMPT`)."""
+    """A built-in judge prompt's name (``default``, ``faithfulness``) or a Jinja template
+    replacing the default (see `promptum.runner.JUDGE_PROMPT`)."""
+    criteria: tuple[Criterion, ...] = ()
+    samples: int = 1
+    """How many times the judge grades each criterion; the grade's score is their mean."""
+    temperature: float | None = None
+    """The judge's temperature; None: 0 for one sample, DEFAULT_SAMPLE_TEMPERATURE for more."""
+
+    def __post_init__(self) -> None:
+        if self.samples < 1:
+            raise ValueError(f"judge samples must be at least 1, got {self.samples}")
+
+    @property
+    def sampling_temperature(self) -> float:
+        """The temperature every judge call is made at."""
+        if self.temperature is not None:
+            return self.temperature
+        return DEFAULT_SAMPLE_TEMPERATURE if self.samples > 1 else 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +94,8 @@ class TestCase:
     expected: Mapping[str, Any] | None = None
     attack_target: Mapping[str, Any] | None = None
     expected_behavior: str | None = None
+    context: tuple[str, ...] | None = None
+    """Retrieved documents the response should rest on; judge prompts see ``{{ context }}``."""
     judge: JudgeConfig | None = None
     tags: tuple[str, ...] = ()
     repeat: int = 1

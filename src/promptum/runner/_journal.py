@@ -1,13 +1,16 @@
 """The resume journal: every finished result of a run, one JSON line each, as it arrives.
 
-The file is keyed by a fingerprint of the run's plan, so `--resume` finds the results of an
-interrupted run of the same cases and runs only the rest. A complete run removes its journal.
+Each run writes its own file, ``<fingerprint>-<run id>.jsonl``, the fingerprint hashing the
+run's plan: `--resume` picks the most recently written journal of the same plan (an
+interrupted run; a complete run removes its own) and runs only the rest. Another run of the
+same cases, finished in the meantime, leaves it alone.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import asdict
 from datetime import datetime
@@ -18,6 +21,8 @@ from pydantic import ValidationError
 
 from promptum.results import CaseResult, RunResult
 from promptum.runner._case import TestCase
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 
 def _case_key(case: TestCase) -> dict[str, Any]:
@@ -45,38 +50,69 @@ def plan_fingerprint(cases: Iterable[TestCase]) -> str:
     return digest.hexdigest()[:16]
 
 
+def _read(path: Path) -> tuple[str, datetime, list[CaseResult]] | None:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not lines:
+        return None
+    try:
+        header = json.loads(lines[0])
+        run_id, started_at = header["run_id"], datetime.fromisoformat(header["started_at"])
+    except (ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(run_id, str):
+        return None
+    results = []
+    for line in lines[1:]:
+        try:
+            results.append(CaseResult.model_validate_json(line))
+        except ValidationError:
+            continue  # a line cut short when the process was killed mid-write
+    return run_id, started_at, results
+
+
+def _modified(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
 class Journal:
-    """A ResultSink appending each result to ``<folder>/<fingerprint>.jsonl``."""
+    """A ResultSink appending each result to ``<folder>/<fingerprint>-<run id>.jsonl``."""
 
     def __init__(self, folder: Path, fingerprint: str) -> None:
-        self.path = folder / f"{fingerprint}.jsonl"
+        self.folder = folder
+        self.fingerprint = fingerprint
+        self.path: Path | None = None
+        """This run's journal, known once the run starts."""
+        self._resumed_from: Path | None = None
         self._handle: IO[str] | None = None
 
+    def candidates(self) -> list[Path]:
+        """The journals of this plan, most recently written first."""
+        # `<fingerprint>.jsonl` is the name older versions gave every run of the plan.
+        paths = [*self.folder.glob(f"{self.fingerprint}-*.jsonl")]
+        paths += [p for p in [self.folder / f"{self.fingerprint}.jsonl"] if p.is_file()]
+        return sorted(paths, key=_modified, reverse=True)
+
     def load(self) -> tuple[str, datetime, list[CaseResult]] | None:
-        """The run id, start time and finished results of an earlier run, if there is one."""
-        try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError):
-            return None
-        if not lines:
-            return None
-        try:
-            header = json.loads(lines[0])
-            run_id, started_at = header["run_id"], datetime.fromisoformat(header["started_at"])
-        except (ValueError, KeyError, TypeError):
-            return None
-        results = []
-        for line in lines[1:]:
-            try:
-                results.append(CaseResult.model_validate_json(line))
-            except ValidationError:
-                continue  # a line cut short when the process was killed mid-write
-        return run_id, started_at, results
+        """The run id, start time and finished results of the latest interrupted run, if any."""
+        for path in self.candidates():
+            earlier = _read(path)
+            if earlier is not None:
+                self._resumed_from = path
+                return earlier
+        return None
 
     def start(self, run: RunResult) -> None:
         """Rewrite the journal for `run`: a header line, then the results it already has."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.path = self.folder / f"{self.fingerprint}-{_UNSAFE.sub('_', run.run_id)}.jsonl"
         self._handle = self.path.open("w", encoding="utf-8")
+        # Only what a resume needs: nothing from the suite or the config, so no secret.
         header = {"run_id": run.run_id, "started_at": run.started_at.isoformat()}
         self._handle.write(json.dumps(header) + "\n")
         self._handle.flush()
@@ -92,5 +128,8 @@ class Journal:
         if self._handle is not None:
             self._handle.close()
             self._handle = None
-        if run.complete:
+        if self._resumed_from is not None and self._resumed_from != self.path:
+            # An older version's journal that this run took over: its results are in ours.
+            self._resumed_from.unlink(missing_ok=True)
+        if run.complete and self.path is not None:
             self.path.unlink(missing_ok=True)

@@ -1,14 +1,24 @@
-"""The LLM judge: grade a response against the case's expected behaviour, as structured output."""
+"""The LLM judge: grade a response on each criterion, as structured output, one grade each.
+
+The case's `expected_behavior` is the criterion named ``judge``; a judge's `criteria` add
+named ones. Each criterion is asked `samples` times; its grade's score is the mean.
+"""
 
 from __future__ import annotations
 
+import functools
+import re
+import statistics
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from promptum._legacy_grades import judge_grade
 from promptum.completion import Completion
+from promptum.grades import Grade
 from promptum.providers import ModelRequest
+from promptum.providers._structured import extract_json_object
 from promptum.results import JudgeVerdict, Message
-from promptum.runner._case import JudgeConfig, TestCase
+from promptum.runner._case import Criterion, JudgeConfig, TestCase
 from promptum.runner._template import TemplateError, render
 
 JUDGE_PROMPT = """\
@@ -20,33 +30,136 @@ The assistant was asked:
 The assistant answered:
 {{ response }}
 
-A good answer: {{ expected_behavior }}
+A good answer: {{ rubric }}
 
 Give a score from 0 (the answer does not do this at all) to 10 (it does exactly this), \
 then one short sentence saying why."""
-"""The default rubric; `judge.prompt` in a suite replaces it (same three variables)."""
+"""The default judge prompt (``default``): `rubric` is the criterion graded, for the criterion
+``judge`` the case's `expected_behavior`. `judge.prompt` in a suite replaces it."""
+
+FAITHFULNESS_PROMPT = """\
+You are checking whether an AI assistant's answer is faithful to the context it was given.
+
+The context:
+{{ context }}
+
+The assistant was asked:
+{{ input }}
+
+The assistant answered:
+{{ response }}
+
+A faithful answer makes only claims that the context supports: every fact it states is \
+in the context or follows from it, and it contradicts nothing there.
+
+Give a score from 0 (it states things the context does not support) to 10 (every claim in \
+it is supported by the context), then one short sentence saying why."""
+"""The built-in ``faithfulness`` prompt: is every claim in the response supported by the
+case's `context`? It needs no rubric, so it grades every case it applies to."""
+
+BUILTIN_PROMPTS: dict[str, str] = {"default": JUDGE_PROMPT, "faithfulness": FAITHFULNESS_PROMPT}
+"""Judge prompts chosen by name (`judge.prompt: faithfulness`)."""
+
+_PROMPT_NAME = re.compile(r"[A-Za-z_][\w-]*")
 
 _SCORES = list(range(11))
+
+REASON_MAX_CHARS = 160
+"""The longest reason a judge may give."""
+# Printable ASCII without '"' and '\\': llama.cpp's `maxLength` counts characters, yet one
+# character may take several tokens (an emoji 3-4, a \uXXXX escape up to 6) and raw newlines
+# make the JSON invalid; with this set every token is at least one character, so the
+# reason's length in tokens is bounded too. Measured on SmolLM2 with `maxLength` alone, 3 of
+# 19 varied responses got no verdict (raw newlines; emoji ran out of tokens).
+_REASON_PATTERN = rf"^[ !#-\[\]-~]{{0,{REASON_MAX_CHARS}}}$"
 
 VERDICT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         # The score comes first: a reason cut off by the token limit cannot lose it.
         "score": {"type": "integer", "enum": _SCORES},
-        "reason": {"type": "string", "maxLength": 160},
+        "reason": {"type": "string", "maxLength": REASON_MAX_CHARS, "pattern": _REASON_PATTERN},
     },
     "required": ["score", "reason"],
     "additionalProperties": False,
 }
 """What the judge must return; constrained decoding makes even a tiny model comply."""
 
-JUDGE_MAX_TOKENS = 96
+VERDICT_FRAME_CHARS = len('{ "score" : 10, "reason" : "" } ')
+"""The longest verdict around its reason: keys, score, and every space the grammar allows."""
+JUDGE_MAX_TOKENS = VERDICT_FRAME_CHARS + REASON_MAX_CHARS
+"""Enough for the longest verdict even at one character per token, so it always closes."""
 
 Complete = Callable[[ModelRequest], Awaitable[Completion]]
 
 
-JUDGE_VARIABLES = ("input", "response", "expected_behavior")
-"""The variables a judge prompt template sees."""
+JUDGE_VARIABLES = ("input", "response", "expected_behavior", "rubric", "context")
+"""The variables a judge prompt template sees: `rubric` is the criterion being graded (for
+``judge``, the `expected_behavior`), `context` the case's documents (only when it has some)."""
+
+DEFAULT_CRITERION = "judge"
+"""The name of the criterion a case's `expected_behavior` is."""
+
+
+def is_prompt_name(prompt: str) -> bool:
+    """Whether `prompt` is written as a built-in prompt's name rather than as a template."""
+    return _PROMPT_NAME.fullmatch(prompt) is not None
+
+
+def judge_template(prompt: str | None) -> str:
+    """The template of a judge prompt: the default, a built-in by name, or the prompt itself."""
+    if prompt is None:
+        return JUDGE_PROMPT
+    return BUILTIN_PROMPTS.get(prompt, prompt)
+
+
+@functools.lru_cache(maxsize=256)
+def _variables_of(template: str) -> frozenset[str]:
+    import jinja2
+    import jinja2.meta
+
+    try:
+        # Parsing runs nothing; the sandboxed render at load reports what does not parse.
+        tree = jinja2.Environment().parse(template)
+    except jinja2.TemplateSyntaxError:
+        return frozenset()
+    return frozenset(jinja2.meta.find_undeclared_variables(tree))
+
+
+def prompt_uses(prompt: str | None, variable: str) -> bool:
+    """Whether the judge prompt (a built-in's name or a template) uses `variable`."""
+    return variable in _variables_of(judge_template(prompt))
+
+
+def needs_rubric(prompt: str | None) -> bool:
+    """Whether a judge prompt grades against a rubric (faithfulness, for one, does not)."""
+    return prompt_uses(prompt, "rubric") or prompt_uses(prompt, "expected_behavior")
+
+
+def judged_criteria(config: JudgeConfig, expected_behavior: str | None) -> tuple[Criterion, ...]:
+    """The criteria the judge grades on a case, in order: ``judge`` when it applies, then its own.
+
+    ``judge`` is the case's `expected_behavior`, graded when the case has one, or on every
+    case when the judge's prompt needs no rubric (faithfulness).
+    """
+    default: tuple[Criterion, ...] = ()
+    if expected_behavior or not needs_rubric(config.prompt):
+        default = (Criterion(DEFAULT_CRITERION, expected_behavior or ""),)
+    return default + config.criteria
+
+
+def join_context(documents: tuple[str, ...] | None) -> str | None:
+    """A case's context as one text: its documents, a blank line between each."""
+    return None if documents is None else "\n\n".join(documents)
+
+
+def missing_context(config: JudgeConfig, expected_behavior: str | None) -> list[str]:
+    """The criteria graded on a case without context whose prompt uses ``{{ context }}``."""
+    return [
+        c.name
+        for c in judged_criteria(config, expected_behavior)
+        if prompt_uses(c.prompt or config.prompt, "context")
+    ]
 
 
 def _conversation(case: TestCase) -> str:
@@ -56,30 +169,57 @@ def _conversation(case: TestCase) -> str:
     return "\n".join(f"{m.role}: {m.content}" for m in turns)
 
 
-def judge_request(config: JudgeConfig, case: TestCase, response: str) -> ModelRequest:
-    """The call that grades `response`: rubric prompt, temperature 0, verdict schema."""
-    prompt = render(
-        config.prompt or JUDGE_PROMPT,
-        {
-            "input": _conversation(case),
-            "response": response,
-            "expected_behavior": case.expected_behavior or "",
-        },
-    )
+def judge_request(
+    config: JudgeConfig,
+    case: TestCase,
+    response: str,
+    criterion: Criterion | None = None,
+    sample: int = 0,
+) -> ModelRequest:
+    """One call grading `response` on a criterion (default: ``judge``), under the verdict schema.
+
+    `sample` keeps the cache from answering every sample of a criterion with the first.
+    """
+    if criterion is None:
+        criterion = Criterion(DEFAULT_CRITERION, case.expected_behavior or "")
+    prompt = criterion.prompt or config.prompt
+    variables = {
+        "input": _conversation(case),
+        "response": response,
+        "expected_behavior": case.expected_behavior or "",
+        "rubric": criterion.rubric,
+    }
+    context = join_context(case.context)
+    if context is not None:
+        variables["context"] = context
+    elif prompt_uses(prompt, "context"):
+        raise TemplateError(
+            f"the judge prompt of criterion {criterion.name!r} uses {{{{ context }}}}, but "
+            f"case {case.id!r} has no context: give it `context`"
+        )
     return ModelRequest(
         model=config.model,
-        messages=(Message(role="user", content=prompt),),
-        temperature=0.0,
+        messages=(Message(role="user", content=render(judge_template(prompt), variables)),),
+        temperature=config.sampling_temperature,
         max_tokens=JUDGE_MAX_TOKENS,
         response_schema=VERDICT_SCHEMA,
+        sample=sample,
     )
 
 
-def _verdict(config: JudgeConfig, completion: Completion) -> JudgeVerdict:
-    failed = JudgeVerdict(model=config.model, threshold=config.threshold)
+def _threshold(config: JudgeConfig, criterion: Criterion) -> float:
+    return config.threshold if criterion.threshold is None else criterion.threshold
+
+
+def _verdict(config: JudgeConfig, completion: Completion, threshold: float) -> JudgeVerdict:
+    failed = JudgeVerdict(model=config.model, threshold=threshold)
     if completion.error is not None:
         return failed.model_copy(update={"error": completion.error})
-    output = completion.output or {}
+    output = completion.output
+    if output is None:
+        # Only a grammar (the embedded model, llama.cpp servers) holds a judge to the schema;
+        # a remote judge whose reason quotes the answer ('"', 'é') still gave its score.
+        output = extract_json_object(completion.text) or {}
     score = output.get("score")
     if not isinstance(score, int) or isinstance(score, bool) or score not in _SCORES:
         return failed.model_copy(
@@ -89,22 +229,105 @@ def _verdict(config: JudgeConfig, completion: Completion) -> JudgeVerdict:
     return JudgeVerdict(
         model=config.model,
         score=fraction,
-        passed=fraction >= config.threshold,
+        passed=fraction >= threshold,
         reason=str(output.get("reason", "")).strip(),
-        threshold=config.threshold,
+        threshold=threshold,
     )
+
+
+async def _ask(
+    config: JudgeConfig,
+    case: TestCase,
+    response: str,
+    criterion: Criterion,
+    sample: int,
+    complete: Complete,
+) -> JudgeVerdict:
+    """One sample of one criterion; a failed call is recorded in the verdict, never raised."""
+    threshold = _threshold(config, criterion)
+    try:
+        request = judge_request(config, case, response, criterion, sample)
+        completion = await complete(request)
+    except TemplateError as exc:
+        return JudgeVerdict(model=config.model, threshold=threshold, error=str(exc))
+    except Exception as exc:  # a client that raises costs the verdict, not the checks
+        error = f"the judge call raised {type(exc).__name__}: {exc}"
+        return JudgeVerdict(model=config.model, threshold=threshold, error=error)
+    return _verdict(config, completion, threshold)
 
 
 async def judge_response(
     config: JudgeConfig, case: TestCase, response: str, complete: Complete
 ) -> JudgeVerdict:
-    """Grade one response; a failed judge call is recorded in the verdict, never raised."""
-    try:
-        request = judge_request(config, case, response)
-        completion = await complete(request)
-    except TemplateError as exc:
-        return JudgeVerdict(model=config.model, threshold=config.threshold, error=str(exc))
-    except Exception as exc:  # a client that raises costs the verdict, not the checks
-        error = f"the judge call raised {type(exc).__name__}: {exc}"
-        return JudgeVerdict(model=config.model, threshold=config.threshold, error=error)
-    return _verdict(config, completion)
+    """Grade one response against its `expected_behavior` once (the criterion ``judge``)."""
+    criterion = Criterion(DEFAULT_CRITERION, case.expected_behavior or "")
+    return await _ask(config, case, response, criterion, 0, complete)
+
+
+def _details(config: JudgeConfig, criterion: Criterion) -> dict[str, Any]:
+    """What a grade records of its criterion besides the verdict's model and threshold."""
+    details: dict[str, Any] = {}
+    if criterion.name != DEFAULT_CRITERION and criterion.rubric:
+        details["rubric"] = criterion.rubric
+    prompt = criterion.prompt or config.prompt
+    if prompt in BUILTIN_PROMPTS and prompt != "default":
+        details["prompt"] = prompt
+    return details
+
+
+def _sampled_grade(
+    config: JudgeConfig, criterion: Criterion, verdicts: list[JudgeVerdict]
+) -> Grade:
+    """Several samples of one criterion as one grade: the mean score, spread and agreement."""
+    threshold = _threshold(config, criterion)
+    count = len(verdicts)
+    # Whole points out of 10, summed before dividing: 0.6 and 0.8 average to exactly 0.7.
+    points = [round(v.score * 10) for v in verdicts if v.score is not None]
+    scores = [p / 10 for p in points]
+    details: dict[str, Any] = {
+        "model": config.model,
+        "threshold": threshold,
+        "samples": count,
+        "temperature": config.sampling_temperature,
+        "scores": scores,
+        "reasons": [v.reason for v in verdicts if v.error is None],
+        **_details(config, criterion),
+    }
+    description = f"judged by {config.model}, threshold {threshold}, mean of {count} samples"
+    errors = [v.error for v in verdicts if v.error is not None]
+    if errors:
+        error = f"{len(errors)} of {count} samples failed: {errors[0]}"
+        return Grade("judge", criterion.name, False, None, None, description, error, details)
+    mean = sum(points) / (10 * count)
+    passing = sum(score >= threshold for score in scores)
+    details["stdev"] = round(statistics.pstdev(scores), 4)
+    details["agreement"] = round(max(passing, count - passing) / count, 4)
+    passed = mean >= threshold
+    # The reason of the first sample that reached the grade's own verdict explains it best.
+    reason = next((v.reason for v in verdicts if v.passed == passed), verdicts[0].reason)
+    return Grade("judge", criterion.name, passed, mean, reason or None, description, None, details)
+
+
+async def judge_criterion(
+    config: JudgeConfig, case: TestCase, response: str, criterion: Criterion, complete: Complete
+) -> Grade:
+    """The grade of one criterion: `config.samples` verdicts, each its own sample of the judge."""
+    # One after another: scripted servers and rate limits see a stable order, and cases
+    # already run side by side.
+    verdicts = [
+        await _ask(config, case, response, criterion, sample, complete)
+        for sample in range(config.samples)
+    ]
+    if config.samples == 1:
+        return judge_grade(verdicts[0], criterion.name, _details(config, criterion))
+    return _sampled_grade(config, criterion, verdicts)
+
+
+async def judge_grades(
+    config: JudgeConfig, case: TestCase, response: str, complete: Complete
+) -> list[Grade]:
+    """One grade per criterion judged on `case` (none when nothing applies)."""
+    return [
+        await judge_criterion(config, case, response, criterion, complete)
+        for criterion in judged_criteria(config, case.expected_behavior)
+    ]

@@ -14,7 +14,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from promptum._legacy_grades import judge_grade
 from promptum.completion import Completion
 from promptum.grades import Grade, Status, status_of_grades
 from promptum.providers import ModelRequest
@@ -22,7 +21,7 @@ from promptum.redaction import environment_secrets, scrub, scrub_model
 from promptum.results import CaseResult, RunResult
 from promptum.runner._case import TestCase
 from promptum.runner._grade import grade
-from promptum.runner._judge import judge_response
+from promptum.runner._judge import judge_grades
 from promptum.sinks import ResultSink
 
 ResultKey = tuple[str, str, int]
@@ -131,9 +130,8 @@ class Runner:
         completion = await self._complete(request_for(case, model, repeat))
         try:
             grades = grade(case, completion)
-            if completion.ok and case.judge is not None and case.expected_behavior:
-                verdict = await judge_response(case.judge, case, completion.text, self._complete)
-                grades.append(judge_grade(verdict))
+            if completion.ok and case.judge is not None:
+                grades += await judge_grades(case.judge, case, completion.text, self._complete)
         except Exception as exc:  # a bug in grading must cost one result, not the run
             completion = completion.model_copy(
                 update={"error": f"grading failed: {type(exc).__name__}: {exc}"}

@@ -23,7 +23,8 @@ from promptum.store._rows import results_from_json
 from promptum.store._schema import migrate
 
 DEFAULT_STORE = Path(".promptum") / "runs.sqlite"
-_LATEST = re.compile(r"latest(?:~(\d+))?")
+_LATEST = re.compile(r"latest(?:~(.*))?", re.DOTALL)
+_BACK = re.compile(r"[0-9]+")
 
 
 def default_store_path() -> Path:
@@ -153,20 +154,22 @@ class RunStore:
 
     def resolve(self, ref: str) -> str:
         """The full id of the run `ref` names: an id, a unique prefix, ``latest``, ``latest~N``."""
+        if not ref.strip():
+            raise StoreError(
+                "an empty run reference: give a run id, a prefix of one, latest or latest~N"
+            )
+        latest = _LATEST.fullmatch(ref)
+        if latest is not None:
+            return self._latest(ref, latest.group(1))
+        try:
+            ref.encode()
+        except UnicodeEncodeError:
+            # Undecodable bytes on the command line (or a lone surrogate) name no run, and
+            # SQLite could not even be asked.
+            raise StoreError(
+                f"{self.path}: no run {ref!r}; `promptum runs list` shows the runs it holds"
+            ) from None
         with self._connection() as connection:
-            latest = _LATEST.fullmatch(ref)
-            if latest is not None:
-                back = int(latest.group(1) or 0)
-                row = connection.execute(
-                    "SELECT run_id FROM runs ORDER BY started_at DESC, run_id LIMIT 1 OFFSET ?",
-                    (back,),
-                ).fetchone()
-                if row is None:
-                    count = connection.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-                    raise StoreError(
-                        f"{self.path}: there is no run {ref!r}: the store holds {count} run(s)"
-                    )
-                return str(row[0])
             matches = [
                 row[0]
                 for row in connection.execute(
@@ -184,6 +187,31 @@ class RunStore:
             shown = ", ".join(matches[:5])
             raise StoreError(f"run id {ref!r} is ambiguous ({shown}); give more of the id")
         return str(matches[0])
+
+    def _latest(self, ref: str, back_text: str | None) -> str:
+        """The run ``latest~N`` names, N counted back from the newest."""
+        if back_text is not None and _BACK.fullmatch(back_text) is None:
+            raise StoreError(
+                f"run reference {ref!r}: N in latest~N counts runs back from the newest, "
+                "a whole number 0 or more (latest~1 is the run before the latest)"
+            )
+        back = int(back_text or 0)
+        with self._connection() as connection:
+            count = connection.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+            # Compared first: past SQLite's 64-bit integers OFFSET would overflow, not miss.
+            row = None
+            if back < count:
+                row = connection.execute(
+                    "SELECT run_id FROM runs ORDER BY started_at DESC, run_id LIMIT 1 OFFSET ?",
+                    (back,),
+                ).fetchone()
+        if row is None:
+            oldest = "it is empty" if count == 0 else f"latest~{count - 1} is the oldest"
+            raise StoreError(
+                f"{self.path}: there is no run {ref!r}: the store holds {count} run(s) "
+                f"({oldest}); `promptum runs list` shows them"
+            )
+        return str(row[0])
 
     def summary(self, ref: str) -> RunSummary:
         """The list entry of one run."""

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib
 import importlib.util
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
@@ -25,7 +26,18 @@ from promptum.runner import (
     is_template,
     render,
 )
-from promptum.suites._format import CaseFields, DefaultsSpec, ParamsSpec
+from promptum.runner._case import Criterion
+from promptum.runner._judge import (
+    BUILTIN_PROMPTS,
+    JUDGE_VARIABLES,
+    is_prompt_name,
+    join_context,
+    judged_criteria,
+    missing_context,
+    prompt_uses,
+)
+from promptum.suites._assertion_fields import assertion_problems, assertion_schema
+from promptum.suites._format import CaseFields, Context, DefaultsSpec, JudgeSpec, ParamsSpec
 from promptum.suites._locate import Loc, Locator, problem
 from promptum.validation import compiled_schema
 
@@ -44,6 +56,8 @@ class SuiteContext:
     defaults: DefaultsSpec = field(default_factory=DefaultsSpec)
     repeat: int = 1
     judge: JudgeConfig | None = None
+    must_pass_tags: frozenset[str] = frozenset()
+    """Cases with any of these tags gate on their own (the suite's `gate.must_pass_tags`)."""
 
 
 class InvalidCaseError(Exception):
@@ -65,9 +79,24 @@ def _merge_params(*specs: ParamsSpec | None) -> GenerationParams:
     return GenerationParams(**merged, extra=extra)
 
 
+def _beside(module_name: str, folder: Path) -> Path:
+    return folder.joinpath(*module_name.split(".")).with_suffix(".py")
+
+
+def python_module_file(reference: str, folder: Path) -> Path | None:
+    """The file a ``module:name`` reference runs: beside the suite, else on the Python path."""
+    module_name = reference.partition(":")[0]
+    local = _beside(module_name, folder)
+    if local.is_file():
+        return local
+    module = sys.modules.get(module_name)
+    origin = getattr(module, "__file__", None)
+    return Path(origin) if origin else None
+
+
 def _load_module(module_name: str, folder: Path) -> ModuleType:
     """The module beside the suite if there is one, else the one on the Python path."""
-    local = folder.joinpath(*module_name.split(".")).with_suffix(".py")
+    local = _beside(module_name, folder)
     if not local.is_file():
         return importlib.import_module(module_name)
     # Loaded from its file under a name of its own: two suites that each keep a `models.py`
@@ -177,6 +206,165 @@ def _rendered_check(
         return check
 
 
+JudgeProblem = tuple[Loc, str]
+"""A problem of a judge's settings, located within its `judge` section."""
+
+
+def merged_judge(spec: JudgeSpec, base: JudgeConfig | None) -> JudgeConfig:
+    """The keys `spec` sets, over `base` (the default judge when there is none)."""
+    if base is None:
+        from promptum.providers import DEFAULT_MODEL
+
+        base = JudgeConfig(model=DEFAULT_MODEL)
+    given = spec.model_fields_set
+    changes: dict[str, Any] = {
+        key: getattr(spec, key)
+        for key in ("threshold", "prompt", "samples", "temperature")
+        if key in given
+    }
+    if spec.model is not None:
+        changes["model"] = spec.model
+    if "criteria" in given:
+        changes["criteria"] = tuple(
+            Criterion(name, c.rubric or "", c.threshold, c.prompt)
+            for name, c in (spec.criteria or {}).items()
+        )
+    return replace(base, **changes)
+
+
+def _prompt_problems(prompt: str | None, loc: Loc) -> list[JudgeProblem]:
+    """Whether a judge prompt names a built-in one, or is a template that renders."""
+    if prompt is None or prompt in BUILTIN_PROMPTS:
+        return []
+    if is_prompt_name(prompt):
+        close = difflib.get_close_matches(prompt, list(BUILTIN_PROMPTS), n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        return [
+            (
+                loc,
+                f"unknown built-in judge prompt {prompt!r}.{hint} Built-in prompts: "
+                f"{', '.join(BUILTIN_PROMPTS)}; or write a Jinja template that uses "
+                "{{ response }}",
+            )
+        ]
+    try:
+        render(prompt, dict.fromkeys(JUDGE_VARIABLES, ""))
+    except TemplateError as exc:
+        import jinja2
+
+        cause = exc.__cause__
+        message = str(exc)
+        if isinstance(cause, jinja2.UndefinedError):
+            message = (
+                f"template variable error: {cause.message}; a judge prompt sees "
+                f"{', '.join(JUDGE_VARIABLES)}"
+            )
+        return [(loc, message)]
+    return []
+
+
+def _unshown_rubric(prompt: str | None, own: bool) -> str:
+    """Why a criterion's rubric would never reach the judge, and what to do."""
+    whose = "its own prompt" if own else "the judge's prompt"
+    if prompt in BUILTIN_PROMPTS:
+        return (
+            f"{whose}, {prompt!r}, shows no rubric (it grades against the context): drop "
+            "the rubric, or give this criterion `prompt: default`"
+        )
+    also = (
+        " ({{ expected_behavior }} is the case's expected_behavior, the same for every criterion)"
+        if prompt_uses(prompt, "expected_behavior")
+        else ""
+    )
+    return (
+        f"{whose} does not use {{{{ rubric }}}}, so this criterion's rubric never reaches "
+        f"the judge: write {{{{ rubric }}}} where the criterion belongs{also}"
+    )
+
+
+def judge_problems(config: JudgeConfig) -> list[JudgeProblem]:
+    """What is wrong with a judge's settings: unknown prompts, rubrics no prompt shows."""
+    problems = _prompt_problems(config.prompt, ("prompt",))
+    for criterion in config.criteria:
+        loc: Loc = ("criteria", criterion.name)
+        problems += _prompt_problems(criterion.prompt, (*loc, "prompt"))
+        prompt = criterion.prompt or config.prompt
+        uses_rubric = prompt_uses(prompt, "rubric")
+        if uses_rubric and not criterion.rubric:
+            problems.append(
+                (
+                    loc,
+                    "this criterion needs a rubric, what a good response does: the judge "
+                    "prompt grades against {{ rubric }} (write the criterion as its rubric, "
+                    "or give `rubric:`)",
+                )
+            )
+        elif not uses_rubric and criterion.rubric:
+            problems.append((loc, _unshown_rubric(prompt, criterion.prompt is not None)))
+    return problems
+
+
+def _context(spec: Context | None, rendered: Callable[[str, Loc], str]) -> tuple[str, ...] | None:
+    """The case's documents, each rendered with its vars."""
+    if spec is None:
+        return None
+    if isinstance(spec, str):
+        return (rendered(spec, ("context",)),)
+    return tuple(rendered(text, ("context", index)) for index, text in enumerate(spec))
+
+
+def _case_judge(
+    case: CaseFields,
+    suite: JudgeConfig | None,
+    rendered: Callable[[str, Loc], str],
+    problems: _Problems,
+) -> JudgeConfig | None:
+    """The suite's judge with the case's own keys over it, rubrics rendered with its vars."""
+    spec = case.judge
+    if spec is False:
+        return None
+    config = suite
+    if spec is not None:
+        config = merged_judge(spec, suite)
+        # The suite's own mistakes are reported once, at the suite's `judge`.
+        known = set(judge_problems(suite)) if suite is not None else set()
+        for loc, message in judge_problems(config):
+            if (loc, message) not in known:
+                problems.add(("judge", *loc), message)
+    if config is None or not config.criteria:
+        return config
+    criteria = tuple(
+        replace(c, rubric=rendered(c.rubric, ("judge", "criteria", c.name)))
+        for c in config.criteria
+    )
+    return replace(config, criteria=criteria)
+
+
+def context_problem(
+    config: JudgeConfig,
+    expected_behavior: str | None,
+    fix: str = "`context:`, or `defaults.context` for every case",
+) -> str | None:
+    """Why a case without context cannot be judged as configured, or None."""
+    names = missing_context(config, expected_behavior)
+    if not names:
+        return None
+    prompts = {
+        c.name: c.prompt or config.prompt for c in judged_criteria(config, expected_behavior)
+    }
+    shown = ", ".join(f"{name!r} (prompt: {_prompt_label(prompts[name])})" for name in names)
+    return (
+        f"the judge prompt of criterion {shown} uses {{{{ context }}}}, but the case has no "
+        f"`context`: give it the documents the response should rest on ({fix})"
+    )
+
+
+def _prompt_label(prompt: str | None) -> str:
+    if prompt is None:
+        return "default"
+    return prompt if prompt in BUILTIN_PROMPTS else "a template"
+
+
 def _messages(
     case: CaseFields,
     context: SuiteContext,
@@ -223,11 +411,22 @@ def build_case(
             problems.add(loc, str(exc))
             return text
 
+    documents = _context(case.context if case.context is not None else defaults.context, rendered)
+    if documents is not None:
+        # Retrieved material is the app's to place in the prompt: templates may use it.
+        variables["context"] = join_context(documents)
+
     messages = _messages(case, context, rendered, problems)
 
     expected_behavior = case.expected_behavior or defaults.expected_behavior
     if expected_behavior is not None:
         expected_behavior = rendered(expected_behavior, ("expected_behavior",))
+
+    judge = _case_judge(case, context.judge, rendered, problems)
+    if judge is not None and documents is None:
+        missing = context_problem(judge, expected_behavior)
+        if missing is not None:
+            problems.add(("context",), missing)
 
     schema: dict[str, Any] | None = None
     model: type[BaseModel] | None = None
@@ -242,6 +441,11 @@ def build_case(
         problems.add(
             loc, "field assertions need structured output: add `response_model` to the case"
         )
+    if schema is not None:
+        for field_loc, message in assertion_problems(
+            assertion_schema(schema, model), case.expected, case.attack_target
+        ):
+            problems.add(field_loc, message)
 
     checks = [
         *(_rendered_check(check, (), rendered, problems) for check in defaults.checks),
@@ -254,6 +458,7 @@ def build_case(
     if problems.items:
         raise InvalidCaseError(problems.items)
     assert case_id is not None  # a missing id was reported above
+    tags = _ordered_unique(context.tags, defaults.tags, case.tags)
     return TestCase(
         id=case_id,
         messages=messages,
@@ -265,8 +470,10 @@ def build_case(
         expected=case.expected,
         attack_target=case.attack_target,
         expected_behavior=expected_behavior,
-        judge=context.judge,
-        tags=_ordered_unique(context.tags, defaults.tags, case.tags),
+        context=documents,
+        judge=judge,
+        tags=tags,
         repeat=case.repeat or context.repeat,
         source=locator.line(),
+        must_pass=case.must_pass or not context.must_pass_tags.isdisjoint(tags),
     )

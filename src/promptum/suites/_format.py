@@ -6,12 +6,28 @@ silently ignored setting.
 
 from __future__ import annotations
 
+import difflib
+import re
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    WithJsonSchema,
+    field_validator,
+)
+from pydantic.json_schema import SkipJsonSchema
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from promptum.checks import CheckDefinition
-from promptum.providers import EndpointConfig, Price
+from promptum.providers import EndpointConfig, Price, key_variable
 from promptum.runner import DEFAULT_THRESHOLD
 
 
@@ -49,16 +65,147 @@ class ParamsSpec(_Strict):
     )
 
 
+class CriterionSpec(_Strict):
+    """One named criterion of `judge.criteria`, written as a mapping."""
+
+    rubric: str | None = Field(
+        default=None,
+        description="What a good response does (a Jinja template of the case's vars); the "
+        "judge prompt sees it as {{ rubric }}.",
+    )
+    threshold: float | None = Field(
+        default=None, ge=0, le=1, description="The least passing score; default: the judge's."
+    )
+    prompt: str | None = Field(
+        default=None,
+        description="This criterion's judge prompt: `default`, `faithfulness` or a Jinja "
+        "template; default: the judge's.",
+    )
+
+
+_CRITERION_KEYS = ("prompt", "rubric", "threshold")
+_CRITERION_NAME = re.compile(r"[\w.-]+")
+RESERVED_CRITERION = "judge"
+"""The name of the criterion a case's `expected_behavior` is; no named criterion may take it."""
+
+
+def _criterion(value: Any) -> Any:
+    """A criterion written as its rubric alone becomes ``{rubric: ...}``."""
+    if isinstance(value, str):
+        return {"rubric": value}
+    if not isinstance(value, Mapping):
+        raise ValueError(
+            "a criterion is its rubric (text) or a mapping with `rubric`, `threshold` and "
+            f"`prompt` (got {type(value).__name__})"
+        )
+    for key in value:
+        if key not in _CRITERION_KEYS:
+            close = difflib.get_close_matches(str(key), _CRITERION_KEYS, n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise ValueError(
+                f"unknown key {key!r} in this criterion.{hint} Allowed keys: "
+                f"{', '.join(_CRITERION_KEYS)}."
+            )
+    return value
+
+
+CriterionValue = Annotated[
+    CriterionSpec, BeforeValidator(_criterion, json_schema_input_type=str | CriterionSpec)
+]
+"""A criterion: its rubric as text, or a mapping with its own threshold or prompt."""
+
+
+def _name_problems(criteria: Mapping[Any, Any]) -> list[InitErrorDetails]:
+    problems = []
+    for name in criteria:
+        if not isinstance(name, str):
+            continue  # the key's own validation says what is wrong
+        if name == RESERVED_CRITERION:
+            message = (
+                "the criterion `judge` is the case's expected_behavior: give this criterion "
+                "another name (or write its rubric as expected_behavior)"
+            )
+        elif not _CRITERION_NAME.fullmatch(name):
+            message = (
+                f"criterion name {name!r} must be letters, digits, '_', '-' or '.' (reports "
+                "show it as `judge <name>`)"
+            )
+        else:
+            continue
+        problems.append(
+            InitErrorDetails(
+                type=PydanticCustomError("value_error", message), loc=(name,), input=None
+            )
+        )
+    return problems
+
+
 class JudgeSpec(_Strict):
-    """The `judge` section: grade each response against its `expected_behavior`."""
+    """The `judge` section (of a suite or a case): which model grades what, and how.
+
+    A case's `judge` is merged over the suite's key by key: a case that sets only
+    `threshold` keeps the suite's model, prompt and criteria.
+    """
 
     model: str | None = Field(default=None, description="Judge model; default local/smollm2.")
     threshold: float = Field(default=DEFAULT_THRESHOLD, ge=0, le=1)
     prompt: str | None = Field(
         default=None,
-        description="Jinja template replacing the default rubric; sees input, response, "
-        "expected_behavior.",
+        description="The judge prompt: `default`, `faithfulness` (is every claim supported by "
+        "the case's context?) or a Jinja template seeing input, response, expected_behavior, "
+        "rubric and context.",
     )
+    criteria: dict[str, CriterionValue] | None = Field(
+        default=None,
+        description="Named criteria, each graded on its own (one grade each), besides "
+        "expected_behavior: a rubric, or {rubric, threshold, prompt}. A case's criteria "
+        "replace the suite's.",
+    )
+    samples: int = Field(
+        default=1,
+        ge=1,
+        le=100,
+        description="Ask the judge N times per criterion; the score is the mean.",
+    )
+    temperature: float | None = Field(
+        default=None,
+        ge=0,
+        le=2,
+        description="The judge's temperature; default 0 for one sample, 0.7 for several.",
+    )
+
+    @field_validator("criteria", mode="wrap")
+    @classmethod
+    def _names(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        if isinstance(value, Mapping) and (problems := _name_problems(value)):
+            raise ValidationError.from_exception_data("criteria", problems)
+        return handler(value)
+
+
+def _case_judge(value: Any) -> Any:
+    if value is True:
+        raise ValueError(
+            "give the case's judge settings as a mapping (`judge: {}` keeps the suite's "
+            "judge as it is), or `judge: false` to not judge this case"
+        )
+    return value
+
+
+def _judge_kind(value: Any) -> str:
+    # A tagged union reports only the errors of the branch the value is written for.
+    return "off" if value is False else "settings"
+
+
+CaseJudge = Annotated[
+    Annotated[JudgeSpec, Tag("settings")] | Annotated[Literal[False], Tag("off")],
+    Discriminator(_judge_kind),
+    BeforeValidator(_case_judge),
+]
+"""A case's `judge`: settings merged over the suite's, or false for none."""
+
+
+Context = str | list[str]
+"""Retrieved documents: one text, or a list of them (each a Jinja template of the vars)."""
 
 
 class CaseFields(_Strict):
@@ -72,6 +219,16 @@ class CaseFields(_Strict):
     system: str | None = None
     expected_behavior: str | None = Field(
         default=None, description="What a good response does; the judge grades against it."
+    )
+    context: Context | None = Field(
+        default=None,
+        description="Retrieved documents (RAG): judge prompts see them as {{ context }}, and "
+        "so do this case's templates; not sent to the model unless a template uses it.",
+    )
+    judge: CaseJudge | None = Field(
+        default=None,
+        description="This case's judge settings, merged over the suite's key by key; false: "
+        "do not judge this case.",
     )
     checks: list[CheckDefinition] = Field(default_factory=list)
     vars: dict[str, Any] = Field(default_factory=dict)
@@ -90,6 +247,20 @@ class CaseFields(_Strict):
         default=None, description="Field assertions: the output must not hold these values."
     )
     repeat: int | None = Field(default=None, ge=1)
+    must_pass: bool = Field(
+        default=False,
+        description="Gate on this case alone: its failure or error fails the run, whatever "
+        "the pass rate (prompt-injection cases, for example).",
+    )
+
+
+class GateSpec(_Strict):
+    """The `gate` section: what fails a run besides its pass rate."""
+
+    must_pass_tags: OneOrMany = Field(
+        default_factory=list,
+        description="Cases with any of these tags are must-pass cases.",
+    )
 
 
 class DefaultsSpec(_Strict):
@@ -103,6 +274,54 @@ class DefaultsSpec(_Strict):
     tags: OneOrMany = Field(default_factory=list)
     response_model: str | dict[str, Any] | None = None
     expected_behavior: str | None = None
+    context: Context | None = Field(
+        default=None,
+        description='For cases without their own, e.g. `"{{ passage }}"` from a CSV column.',
+    )
+
+
+class EndpointSpec(EndpointConfig):
+    """An endpoint in a suite's `endpoints`: where calls go, never which secret goes with them."""
+
+    api_key_env: str | None = Field(
+        default=None,
+        description="Only PROMPTUM_<NAME>_API_KEY (NAME: this endpoint's name), which is read "
+        "when set anyway; naming it makes it required. No other variable: see models.md.",
+    )
+    api_key: SkipJsonSchema[None] = Field(default=None, exclude=True)
+
+
+def _key_problem(loc: tuple[str, str], message: str) -> InitErrorDetails:
+    return InitErrorDetails(type=PydanticCustomError("value_error", message), loc=loc, input=None)
+
+
+def _key_problems(endpoints: Mapping[Any, Any]) -> list[InitErrorDetails]:
+    """A suite names where calls go: a key, or a variable not bound to the endpoint, is refused."""
+    problems = []
+    for name, raw in endpoints.items():
+        if not isinstance(name, str) or not isinstance(raw, Mapping):
+            continue  # the model's own validation says what is wrong
+        bound = key_variable(name)
+        if "api_key" in raw:
+            problems.append(
+                _key_problem(
+                    (name, "api_key"),
+                    "never write an API key into a suite file (whoever reads the file can use "
+                    f"it): export it as {bound}, the variable endpoint {name!r} reads its key from",
+                )
+            )
+        variable = raw.get("api_key_env")
+        if variable is not None and variable != bound:
+            problems.append(
+                _key_problem(
+                    (name, "api_key_env"),
+                    "a suite cannot choose which secret is sent to the server it names: endpoint "
+                    f"{name!r} reads its key only from {bound}. Export the key under that name "
+                    f"and remove `api_key_env` (or set it to {bound} to make the key required); "
+                    f"to send {variable} there, configure the endpoint in Python (ClientOptions)",
+                )
+            )
+    return problems
 
 
 class SuiteSpec(_Strict):
@@ -123,30 +342,29 @@ class SuiteSpec(_Strict):
     defaults: DefaultsSpec | None = None
     repeat: int = Field(default=1, ge=1)
     judge: JudgeSpec | None = None
+    gate: GateSpec = Field(default_factory=GateSpec)
     test_cases: list[CaseFields] = Field(default_factory=list)
     cases_from: OneOrMany = Field(
         default_factory=list,
         description="CSV or JSONL files (one case per row) and folders of TOML case files, "
         "relative to this file.",
     )
-    endpoints: dict[str, EndpointConfig] = Field(
+    endpoints: dict[str, EndpointSpec] = Field(
         default_factory=dict,
-        description="Named OpenAI-compatible endpoints: `<name>/<model>` ids are sent there.",
+        description="Named OpenAI-compatible endpoints: `<name>/<model>` ids are sent there. "
+        "Keys come from the environment: PROMPTUM_<NAME>_API_KEY only.",
     )
     pricing: dict[str, Price] = Field(
         default_factory=dict, description="USD per million input/output tokens, by model id."
     )
 
-    @field_validator("endpoints")
+    @field_validator("endpoints", mode="wrap")
     @classmethod
-    def _no_keys(cls, endpoints: dict[str, EndpointConfig]) -> dict[str, EndpointConfig]:
-        for name, endpoint in endpoints.items():
-            if endpoint.api_key is not None:
-                raise ValueError(
-                    f"endpoint {name!r}: never write an API key into a suite file; name the "
-                    "environment variable that holds it with `api_key_env`"
-                )
-        return endpoints
+    def _bind_keys(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        # Checked on the raw mapping, before the fields: a key must never be echoed in an error.
+        if isinstance(value, Mapping) and (problems := _key_problems(value)):
+            raise ValidationError.from_exception_data("endpoints", problems)
+        return handler(value)
 
 
 def suite_json_schema() -> dict[str, Any]:

@@ -10,21 +10,38 @@ from typing import Any
 from pydantic import ValidationError
 
 from promptum.errors import ConfigError
-from promptum.providers import EndpointConfig, Price
-from promptum.runner import JUDGE_VARIABLES, JudgeConfig, TemplateError, TestCase, render
-from promptum.suites._build import InvalidCaseError, SuiteContext, build_case
+from promptum.providers import EndpointConfig, Price, model_id_problem
+from promptum.runner import JudgeConfig, TestCase
+from promptum.suites._build import (
+    InvalidCaseError,
+    SuiteContext,
+    build_case,
+    judge_problems,
+    merged_judge,
+    python_module_file,
+)
 from promptum.suites._format import CaseFields, DefaultsSpec, SuiteSpec
 from promptum.suites._locate import (
+    Loc,
     Locator,
     problem,
     problems_error,
     raise_problems,
     validation_problems,
 )
-from promptum.suites._rows import RawCase, case_source
+from promptum.suites._rows import CaseFilesError, RawCase, case_source
 from promptum.suites._yaml import read_yaml
 
 YAML_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass(frozen=True, slots=True)
+class PythonImport:
+    """A Python module a suite imports (a `module:Class` reference): code, like a conftest.py."""
+
+    module: str
+    path: Path | None
+    """The file it runs from; None when it has none (a namespace or built-in module)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,39 +53,105 @@ class Suite:
     cases: tuple[TestCase, ...]
     endpoints: Mapping[str, EndpointConfig] = field(default_factory=dict)
     pricing: Mapping[str, Price] = field(default_factory=dict)
+    python_imports: tuple[PythonImport, ...] = ()
+    """Every Python module loading the suite imported, in the order first used."""
 
 
-def _cases(
-    raw_cases: Iterable[RawCase], context: SuiteContext, problems: list[str]
-) -> Iterator[TestCase]:
+@dataclass(slots=True)
+class _Load:
+    """What loading one suite finds besides its cases: problems and Python imports."""
+
+    check_models: bool
+    endpoints: tuple[str, ...] = ()
+    problems: list[str] = field(default_factory=list)
+    imports: dict[str, Path | None] = field(default_factory=dict)
+
+    def check_model_ids(self, written: Any, locator: Locator, loc: Loc) -> None:
+        """Report each unroutable model id at `loc` (one id or a list), when asked to."""
+        if not self.check_models:
+            return
+        if isinstance(written, str):
+            ids: list[tuple[Loc, str]] = [(loc, written)]
+        elif isinstance(written, list):  # anything else is a type error reported elsewhere
+            ids = [((*loc, i), item) for i, item in enumerate(written) if isinstance(item, str)]
+        else:
+            return
+        for item_loc, model_id in ids:
+            message = model_id_problem(model_id, self.endpoints)
+            if message is not None:
+                self.problems.append(problem(locator, item_loc, message))
+
+    def imported(self, response_model: str | dict[str, Any] | None, folder: Path) -> None:
+        """Note the module of a `module:Class` response model (the case built, so it imported)."""
+        if isinstance(response_model, str):
+            module = response_model.partition(":")[0]
+            self.imports.setdefault(module, python_module_file(response_model, folder))
+
+    def python_imports(self) -> tuple[PythonImport, ...]:
+        """The modules imported, for the Suite."""
+        return tuple(PythonImport(module, path) for module, path in self.imports.items())
+
+
+def _cases(raw_cases: Iterable[RawCase], context: SuiteContext, load: _Load) -> Iterator[TestCase]:
     for raw in raw_cases:
         try:
             fields = CaseFields.model_validate(raw.data)
         except ValidationError as exc:
-            problems += validation_problems(raw.locator, CaseFields, raw.data, exc)
+            load.problems += validation_problems(raw.locator, CaseFields, raw.data, exc)
             continue
+        load.check_model_ids(raw.data.get("models"), raw.locator, ("models",))
+        _check_case_judge_model(load, raw)
         try:
-            yield build_case(fields, raw.locator, raw.default_id, context)
+            case = build_case(fields, raw.locator, raw.default_id, context)
         except InvalidCaseError as exc:
-            problems += exc.problems
+            load.problems += exc.problems
+            continue
+        load.imported(fields.response_model or context.defaults.response_model, context.folder)
+        yield case
+
+
+def data_path(suite: Path, source: str) -> Path:
+    """The `cases_from` source beside `suite`; refused when it leads out of the project.
+
+    A suite is data from a pull request: it may read the project's files (its own folder
+    or the working directory, the repository in CI), not the machine's, whose contents
+    would otherwise reach prompts sent to a model.
+    """
+    path = suite.parent / source
+    resolved = path.resolve()  # symlinks too: a committed link could point anywhere
+    roots = {suite.parent.resolve(), Path.cwd().resolve()}
+    if not any(resolved.is_relative_to(root) for root in roots):
+        raise ConfigError(
+            f"{source!r} is {resolved}, outside the suite's folder and the working "
+            "directory; a suite reads data only from its own project: move the file into it"
+        )
+    return path
+
+
+def _source_cases(source: Path, context: SuiteContext, load: _Load) -> list[TestCase]:
+    """The cases of one CSV, JSONL or TOML source; raise ConfigError if it cannot be read."""
+    cases: list[TestCase] = []
+    try:
+        cases.extend(_cases(case_source(source), context, load))
+    except CaseFilesError as exc:  # broken files of a folder: its other files were read
+        load.problems += exc.problems
+    return cases
 
 
 def _judge(spec: SuiteSpec, locator: Locator, problems: list[str]) -> JudgeConfig | None:
+    """The suite's judge (cases merge their own `judge` over it); its mistakes located."""
     if spec.judge is None:
         return None
-    from promptum.providers import DEFAULT_MODEL
+    config = merged_judge(spec.judge, None)
+    for loc, message in judge_problems(config):
+        problems.append(problem(locator, ("judge", *loc), message))
+    return config
 
-    if spec.judge.prompt is not None:
-        try:
-            render(spec.judge.prompt, dict.fromkeys(JUDGE_VARIABLES, ""))
-        except TemplateError as exc:
-            problems.append(problem(locator, ("judge", "prompt"), str(exc)))
 
-    return JudgeConfig(
-        model=spec.judge.model or DEFAULT_MODEL,
-        threshold=spec.judge.threshold,
-        prompt=spec.judge.prompt,
-    )
+def _check_case_judge_model(load: _Load, raw: RawCase) -> None:
+    judge = raw.data.get("judge")
+    if isinstance(judge, dict):
+        load.check_model_ids(judge.get("model"), raw.locator, ("judge", "model"))
 
 
 def _inline_cases(data: dict[str, Any], locator: Locator, problems: list[str]) -> list[RawCase]:
@@ -79,7 +162,42 @@ def _inline_cases(data: dict[str, Any], locator: Locator, problems: list[str]) -
     return [RawCase(case, locator.within(("test_cases", i)), None) for i, case in enumerate(cases)]
 
 
-def _yaml_suite(path: Path) -> Suite:
+def _check_without_settings(
+    path: Path, settings: dict[str, Any], inline: list[RawCase], locator: Locator, load: _Load
+) -> None:
+    """Check the model ids and case keys of a suite whose settings are invalid."""
+    # Cases cannot be built without valid settings, but their own mistakes can still be found.
+
+    def check(raw_cases: Iterable[RawCase]) -> None:
+        for raw in raw_cases:
+            try:
+                CaseFields.model_validate(raw.data)
+            except ValidationError as exc:
+                load.problems += validation_problems(raw.locator, CaseFields, raw.data, exc)
+            else:
+                load.check_model_ids(raw.data.get("models"), raw.locator, ("models",))
+                _check_case_judge_model(load, raw)
+
+    endpoints = settings.get("endpoints")
+    load.endpoints = tuple(map(str, endpoints)) if isinstance(endpoints, dict) else ()
+    load.check_model_ids(settings.get("models"), locator, ("models",))
+    judge = settings.get("judge")
+    if isinstance(judge, dict):
+        load.check_model_ids(judge.get("model"), locator, ("judge", "model"))
+    check(inline)
+    sources = settings.get("cases_from") or []
+    for index, source in enumerate([sources] if isinstance(sources, str) else sources):
+        if not isinstance(source, str):
+            continue  # reported with the settings
+        try:
+            check(case_source(data_path(path, source)))
+        except CaseFilesError as exc:
+            load.problems += exc.problems
+        except ConfigError as exc:
+            load.problems.append(problem(locator, ("cases_from", index), str(exc)))
+
+
+def _yaml_suite(path: Path, load: _Load) -> Suite:
     data, locator = read_yaml(path)
     if data is None:
         raise ConfigError(f"{path}: the file is empty; `promptum init` writes a starter suite")
@@ -88,7 +206,7 @@ def _yaml_suite(path: Path) -> Suite:
             f"{locator.at(())}: a suite is a mapping with `test_cases:` (and optionally "
             f"`models:`, `defaults:`, `judge:`...), not a {type(data).__name__}"
         )
-    problems: list[str] = []
+    problems = load.problems
     inline = _inline_cases(data, locator, problems)
     settings = {key: value for key, value in data.items() if key != "test_cases"}
     try:
@@ -96,12 +214,12 @@ def _yaml_suite(path: Path) -> Suite:
     except ValidationError as exc:
         # Still check every case on its own, so one report lists every problem in the file.
         problems += validation_problems(locator, SuiteSpec, settings, exc)
-        for raw in inline:
-            try:
-                CaseFields.model_validate(raw.data)
-            except ValidationError as case_exc:
-                problems += validation_problems(raw.locator, CaseFields, raw.data, case_exc)
+        _check_without_settings(path, settings, inline, locator, load)
         raise problems_error(problems) from None
+    load.endpoints = tuple(spec.endpoints)
+    load.check_model_ids(settings.get("models"), locator, ("models",))
+    if spec.judge is not None:
+        load.check_model_ids(spec.judge.model, locator, ("judge", "model"))
     context = SuiteContext(
         folder=path.parent,
         models=tuple(spec.models or ()),
@@ -112,31 +230,43 @@ def _yaml_suite(path: Path) -> Suite:
         defaults=spec.defaults or DefaultsSpec(),
         repeat=spec.repeat,
         judge=_judge(spec, locator, problems),
+        must_pass_tags=frozenset(spec.gate.must_pass_tags),
     )
-    cases = list(_cases(inline, context, problems))
+    cases = list(_cases(inline, context, load))
     for index, source in enumerate(spec.cases_from):
         try:
-            cases += _cases(case_source(path.parent / source), context, problems)
+            cases += _source_cases(data_path(path, source), context, load)
         except ConfigError as exc:
             problems.append(problem(locator, ("cases_from", index), str(exc)))
     if not cases and not problems:
         problems.append(problem(locator, (), "the suite has no cases: add `test_cases:`"))
     raise_problems(problems)
-    return Suite(spec.name or path.stem, path, tuple(cases), spec.endpoints, spec.pricing)
+    return Suite(
+        spec.name or path.stem,
+        path,
+        tuple(cases),
+        spec.endpoints,
+        spec.pricing,
+        load.python_imports(),
+    )
 
 
-def _folder_suite(path: Path) -> Suite:
-    problems: list[str] = []
-    cases = list(_cases(case_source(path), SuiteContext(folder=path), problems))
-    raise_problems(problems)
-    return Suite(path.name, path, tuple(cases))
+def _folder_suite(path: Path, load: _Load) -> Suite:
+    cases = _source_cases(path, SuiteContext(folder=path), load)
+    raise_problems(load.problems)
+    return Suite(path.name, path, tuple(cases), python_imports=load.python_imports())
 
 
-def load_suite(path: Path | str) -> Suite:
-    """Load and validate one suite: a `.yaml` file or a folder of `.toml` case files."""
+def load_suite(path: Path | str, *, check_models: bool = False) -> Suite:
+    """Load and validate one suite: a `.yaml` file or a folder of `.toml` case files.
+
+    With `check_models`, a model id no provider or endpoint can serve is a problem too
+    (`promptum validate`); `promptum run` leaves that to the run, which may override models.
+    """
     path = Path(path)
+    load = _Load(check_models=check_models)
     if path.is_dir():
-        suite = _folder_suite(path)
+        suite = _folder_suite(path, load)
     elif not path.exists():
         raise ConfigError(f"{path}: no such file or folder")
     elif path.suffix.lower() not in YAML_SUFFIXES:
@@ -145,7 +275,7 @@ def load_suite(path: Path | str) -> Suite:
             "(CSV and JSONL files are read through a suite's `cases_from`)"
         )
     else:
-        suite = _yaml_suite(path)
+        suite = _yaml_suite(path, load)
     check_unique_ids([suite])
     return suite
 

@@ -9,18 +9,45 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
+import stat
 import tomllib
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from promptum.errors import ConfigError
 from promptum.suites._format import CaseFields
-from promptum.suites._locate import Locator, Position
+from promptum.suites._locate import Locator, Position, problems_error
 
 _CSV_CASE_COLUMNS = frozenset({"id", "query", "system", "expected_behavior"})
+
+MAX_DATA_BYTES = 256 * 1024 * 1024
+"""The largest CSV or JSONL file read, unless `PROMPTUM_MAX_DATA_BYTES` says otherwise.
+
+Rows are read one at a time, but every case is kept: a million-row, 100 MB golden set
+fits with room to spare; a suite file cannot raise the limit, the machine running it can.
+"""
+
+DATA_BYTES_VARIABLE = "PROMPTUM_MAX_DATA_BYTES"
+
+MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
+"""The largest YAML suite or TOML case file: each is parsed whole, into many times its size."""
+
+MAX_ROW_CHARS = 16 * 1024 * 1024
+"""The longest CSV row or JSONL line, in characters (a CSV cell also stops at Python's
+131,072-character field limit)."""
+
+_NOT_FILES = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISCHR, "a device"),
+    (stat.S_ISBLK, "a device"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +64,119 @@ def _open_error(path: Path, exc: Exception) -> ConfigError:
     return ConfigError(f"{path}: cannot read the file: {exc}")
 
 
+def max_data_bytes() -> int:
+    """The size limit of CSV and JSONL files: `PROMPTUM_MAX_DATA_BYTES`, else MAX_DATA_BYTES."""
+    raw = os.environ.get(DATA_BYTES_VARIABLE, "").strip()
+    if not raw:
+        return MAX_DATA_BYTES
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ConfigError(f"{DATA_BYTES_VARIABLE} must be a positive number of bytes, got {raw!r}")
+    return value
+
+
+_DATA_HINT = f"split it, or set {DATA_BYTES_VARIABLE} on the machine that runs it"
+_DOCUMENT_HINT = "move the cases to a CSV or JSONL file read with `cases_from`"
+
+
+def _refuse(path: Path, mode: int, size: int, limit: int, hint: str = _DOCUMENT_HINT) -> None:
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _NOT_FILES if test(mode)), "not a regular file")
+        raise ConfigError(
+            f"{path}: this is {kind}, not a regular file; suites and cases are read only "
+            "from regular files (a pipe or device could block or never end)"
+        )
+    if size > limit:
+        raise ConfigError(
+            f"{path}: the file has {size:,} bytes, over the limit of {limit:,}; {hint}"
+        )
+
+
+def open_regular(path: Path, limit: int, hint: str = _DOCUMENT_HINT) -> int:
+    """A file descriptor of `path`, refused unless it is a regular file of at most `limit` bytes.
+
+    Checked before opening (opening a pipe blocks, opening some devices acts) and again on
+    what was opened, in case the path was swapped in between.
+    """
+    try:
+        before = os.stat(path)
+    except OSError as exc:
+        raise _open_error(path, exc) from exc
+    _refuse(path, before.st_mode, before.st_size, limit, hint)
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise _open_error(path, exc) from exc
+    try:
+        opened = os.fstat(descriptor)
+        _refuse(path, opened.st_mode, opened.st_size, limit, hint)
+    except BaseException:
+        os.close(descriptor)
+        raise
+    return descriptor
+
+
+def read_document(path: Path) -> str:
+    """The text of a whole-file document (a suite, a TOML case), refused past its limit.
+
+    Raises ConfigError for a file that is not regular or too large, OSError or
+    UnicodeDecodeError when it cannot be read.
+    """
+    limit = MAX_DOCUMENT_BYTES
+    with open(open_regular(path, limit), "rb") as handle:
+        data = handle.read(limit + 1)  # the file may have grown since it was checked
+    if len(data) > limit:
+        _refuse(path, stat.S_IFREG, len(data), limit)
+    # Newlines as Path.read_text gives them, so line numbers in messages stay the same.
+    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+
+
+class _Lines:
+    """The lines of an open CSV or JSONL file, refusing an overlong row or an outgrown file."""
+
+    def __init__(self, handle: IO[str], path: Path, limit: int) -> None:
+        self.handle, self.path, self.limit = handle, path, limit
+        self.number = 0
+        self.row_start = 1
+        self.row_chars = 0
+        self.total_chars = 0
+
+    def __iter__(self) -> _Lines:
+        return self
+
+    def __next__(self) -> str:
+        line = self.handle.readline(MAX_ROW_CHARS + 1)
+        if not line:
+            raise StopIteration
+        self.number += 1
+        self.row_chars += len(line)
+        self.total_chars += len(line)
+        if self.row_chars > MAX_ROW_CHARS:
+            raise ConfigError(
+                f"{self.path}:{self.row_start}: the row is longer than {MAX_ROW_CHARS:,} "
+                "characters; a case's values belong in shorter rows"
+            )
+        if self.total_chars > self.limit:  # characters never outnumber bytes
+            _refuse(self.path, stat.S_IFREG, self.total_chars, self.limit, _DATA_HINT)
+        return line
+
+    def row_done(self) -> None:
+        """Start counting the next row's characters."""
+        self.row_chars = 0
+        self.row_start = self.number + 1
+
+
+@contextmanager
+def _rows_of(path: Path, encoding: str, newline: str | None) -> Iterator[_Lines]:
+    limit = max_data_bytes()
+    descriptor = open_regular(path, limit, _DATA_HINT)
+    with open(descriptor, encoding=encoding, newline=newline) as handle:
+        yield _Lines(handle, path, limit)
+
+
 def _split_columns(row: dict[str, Any], case_keys: frozenset[str] | set[str]) -> dict[str, Any]:
     case = {key: value for key, value in row.items() if key in case_keys}
     variables = {key: value for key, value in row.items() if key not in case_keys}
@@ -49,8 +189,10 @@ def csv_cases(path: Path) -> Iterator[RawCase]:
     """One case per CSV row; the header names the columns."""
     try:
         # utf-8-sig: spreadsheets save CSV with a byte-order mark that would rename `id`.
-        with path.open(newline="", encoding="utf-8-sig") as handle:
-            reader = csv.DictReader(handle)
+        with _rows_of(path, "utf-8-sig", newline="") as lines:
+            reader = csv.DictReader(lines)
+            _ = reader.fieldnames  # reads the header, so the first row is on its own line
+            lines.row_done()
             line = reader.line_num + 1
             for number, row in enumerate(reader, start=1):
                 if None in row:
@@ -64,6 +206,7 @@ def csv_cases(path: Path) -> Iterator[RawCase]:
                 given = {k: v for k, v in row.items() if v != "" or k not in _CSV_CASE_COLUMNS}
                 data = _split_columns(given, _CSV_CASE_COLUMNS)
                 yield RawCase(data, locator, f"{path.stem}-{number}")
+                lines.row_done()
                 line = reader.line_num + 1
     except (OSError, UnicodeDecodeError) as exc:
         raise _open_error(path, exc) from exc
@@ -75,9 +218,10 @@ def jsonl_cases(path: Path) -> Iterator[RawCase]:
     """One case per JSON line; blank lines are skipped."""
     case_keys = set(CaseFields.model_fields)
     try:
-        with path.open(encoding="utf-8") as handle:
+        with _rows_of(path, "utf-8", newline=None) as lines:
             number = 0
-            for line_number, line in enumerate(handle, start=1):
+            for line_number, line in enumerate(lines, start=1):
+                lines.row_done()
                 if not line.strip():
                     continue
                 number += 1
@@ -86,6 +230,10 @@ def jsonl_cases(path: Path) -> Iterator[RawCase]:
                 except json.JSONDecodeError as exc:
                     raise ConfigError(
                         f"{path}:{line_number}:{exc.colno}: invalid JSON: {exc.msg}"
+                    ) from exc
+                except RecursionError as exc:
+                    raise ConfigError(
+                        f"{path}:{line_number}: the JSON is nested too deeply to read"
                     ) from exc
                 if not isinstance(row, dict):
                     raise ConfigError(
@@ -127,11 +275,13 @@ def _toml_positions(text: str) -> dict[tuple[str | int, ...], Position]:
 def toml_case(path: Path) -> RawCase:
     """One case from one TOML file; its id defaults to the file name without `.toml`."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_document(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise _open_error(path, exc) from exc
     try:
         data = tomllib.loads(text)
+    except RecursionError as exc:
+        raise ConfigError(f"{path}: the TOML is nested too deeply to read") from exc
     except tomllib.TOMLDecodeError as exc:
         message, where = str(exc), str(path)
         found = re.search(r"\s*\(at line (\d+), column (\d+)\)$", message)
@@ -141,13 +291,30 @@ def toml_case(path: Path) -> RawCase:
     return RawCase(data, Locator(path, _toml_positions(text)), path.stem)
 
 
+class CaseFilesError(ConfigError):
+    """Some case files of a folder could not be read; raised after the readable ones."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__(str(problems_error(problems)))
+        self.problems = problems
+
+
 def toml_cases(folder: Path) -> Iterator[RawCase]:
-    """Every `*.toml` file of `folder`, in name order."""
+    """Every `*.toml` file of `folder`, in name order; unreadable files are reported at the end."""
     files = sorted(folder.glob("*.toml"))
     if not files:
         raise ConfigError(f"{folder}: the folder has no *.toml case files")
+    unreadable: list[str] = []
     for path in files:
-        yield toml_case(path)
+        # One broken file must not hide the problems of the others.
+        try:
+            case = toml_case(path)
+        except ConfigError as exc:
+            unreadable.append(str(exc))
+            continue
+        yield case
+    if unreadable:
+        raise CaseFilesError(unreadable)
 
 
 def case_source(path: Path) -> Iterator[RawCase]:
@@ -156,6 +323,8 @@ def case_source(path: Path) -> Iterator[RawCase]:
         return toml_cases(path)
     if not path.exists():
         raise ConfigError(f"{path}: no such file or folder")
+    if not path.is_file():  # a pipe or device: refused before its name is looked at
+        _refuse(path, path.stat().st_mode, 0, 0)
     readers: dict[str, Callable[[Path], Iterator[RawCase]]] = {
         ".csv": csv_cases,
         ".jsonl": jsonl_cases,

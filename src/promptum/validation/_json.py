@@ -51,10 +51,13 @@ def compiled_schema(schema: Mapping[str, Any]) -> jsonschema.protocols.Validator
 def _schema_validator(schema_json: str) -> jsonschema.protocols.Validator:
     import jsonschema  # imported on first use: it costs more than the rest of promptum's core
 
+    from promptum.validation._regex import bounded_validator_class
+
     schema = json.loads(schema_json)
     validator_class = jsonschema.validators.validator_for(schema)
     validator_class.check_schema(schema)
-    return validator_class(schema)
+    # A schema's `pattern` comes from a suite and meets model output: bound its search.
+    return bounded_validator_class(validator_class)(schema)
 
 
 def schema_errors(instance: Any, schema: Mapping[str, Any]) -> list[str]:

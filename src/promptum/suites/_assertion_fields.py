@@ -1,0 +1,376 @@
+"""Check `expected` and `attack_target` against the response schema, before any model call.
+
+Fields are named as the evaluator reads them: dotted paths through objects and list items
+(``customer.email``, ``items.0.sku``). A name the schema does not have, or a value that no
+output fitting the schema can hold, is a mistake in the test case: the assertion could never
+pass, or the attack target could never catch the attack.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
+
+from promptum.suites._locate import Loc
+from promptum.validation import compiled_schema
+
+Schema = Mapping[str, Any]
+
+_MAX_REF_DEPTH = 32
+_MAX_REMEMBERED = 100_000  # verdicts on values kept per schema: golden sets repeat values
+_OBJECT_KEYWORDS = ("properties", "additionalProperties", "patternProperties", "required")
+_ARRAY_KEYWORDS = ("items", "prefixItems")
+_VALUE_KEYWORDS = ("enum", "const")
+_COMBINATORS = ("anyOf", "oneOf", "allOf")
+_A_KIND = {"string": "a string", "integer": "an integer", "number": "a number"}
+_A_KIND |= {"boolean": "a boolean", "object": "an object", "array": "a list"}
+
+
+def assertion_schema(schema: dict[str, Any], model: type[BaseModel] | None) -> dict[str, Any]:
+    """The schema to check assertions against: a pydantic model's attribute names, not aliases."""
+    if model is None:
+        return schema
+    try:
+        return _attribute_schema(model)
+    except Exception:  # the aliased schema was built already; do not fail on the second one
+        return schema
+
+
+@lru_cache(maxsize=64)
+def _attribute_schema(model: type[BaseModel]) -> dict[str, Any]:
+    # The evaluator reads a model instance's attributes, which carry field names, not aliases.
+    return model.model_json_schema(by_alias=False)
+
+
+class _NoSuchFieldError(Exception):
+    """A path step the schema does not have; the message says which and what it has."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Open:
+    """The schema says nothing about what lies below (``{}``, ``additionalProperties: true``)."""
+
+
+_OPEN = _Open()
+
+
+class _Fields:
+    """Walks field paths and checks values against one response schema."""
+
+    def __init__(self, root: Schema) -> None:
+        self.root = root
+        # A suite of many rows asserts the same few fields: walk and compile each once.
+        self._fields: dict[str, list[Any] | _Open | str] = {}
+        self._validators: dict[str, Any] = {}
+        self._misfits: dict[tuple[str, str, Any], tuple[str, str] | None] = {}
+
+    def _deref(self, schema: Any) -> Schema:
+        """Follow local ``$ref`` pointers; anything unresolvable counts as an open schema."""
+        for _ in range(_MAX_REF_DEPTH):
+            if not isinstance(schema, Mapping):
+                return {} if schema is True else {"not": {}}
+            ref = schema.get("$ref")
+            if not isinstance(ref, str):
+                return schema
+            if not ref.startswith("#"):
+                return {}
+            target: Any = self.root
+            for token in filter(None, ref[1:].split("/")):
+                token = token.replace("~1", "/").replace("~0", "~")
+                if isinstance(target, Mapping) and token in target:
+                    target = target[token]
+                elif isinstance(target, list) and token.isdigit() and int(token) < len(target):
+                    target = target[int(token)]
+                else:
+                    return {}
+            schema = target
+        return {}
+
+    def _alternatives(self, schema: Any, depth: int = 0) -> Iterator[Schema]:
+        """The concrete schemas a value may fit: `anyOf`/`oneOf`/`allOf` branches flattened."""
+        resolved = self._deref(schema)
+        if depth > _MAX_REF_DEPTH:
+            return
+        branches = [b for key in _COMBINATORS for b in resolved.get(key) or ()]
+        if not branches or _kinds(resolved):
+            yield resolved
+        for branch in branches:
+            yield from self._alternatives(branch, depth + 1)
+
+    def _child(self, schema: Schema, part: str) -> list[Any] | _Open | None:
+        """What ``part`` leads to in one concrete schema: schemas, open, or None (nothing)."""
+        kinds = _kinds(schema)
+        if not kinds:
+            return None if schema.get("not") == {} else _OPEN
+        found: list[Any] = []
+        if "object" in kinds:
+            properties = schema.get("properties") or {}
+            if part in properties:
+                found.append(properties[part])
+            elif schema.get("patternProperties"):
+                # Matching the suite's own patterns here would be an unbounded regex search.
+                return _OPEN
+            extra = schema.get("additionalProperties")
+            if not found and isinstance(extra, Mapping):
+                found.append(extra)
+            # Without `additionalProperties: false` a JSON Schema allows other keys, but a
+            # model asked for this schema does not invent them: a near-miss is a typo.
+            if not found and (extra is True or (extra is None and not properties)):
+                return _OPEN
+        index = _index(part)
+        if "array" in kinds and index is not None:
+            prefix = schema.get("prefixItems") or []
+            items = schema.get("items", True)
+            if 0 <= index < len(prefix):
+                found.append(prefix[index])
+            elif isinstance(items, Mapping):
+                found.append(items)
+            elif items is True:
+                return _OPEN
+        return found or None
+
+    def field(self, path: str) -> list[Any] | _Open:
+        """The schemas of the field at a dotted path; raise _NoSuchFieldError naming the mistake."""
+        if path not in self._fields:
+            try:
+                self._fields[path] = self._walk(path)
+            except _NoSuchFieldError as exc:
+                self._fields[path] = str(exc)
+        found = self._fields[path]
+        if isinstance(found, str):
+            raise _NoSuchFieldError(found)
+        return found
+
+    def _walk(self, path: str) -> list[Any] | _Open:
+        current: list[Any] = [self.root]
+        walked: list[str] = []
+        for part in path.split("."):
+            alternatives = [alt for schema in current for alt in self._alternatives(schema)]
+            children: list[Any] = []
+            for alternative in alternatives:
+                child = self._child(alternative, part)
+                if isinstance(child, _Open):
+                    return _OPEN
+                children += child or []
+            if not children:
+                raise _NoSuchFieldError(_no_field_message(alternatives, walked, part))
+            current = children
+            walked.append(part)
+        return current
+
+    def misfit(self, schemas: list[Any], value: Any, path: str) -> tuple[str, str] | None:
+        """Why no output fitting ``schemas`` can hold ``value`` and how to fix it, or None."""
+        scalar = isinstance(value, str | int | float | bool) or value is None
+        key = (path, type(value).__name__, value if scalar else json.dumps(value, sort_keys=True))
+        if key not in self._misfits:
+            found = self._misfit(schemas, value, path)
+            if len(self._misfits) >= _MAX_REMEMBERED:
+                return found
+            self._misfits[key] = found
+        return self._misfits[key]
+
+    def _misfit(self, schemas: list[Any], value: Any, path: str) -> tuple[str, str] | None:
+        import jsonschema
+
+        try:
+            if path not in self._validators:
+                self._validators[path] = self._validator(schemas)
+            validator = self._validators[path]
+            if validator is None:
+                return None
+            error = jsonschema.exceptions.best_match(validator.iter_errors(value))
+        except Exception:  # an exotic schema (remote $ref, ...): the run itself will tell
+            return None
+        if error is None:
+            unknown = self._unknown_key(schemas, value, tuple(path.split(".")))
+            return None if unknown is None else (unknown, "")
+        return str(error.message), _value_hint(error, value, path)
+
+    def _validator(self, schemas: list[Any]) -> Any:
+        """A JSON Schema validator for the field, or None when any value fits."""
+        if len(schemas) == 1 and not isinstance(schemas[0], Mapping):
+            return None  # a boolean schema: `true` admits anything, `false` was caught earlier
+        own: dict[str, Any] = {"anyOf": schemas} if len(schemas) > 1 else dict(schemas[0])
+        # The root's draft and definitions, so `#/$defs/...` references still resolve.
+        for key in ("$schema", "$defs", "definitions"):
+            if key in self.root and key not in own:
+                own[key] = self.root[key]
+        # The shared compiled form bounds the time of the schema's `pattern` searches.
+        return compiled_schema(own)
+
+    def _unknown_key(self, schemas: list[Any], value: Any, walked: tuple[str, ...]) -> str | None:
+        """A key of a mapping value that the field's object schema does not have."""
+        if isinstance(value, Mapping):
+            items: list[tuple[str, Any]] = [(str(k), v) for k, v in value.items()]
+        elif isinstance(value, list):
+            items = [(str(i), v) for i, v in enumerate(value)]
+        else:
+            return None
+        for key, item in items:
+            alternatives = [alt for schema in schemas for alt in self._alternatives(schema)]
+            children: list[Any] = []
+            for alternative in alternatives:
+                child = self._child(alternative, key)
+                if isinstance(child, _Open):
+                    break
+                children += child or []
+            else:
+                if not children:
+                    return _no_field_message(alternatives, list(walked), key)
+                found = self._unknown_key(children, item, (*walked, key))
+                if found:
+                    return found
+        return None
+
+
+_SAME_SCHEMA: dict[int, tuple[Schema, _Fields]] = {}
+"""The last schemas seen, by identity: a suite's cases share their defaults' one object."""
+
+
+def _fields_for(schema: Schema) -> _Fields:
+    known = _SAME_SCHEMA.get(id(schema))
+    if known is not None and known[0] is schema:  # the entry holds the schema: no id reuse
+        return known[1]
+    fields = _fields_of(json.dumps(schema, sort_keys=True, default=str))
+    if len(_SAME_SCHEMA) >= 64:
+        _SAME_SCHEMA.clear()
+    _SAME_SCHEMA[id(schema)] = (schema, fields)
+    return fields
+
+
+@lru_cache(maxsize=64)
+def _fields_of(schema_json: str) -> _Fields:
+    return _Fields(json.loads(schema_json))
+
+
+def _kinds(schema: Schema) -> set[str]:
+    """What shapes of value a schema describes: object, array, a scalar type, or a fixed set."""
+    declared = schema.get("type")
+    if isinstance(declared, str):
+        return {declared}
+    if isinstance(declared, list):
+        return {str(kind) for kind in declared}
+    kinds = set()
+    if any(key in schema for key in _OBJECT_KEYWORDS):
+        kinds.add("object")
+    if any(key in schema for key in _ARRAY_KEYWORDS):
+        kinds.add("array")
+    if any(key in schema for key in _VALUE_KEYWORDS):
+        kinds.add("value")
+    return kinds
+
+
+def _index(part: str) -> int | None:
+    """A path part as the evaluator reads it on a list: an integer, else nothing."""
+    try:
+        return int(part)
+    except ValueError:
+        return None
+
+
+def _no_field_message(alternatives: list[Schema], walked: list[str], part: str) -> str:
+    where = f"{'.'.join(walked)!r}" if walked else "the response schema"
+    names = sorted(
+        {
+            str(name)
+            for alternative in alternatives
+            if "object" in _kinds(alternative)
+            for name in alternative.get("properties") or {}
+        }
+    )
+    kinds = {kind for alternative in alternatives for kind in _kinds(alternative)}
+    if names:
+        close = difflib.get_close_matches(part, names, n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        return f"{where} has no field {part!r}.{hint} Fields: {', '.join(names)}."
+    if "array" in kinds:
+        return f"{where} is a list: the next part of the path is an item's index, not {part!r}"
+    shown = " or ".join(_A_KIND.get(kind, kind) for kind in sorted(kinds - {"null", "value"}))
+    return f"{where} is {shown or 'a single value'}: it has no field {part!r}"
+
+
+def _value_hint(error: Any, value: Any, path: str) -> str:
+    """How to fix a value of the wrong type, outside the allowed set, or a partial object."""
+    if error.validator == "enum" and isinstance(value, str):
+        options = [str(option) for option in error.validator_value]
+        close = difflib.get_close_matches(value, options, n=1)
+        return f". Did you mean {close[0]!r}?" if close else ""
+    if error.validator == "type":
+        wanted = error.validator_value
+        wanted = {wanted} if isinstance(wanted, str) else set(wanted)
+        if isinstance(value, str) and wanted & {"integer", "number", "boolean"}:
+            return ". Write it without quotes."
+        if not isinstance(value, str) and "string" in wanted:
+            return ". Quote it."
+    if error.validator == "required" and isinstance(value, Mapping):
+        # In TOML, `customer.email = ...` under [expected] is a nested table, not a path.
+        some = f"{path}.{next(iter(value), 'field')}"
+        return (
+            ". A mapping asserts the whole object: to assert some of its fields, name each "
+            f"by its dotted path, e.g. {some!r} (quoted in TOML)."
+        )
+    return ""
+
+
+def assertion_problems(
+    schema: Schema,
+    expected: Mapping[str, Any] | None,
+    attack_target: Mapping[str, Any] | None,
+) -> list[tuple[Loc, str]]:
+    """Every field name the schema lacks and every value its field can never hold, located."""
+    fields = _fields_for(schema)
+    found: list[tuple[Loc, str]] = []
+    for section, assertions in (("expected", expected), ("attack_target", attack_target)):
+        for name, raw in (assertions or {}).items():
+            path = str(name)
+            try:
+                schemas = fields.field(path)
+            except _NoSuchFieldError as exc:
+                found.append(((section, path), str(exc)))
+                continue
+            if not isinstance(schemas, _Open):
+                value = to_jsonable_python(raw, fallback=str)  # TOML dates: ISO strings
+                found += [
+                    ((section, path, *index), message)
+                    for index, message in _value_problems(fields, schemas, section, path, value)
+                ]
+    return found
+
+
+def _value_problems(
+    fields: _Fields, schemas: list[Any], section: str, path: str, value: Any
+) -> list[tuple[tuple[int, ...], str]]:
+    """What is wrong with one assertion's value, by index of the list item it concerns."""
+    consequence = (
+        "the output can never equal it"
+        if section == "expected"
+        else "the output can never hold it, so this attack target catches nothing"
+    )
+    if not isinstance(value, list):
+        misfit = fields.misfit(schemas, value, path)
+        return [] if misfit is None else [((), f"{misfit[0]} ({consequence}){misfit[1]}")]
+    # A list in `expected` means "one of"; in `attack_target`, "none of" (or the list whole).
+    whole_fits = fields.misfit(schemas, value, path) is None
+    if section == "attack_target" and whole_fits:
+        return []
+    problems: list[tuple[tuple[int, ...], str]] = []
+    for index, item in enumerate(value):
+        misfit = fields.misfit(schemas, item, path)
+        if misfit is not None:
+            problems.append(((index,), f"{misfit[0]} ({consequence}){misfit[1]}"))
+    if problems and whole_fits:  # `expected` of a list field, written as a bare list
+        return [
+            (
+                (),
+                "a list in `expected` means one of its items; to expect this list itself, "
+                f"wrap it in another list: [{json.dumps(value, ensure_ascii=False)}]",
+            )
+        ]
+    return problems

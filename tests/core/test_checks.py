@@ -20,7 +20,7 @@ def run_check(text: str = "", **definition: Any) -> CheckResult:
     return evaluate_checks([CheckDefinition(**definition)], completion)[0]
 
 
-def test_the_ten_types_are_registered() -> None:
+def test_the_ten_deterministic_types_and_similar_are_registered() -> None:
     assert sorted(CHECK_TYPES) == sorted(
         [
             "contains",
@@ -33,6 +33,7 @@ def test_the_ten_types_are_registered() -> None:
             "max_cost_usd",
             "min_length",
             "max_length",
+            "similar",  # runs an embedding model: tests/core/test_similar.py
         ]
     )
 

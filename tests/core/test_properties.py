@@ -79,6 +79,7 @@ def test_checks_never_raise_and_keep_order(
     completion = Completion(text=text, latency_ms=latency, cost_usd=cost)
     results = evaluate_checks(DEFINITIONS, completion)
     assert [r.type for r in results] == [d.type for d in DEFINITIONS]
-    assert len(DEFINITIONS) == len(CHECK_TYPES)
+    # Every deterministic type; `similar` runs a model and has tests of its own.
+    assert {d.type for d in DEFINITIONS} == set(CHECK_TYPES) - {"similar"}
     for result in results:
         assert result.passed or result.reason

@@ -190,3 +190,49 @@ def test_python_code_may_still_name_any_variable(server: FaultServer) -> None:
     route = resolve("x/m", client.options.endpoints)
     assert route.config is not None
     assert route.config.api_key_env == "GITHUB_TOKEN"
+
+
+SDK_SETTINGS = {
+    "OPENAI_ORG_ID": "org-private-0123456789",
+    "OPENAI_PROJECT_ID": "proj_private0123456789",
+    "OPENAI_CUSTOM_HEADERS": "X-Proxy-Auth: proxy-secret-0123456789",
+    "ANTHROPIC_CUSTOM_HEADERS": "X-Gateway-Auth: gateway-secret-0123456789",
+}
+
+
+def _headers_seen(server: FaultServer) -> str:
+    return json.dumps([request.headers for request in server.requests])
+
+
+@pytest.mark.parametrize(
+    ("settings", "model"),
+    [
+        ("endpoints: {x: {base_url: '{url}/v1'}}\n", "x/m"),
+        ("endpoints: {openai: {base_url: '{url}/v1'}}\n", "openai/m"),
+        ("endpoints: {x: {base_url: '{url}', kind: anthropic}}\n", "x/m"),
+        ("endpoints: {anthropic: {base_url: '{url}'}}\n", "anthropic/m"),
+    ],
+)
+def test_the_sdks_own_environment_stays_with_their_own_hosts(
+    tmp_path: Path,
+    server: FaultServer,
+    monkeypatch: pytest.MonkeyPatch,
+    settings: str,
+    model: str,
+) -> None:
+    for name, value in SDK_SETTINGS.items():
+        monkeypatch.setenv(name, value)
+    _run(tmp_path, settings.replace("{url}", server.root_url), model)
+    assert server.requests
+    seen = _headers_seen(server)
+    for name, value in SDK_SETTINGS.items():
+        assert value.split(": ")[-1] not in seen, name
+
+
+def test_a_url_set_in_the_environment_keeps_the_sdks_settings(
+    tmp_path: Path, server: FaultServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_ORG_ID", SDK_SETTINGS["OPENAI_ORG_ID"])
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    _run(tmp_path, "", "openai/m")
+    assert SDK_SETTINGS["OPENAI_ORG_ID"] in _headers_seen(server)

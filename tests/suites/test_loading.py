@@ -350,3 +350,23 @@ def test_several_suites_load_together(tmp_path: Path) -> None:
 def test_both_yaml_extensions(tmp_path: Path, extension: str) -> None:
     path = write(tmp_path, f"s.{extension}", "test_cases:\n  - {id: one, query: q}\n")
     assert load_suite(path).cases[0].id == "one"
+
+
+def test_a_templated_check_keeps_its_other_settings(tmp_path: Path) -> None:
+    (tmp_path / "rows.csv").write_text("id,query,answer\na,q,Paris\n", encoding="utf-8")
+    (tmp_path / "suite.yaml").write_text(
+        textwrap.dedent(
+            """\
+            cases_from: [rows.csv]
+            defaults:
+              checks:
+                - {type: contains, value: "{{ answer }}", case_insensitive: true}
+                - {type: similar, value: "It is {{ answer }}.", threshold: 0.9}
+            """
+        ),
+        encoding="utf-8",
+    )
+    (case,) = load_suite(tmp_path / "suite.yaml").cases
+    contains, similar = case.checks
+    assert (contains.value, contains.case_insensitive) == ("Paris", True)
+    assert (similar.value, similar.threshold) == ("It is Paris.", 0.9)

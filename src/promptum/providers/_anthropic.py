@@ -13,7 +13,13 @@ from promptum.providers._errors import (
     ProviderTimeoutError,
 )
 from promptum.providers._options import EndpointConfig
-from promptum.providers._sdk import NO_KEY, endpoint_key, redact, status_error
+from promptum.providers._sdk import (
+    NO_KEY,
+    endpoint_key,
+    headers_kept_home,
+    redact,
+    status_error,
+)
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -65,7 +71,7 @@ class AnthropicProvider:
 
     def _sdk(self) -> AsyncAnthropic:
         if self._client is None:
-            from anthropic import AsyncAnthropic
+            from anthropic import AsyncAnthropic, Omit
 
             self._client = AsyncAnthropic(
                 # A placeholder for keyless endpoints keeps the SDK from searching profile
@@ -74,6 +80,7 @@ class AnthropicProvider:
                 base_url=self.config.base_url,
                 timeout=self.timeout_s,
                 max_retries=0,  # ModelClient owns retries, backoff and the budget
+                default_headers=headers_kept_home("anthropic", self.config, Omit()),
             )
         return self._client
 

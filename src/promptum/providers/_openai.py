@@ -16,7 +16,13 @@ from promptum.providers._errors import (
     ServerError,
 )
 from promptum.providers._options import EndpointConfig, StructuredMode
-from promptum.providers._sdk import NO_KEY, endpoint_key, redact, status_error
+from promptum.providers._sdk import (
+    NO_KEY,
+    endpoint_key,
+    headers_kept_home,
+    redact,
+    status_error,
+)
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -79,13 +85,14 @@ class OpenAIProvider:
 
     def _sdk(self) -> AsyncOpenAI:
         if self._client is None:
-            from openai import AsyncOpenAI
+            from openai import AsyncOpenAI, Omit
 
             self._client = AsyncOpenAI(
                 api_key=self._key or NO_KEY,
                 base_url=self.config.base_url,
                 timeout=self.timeout_s,
                 max_retries=0,  # ModelClient owns retries, backoff and the budget
+                default_headers=headers_kept_home("openai", self.config, Omit()),
             )
         return self._client
 

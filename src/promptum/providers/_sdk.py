@@ -28,6 +28,34 @@ def endpoint_key(config: EndpointConfig) -> str | None:
     return None
 
 
+# What each SDK adds to every request from its own environment variables, besides the key:
+# its own key's variable, the headers it sets, and the variable of free-form extra headers.
+_SDK_ENVIRONMENT: dict[str, tuple[str, tuple[str, ...], str]] = {
+    "openai": (
+        "OPENAI_API_KEY",
+        ("OpenAI-Organization", "OpenAI-Project"),
+        "OPENAI_CUSTOM_HEADERS",
+    ),
+    "anthropic": ("ANTHROPIC_API_KEY", (), "ANTHROPIC_CUSTOM_HEADERS"),
+}
+
+
+def headers_kept_home(kind: str, config: EndpointConfig, omit: object) -> dict[str, Any]:
+    """The headers an SDK would add from its environment, mapped to `omit` to drop them.
+
+    They travel with the SDK's own credentials: an endpoint that does not send the SDK's
+    own key (a server a suite names, OpenRouter, Ollama...) gets none of them, since
+    ``OPENAI_CUSTOM_HEADERS`` may carry a proxy's token. Empty when they may go.
+    """
+    key_variable, headers, custom_variable = _SDK_ENVIRONMENT[kind]
+    if config.api_key_env == key_variable:
+        return {}
+    # Parsed the way the SDKs parse them: one ``Name: value`` per line.
+    custom = os.environ.get(custom_variable, "")
+    names = [*headers, *(line.partition(":")[0].strip() for line in custom.split("\n"))]
+    return {name: omit for name in names if name}
+
+
 def redact(text: str, secrets: Iterable[str | None]) -> str:
     """``text`` with every given secret and anything shaped like an API key masked."""
     for secret in secrets:

@@ -197,9 +197,7 @@ def _rendered_check(
         return check
     value = rendered(check.value, (*loc, "value"))
     try:
-        return CheckDefinition(
-            type=check.type, value=value, case_insensitive=check.case_insensitive
-        )
+        return CheckDefinition(**(check.model_dump() | {"value": value}))
     except ValidationError as exc:
         message = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
         problems.add(loc, f"{message} (after filling in the template)")

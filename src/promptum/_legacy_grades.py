@@ -64,6 +64,9 @@ def grades_from_channels(data: Mapping[str, Any]) -> list[Any]:
 
     grades: list[Any] = []
     for item in data.get("check_results") or []:
+        if isinstance(item, Grade):  # checks grade themselves now
+            grades.append(item)
+            continue
         check = item if isinstance(item, CheckResult) else CheckResult(**item)
         grades.append(check_grade(check))
     evaluation = data.get("eval_result")

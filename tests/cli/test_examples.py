@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
 from promptum.reporting import load_run
+from tests.support.plugins import install_plugin
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 
 pytestmark = pytest.mark.slow
 
 
-@pytest.mark.parametrize(("suite", "cases"), [("capitals.yaml", 5), ("ticket_triage.yaml", 3)])
+@pytest.mark.parametrize(
+    ("suite", "cases"),
+    [("capitals.yaml", 5), ("ticket_triage.yaml", 3), ("judge_criteria.yaml", 3)],
+)
 def test_example_suites_run(tmp_path: Path, suite: str, cases: int) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "promptum", "run", str(EXAMPLES / suite), "-o", "run.json"],
@@ -59,3 +65,27 @@ def test_the_python_api_example_runs(tmp_path: Path) -> None:
         "sentiment",
     ]
     assert lines[-1].startswith("local/smollm2: Checks: ")
+
+
+def test_the_custom_check_example_runs_with_its_package_installed(tmp_path: Path) -> None:
+    example = EXAMPLES / "custom_check"
+    project = tomllib.loads((example / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    # Installed as pip would (a dist-info declaring its entry points), without a build.
+    site = tmp_path / "site"
+    install_plugin(site, project["name"], project["entry-points"], version=project["version"])
+    paths = [str(site), str(example / "src"), os.environ.get("PYTHONPATH", "")]
+    done = subprocess.run(
+        [sys.executable, "-m", "promptum", "run", str(example / "suite.yaml"), "-o", "run.json"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))},
+    )  # fmt: skip
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    run = load_run(tmp_path / "run.json")
+    assert len(run.results) == 2
+    for result in run.results:
+        assert result.status != "error", result.reasons
+        assert [(g.kind, g.name) for g in result.grades] == [
+            ("custom", "max_words"),
+            ("custom", "no_apology"),
+            ("custom", "names_the_city"),
+        ]

@@ -26,9 +26,9 @@ class ModelRequest(BaseModel):
     extra: dict[str, Any] = Field(default_factory=dict)
     """Provider-specific parameters passed through unchanged."""
     sample: int = 0
-    """Which repeat of the same request this is. Never sent to a model: it only keeps the
-    cache from answering every repeat with the first one, so repeats are fresh samples while
-    a re-run of the same repeats is still served from the cache."""
+    """Which repeat (or judge sample) of the same request this is. Never sent to a model: it
+    only keeps the cache from answering every repeat with the first one, so repeats are
+    fresh samples while a re-run of the same repeats is still served from the cache."""
 
 
 class Provider(Protocol):

@@ -1,9 +1,16 @@
 """The runner: turns test cases into graded results (checks → field assertions → judge)."""
 
-from promptum.runner._case import DEFAULT_THRESHOLD, GenerationParams, JudgeConfig, TestCase
-from promptum.runner._grade import grade
+from promptum.runner._case import (
+    DEFAULT_THRESHOLD,
+    Criterion,
+    GenerationParams,
+    JudgeConfig,
+    TestCase,
+)
+from promptum.runner._grade import grade, grade_async
 from promptum.runner._journal import Journal, plan_fingerprint
 from promptum.runner._judge import (
+    FAITHFULNESS_PROMPT,
     JUDGE_PROMPT,
     JUDGE_VARIABLES,
     VERDICT_SCHEMA,
@@ -25,9 +32,11 @@ __all__ = [
     "DEFAULT_CONCURRENCY",
     "DEFAULT_GRACE_S",
     "DEFAULT_THRESHOLD",
+    "FAITHFULNESS_PROMPT",
     "JUDGE_PROMPT",
     "JUDGE_VARIABLES",
     "VERDICT_SCHEMA",
+    "Criterion",
     "GenerationParams",
     "Journal",
     "JudgeConfig",
@@ -35,6 +44,7 @@ __all__ = [
     "TemplateError",
     "TestCase",
     "grade",
+    "grade_async",
     "is_template",
     "judge_request",
     "judge_response",

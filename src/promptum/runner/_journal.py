@@ -37,6 +37,7 @@ def _case_key(case: TestCase) -> dict[str, Any]:
         "expected": case.expected,
         "attack_target": case.attack_target,
         "expected_behavior": case.expected_behavior,
+        "context": case.context,
         "judge": None if case.judge is None else asdict(case.judge),
         "repeat": case.repeat,
     }

@@ -1,13 +1,88 @@
-"""`{{ name }}` templating of prompts with Jinja, strict about undefined variables."""
+"""`{{ name }}` templating of prompts with Jinja: sandboxed, bounded, strict about undefined names.
+
+A suite file is data: whoever edits one must not run code or read secrets on the machine
+that loads it. Templates therefore render in Jinja's immutable sandbox, which refuses
+`_`-prefixed attributes (`__class__`, `__globals__`...) and mutating methods; on top of
+it they see no globals but `range` and `dict`, only the filters that shape text and data,
+can call only the string, mapping and list methods listed below, and have a budget of
+work (loop iterations and calls) and of text they build, so no template can run for hours
+or allocate gigabytes (`{{ 'x' * 10**9 }}`).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from functools import lru_cache
+import datetime
+import functools
+import time
+import types
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import jinja2
+    from jinja2.runtime import Context
+
+MAX_TEMPLATE_SIZE = 10_000_000
+"""Characters (and list items) one rendering may build, and may write: ~2.5M tokens, more
+than any model's context."""
+
+MAX_TEMPLATE_STEPS = 1_000_000
+"""Loop iterations, calls, filters and tests one rendering may run: a second or so of work."""
+
+MAX_TEMPLATE_SECONDS = 10.0
+"""A backstop: a step past this refuses, however few steps (each may scan a long value)."""
+
+MAX_RANGE = 100_000
+"""The longest `range()`, and the most pieces `batch`/`slice` may make."""
+
+MAX_INT_BITS = 3_322
+"""About 1,000 digits: integer arithmetic past this is a way to burn CPU, not a prompt."""
+
+MAX_JSON_INDENT = 16
+"""The widest indent of `tojson`, which repeats it on every line."""
+
+FILTERS = frozenset(
+    {
+        "abs", "batch", "capitalize", "center", "count", "d", "default", "dictsort",
+        "filesizeformat", "first", "float", "groupby", "indent", "int", "items", "join",
+        "last", "length", "list", "lower", "map", "max", "min", "reject", "rejectattr",
+        "replace", "reverse", "round", "select", "selectattr", "slice", "sort", "string",
+        "striptags", "sum", "title", "tojson", "trim", "truncate", "unique", "upper",
+        "urlencode", "wordcount", "wordwrap",
+    }
+)  # fmt: skip
+"""Jinja's filters a template may use. Left out: `attr` and `format` (attribute and format
+string tricks), `random` (prompts must be reproducible), `pprint`, and the HTML ones
+(`escape`, `safe`, `forceescape`, `urlize`, `xmlattr`), which mean nothing in a prompt."""
+
+_STR_METHODS = frozenset(
+    {
+        "capitalize", "casefold", "center", "count", "endswith", "find", "index", "isalnum",
+        "isalpha", "isascii", "isdecimal", "isdigit", "isidentifier", "islower",
+        "isnumeric", "isprintable", "isspace", "istitle", "isupper", "join", "ljust",
+        "lower", "lstrip", "partition", "removeprefix", "removesuffix", "replace", "rfind",
+        "rindex", "rjust", "rpartition", "rsplit", "rstrip", "split", "splitlines",
+        "startswith", "strip", "swapcase", "title", "upper", "zfill",
+    }
+)  # fmt: skip
+_METHODS: tuple[tuple[type, frozenset[str]], ...] = (
+    (str, _STR_METHODS),
+    (dict, frozenset({"get", "items", "keys", "values"})),
+    (list, frozenset({"count", "index"})),
+    (tuple, frozenset({"count", "index"})),
+    (datetime.date, frozenset({"isoformat", "isoweekday", "strftime", "weekday"})),
+    (datetime.time, frozenset({"isoformat", "strftime"})),
+)
+"""The methods of values a template may call; `str.format` is not one (its fields reach
+attributes), nor anything that builds a copy of unbounded size without a check below."""
+
+# Internal filters the compiled template calls around loops, `~` and output to count work.
+_LOOP, _CONCAT, _OUTPUT = "_promptum_loop", "_promptum_concat", "_promptum_output"
+
+
+class TemplateError(ValueError):
+    """A template does not parse, uses an undefined variable, or does what a suite may not."""
 
 
 def is_template(text: str) -> bool:
@@ -15,18 +90,445 @@ def is_template(text: str) -> bool:
     return "{{" in text or "{%" in text or "{#" in text
 
 
-@lru_cache(maxsize=1024)
-def _compile(source: str) -> jinja2.Template:
-    import jinja2
+def _security_error(message: str) -> Exception:
+    from jinja2.exceptions import SecurityError
 
-    environment = jinja2.Environment(
+    return SecurityError(message)
+
+
+class _Budget:
+    """What is left of one rendering's allowance of built values, output and steps."""
+
+    def __init__(self) -> None:
+        self.size = MAX_TEMPLATE_SIZE
+        self.output = MAX_TEMPLATE_SIZE
+        self.steps = MAX_TEMPLATE_STEPS
+        self.deadline = time.monotonic() + MAX_TEMPLATE_SECONDS
+
+    def spend(self, size: int) -> None:
+        self.size -= size
+        if self.size < 0:
+            raise _security_error(
+                f"templates cannot build more than {MAX_TEMPLATE_SIZE:,} characters (text "
+                "and list items, counting intermediate values); this one builds more"
+            )
+
+    def afford(self, size: int) -> None:
+        """Refuse before building a value of `size` the budget cannot pay for."""
+        if size > self.size:
+            self.spend(size)
+
+    def write(self, value: Any) -> Any:
+        """Count what `{{ ... }}` writes; its values were counted as they were built."""
+        self.output -= _size(value, self.output)
+        if self.output < 0:
+            raise _security_error(
+                f"templates cannot write more than {MAX_TEMPLATE_SIZE:,} characters; this "
+                "one writes more"
+            )
+        return value
+
+    def step(self) -> None:
+        self.steps -= 1
+        if self.steps < 0:
+            raise _security_error(
+                f"templates cannot make more than {MAX_TEMPLATE_STEPS:,} loop iterations, "
+                "calls, filters and tests; simplify the loops"
+            )
+        if time.monotonic() > self.deadline:
+            raise _security_error(
+                f"templates cannot take more than {MAX_TEMPLATE_SECONDS:g} seconds; simplify "
+                "the loops"
+            )
+
+
+_budget: ContextVar[_Budget] = ContextVar("promptum_template_budget")
+
+
+def _current() -> _Budget:
+    # Outside `render` (Jinja folding a constant expression) each check gets a fresh budget.
+    return _budget.get(None) or _Budget()
+
+
+def _size(value: Any, limit: int) -> int:
+    """Characters plus items in `value`, following nested lists and mappings; stops past limit.
+
+    Shared references count each time, as `str()` of the value would write them out.
+    """
+    total = 0
+    stack = [value]
+    while stack and total <= limit:
+        item = stack.pop()
+        if isinstance(item, str | bytes | range):
+            total += len(item)
+        elif isinstance(item, dict):
+            total += len(item)
+            if total <= limit:
+                stack.extend(item.keys())
+                stack.extend(item.values())
+        elif isinstance(item, list | tuple | set | frozenset):
+            total += len(item)
+            if total <= limit:
+                stack.extend(item)
+        else:
+            total += 1
+    return total
+
+
+def _spend_on(value: Any) -> Any:
+    budget = _current()
+    budget.spend(_size(value, budget.size))
+    return value
+
+
+def _gather(values: Iterable[Any], separator: str = "") -> list[Any]:
+    """`values` as a list, refused as soon as joining them would exceed the budget."""
+    budget = _current()
+    items: list[Any] = []
+    total = 0
+    for item in values:
+        budget.step()
+        total += _size(item, budget.size) + len(separator)
+        budget.afford(total)
+        items.append(item)
+    return items
+
+
+def _counted(values: Iterable[Any]) -> Iterator[Any]:
+    budget = _current()
+    for item in values:
+        budget.step()
+        yield item
+
+
+def _int_bits(value: Any) -> int:
+    return abs(value).bit_length() if isinstance(value, int) else 0
+
+
+_TOO_BIG_NUMBER = "templates cannot compute integers of more than about 1,000 digits"
+
+
+def _check_binop(operator: str, left: Any, right: Any) -> None:
+    """Refuse an operation whose result would be too large, before computing it."""
+    budget = _current()
+    if operator == "%" and isinstance(left, str):
+        raise _security_error(
+            "templates cannot format text with `%`; join text with `~` and round numbers "
+            "with the `round` filter"
+        )
+    if operator == "**" and isinstance(left, int) and isinstance(right, int) and right > 0:
+        if _int_bits(left) > 1 and _int_bits(left) * right > MAX_INT_BITS:
+            raise _security_error(_TOO_BIG_NUMBER)
+    elif operator == "*":
+        if isinstance(left, int) and isinstance(right, int):
+            if _int_bits(left) + _int_bits(right) > MAX_INT_BITS:
+                raise _security_error(_TOO_BIG_NUMBER)
+            return
+        for sequence, times in ((left, right), (right, left)):
+            if isinstance(times, int) and isinstance(sequence, str | list | tuple):
+                budget.afford(_size(sequence, budget.size) * max(times, 0))
+    elif operator == "+" and isinstance(left, str | list | tuple):
+        budget.afford(_size(left, budget.size) + _size(right, budget.size))
+
+
+# Filters whose output size is set by an argument, checked before they build anything.
+
+
+def _center(value: Any, width: int = 80) -> str:
+    _current().afford(width)
+    return str(value).center(width)
+
+
+def _indent(s: str, width: int | str = 4, first: bool = False, blank: bool = False) -> str:
+    from jinja2 import filters
+
+    indention = len(width) if isinstance(width, str) else width
+    _current().afford(len(s) + (s.count("\n") + 2) * max(indention, 0))
+    return filters.do_indent(s, width, first, blank)
+
+
+def _replace(s: str, old: str, new: str, count: int | None = None) -> str:
+    # Jinja's `replace` differs from this only when autoescaping, which prompts never do.
+    s, old, new = str(s), str(old), str(new)
+    found = len(s) + 1 if old == "" else s.count(old)
+    if count is not None and count >= 0:
+        found = min(found, count)
+    _current().afford(len(s) + found * max(len(new) - len(old), 0))
+    return s.replace(old, new, -1 if count is None else count)
+
+
+def _pieces(number: int, built: bool) -> None:
+    """Refuse `batch`/`slice` making too many pieces; charge them when they are all built."""
+    if number > MAX_RANGE:
+        raise _security_error(f"templates cannot make more than {MAX_RANGE:,} pieces")
+    if built:
+        _current().spend(number)
+
+
+def _batch(value: Iterable[Any], linecount: int, fill_with: Any = None) -> Iterator[list[Any]]:
+    from jinja2 import filters
+
+    _pieces(linecount, built=fill_with is not None)  # filling pads the last batch out
+    return filters.do_batch(value, linecount, fill_with)
+
+
+def _slice(value: Iterable[Any], slices: int, fill_with: Any = None) -> Iterator[list[Any]]:
+    from jinja2 import filters
+
+    _pieces(slices, built=True)  # one list per slice, however few items
+    return filters.sync_do_slice(list(value), slices, fill_with)
+
+
+def _wrapped_filters() -> dict[str, Callable[..., Any]]:
+    """Jinja's filters of FILTERS, each charging what it builds to the budget."""
+    import jinja2
+    from jinja2 import filters
+
+    def charged(function: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(function)  # keeps Jinja's pass_context/pass_environment marker
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            _current().step()  # `map` and `select` call filters once per item
+            return _spend_on(function(*args, **kwargs))
+
+        return wrapper
+
+    @jinja2.pass_eval_context
+    def join(
+        eval_ctx: jinja2.nodes.EvalContext,
+        value: Iterable[Any],
+        d: str = "",
+        attribute: str | int | None = None,
+    ) -> str:
+        return filters.sync_do_join(eval_ctx, _gather(value, str(d)), d, attribute)
+
+    @jinja2.pass_eval_context
+    def tojson(eval_ctx: jinja2.nodes.EvalContext, value: Any, indent: Any = None) -> Any:
+        width = len(indent) if isinstance(indent, str) else indent or 0
+        if width > MAX_JSON_INDENT:
+            raise _security_error(f"templates cannot indent JSON by more than {MAX_JSON_INDENT}")
+        return filters.do_tojson(eval_ctx, value, indent)
+
+    @jinja2.pass_environment
+    def wordwrap(
+        environment: jinja2.Environment,
+        s: str,
+        width: int = 79,
+        break_long_words: bool = True,
+        wrapstring: str | None = None,
+        break_on_hyphens: bool = True,
+    ) -> str:
+        breaks = len(s) // max(width, 1) + s.count("\n") + 1
+        _current().afford(len(s) + breaks * len(wrapstring or "\n"))
+        return filters.do_wordwrap(
+            environment, s, width, break_long_words, wrapstring, break_on_hyphens
+        )
+
+    checked: dict[str, Callable[..., Any]] = {
+        "batch": _batch,
+        "center": _center,
+        "indent": _indent,
+        "join": join,
+        "replace": _replace,
+        "slice": _slice,
+        "tojson": tojson,
+        "wordwrap": wordwrap,
+    }
+    chosen = {name: charged(checked.get(name, filters.FILTERS[name])) for name in FILTERS}
+    chosen[_LOOP] = _counted
+    chosen[_CONCAT] = lambda parts: _spend_on("".join(str(part) for part in _gather(parts)))
+    chosen[_OUTPUT] = lambda value: _current().write(value)
+    return chosen
+
+
+def _stepped(test: Any) -> Callable[..., Any]:
+    @functools.wraps(test)  # keeps Jinja's pass_environment marker
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        _current().step()  # `select` and `reject` call tests once per item
+        return test(*args, **kwargs)
+
+    return wrapper
+
+
+def _range(*args: int) -> range:
+    try:
+        numbers = range(*args)
+        too_long = len(numbers) > MAX_RANGE
+    except OverflowError:
+        too_long = True
+    if too_long:
+        raise _security_error(f"templates cannot make a range of more than {MAX_RANGE:,} numbers")
+    _current().spend(len(numbers))
+    return numbers
+
+
+_SIZED_STR_METHODS = frozenset({"center", "ljust", "rjust", "zfill"})
+
+
+def _call_method(method: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Call a method of a string, mapping, list or date if it is one of _METHODS."""
+    owner, name = method.__self__, method.__name__
+    if not any(isinstance(owner, kind) and name in names for kind, names in _METHODS):
+        raise _security_error(
+            f"templates cannot call `{type(owner).__name__}.{name}`; docs/suites.md lists "
+            "the methods they can"
+        )
+    budget = _current()
+    if isinstance(owner, str):
+        if name == "replace":
+            return _replace(owner, *args, **kwargs)
+        if name == "join" and args:
+            args = (_gather(args[0], owner), *args[1:])
+        elif name in _SIZED_STR_METHODS and args and isinstance(args[0], int):
+            budget.afford(args[0])
+    elif name == "strftime" and args:
+        budget.afford(len(str(args[0])) * 16)  # `%c` writes 24 characters for 2
+    return method(*args, **kwargs)
+
+
+def _describe(value: Any) -> str:
+    name = getattr(value, "__qualname__", None)
+    return f"`{name}`" if isinstance(name, str) else f"a {type(value).__name__}"
+
+
+def _fail(node: Any, source: str, message: str) -> TemplateError:
+    where = f" (line {node.lineno} of the template)" if "\n" in source else ""
+    return TemplateError(
+        f"templates cannot {message}{where}; a template sees only its variables, filters and tests"
+    )
+
+
+def _guard(environment: jinja2.Environment, source: str) -> jinja2.nodes.Template:
+    """Parse `source`, refuse what a template may not do, count loops, `~` and output."""
+    from jinja2 import nodes
+    from jinja2.filters import FILTERS as JINJA_FILTERS
+    from jinja2.visitor import NodeTransformer
+
+    def removed(name: Any) -> bool:
+        return name not in environment.filters and name in JINJA_FILTERS
+
+    def check_attribute(node: nodes.Node, value: Any) -> None:
+        # `map(attribute='__class__')` and friends look attributes up by a dotted path.
+        if isinstance(value, nodes.Const) and isinstance(value.value, str):
+            for part in value.value.split("."):
+                if part.startswith("_"):
+                    raise _fail(node, source, f"access `{part}`")
+
+    def refuse(node: nodes.Node) -> None:
+        """Fail on what is refused whether or not the template runs that far."""
+        if isinstance(node, nodes.Extends | nodes.Include | nodes.Import | nodes.FromImport):
+            raise _fail(node, source, "include, import or extend other templates")
+        if isinstance(node, nodes.Getattr) and node.attr.startswith("_"):
+            raise _fail(node, source, f"access `{node.attr}`")
+        if isinstance(node, nodes.Getitem):
+            check_attribute(node, node.arg)
+        if isinstance(node, nodes.Filter | nodes.Test):
+            if isinstance(node, nodes.Filter) and removed(node.name):
+                raise _fail(node, source, f"use the `{node.name}` filter")
+            for keyword in node.kwargs:
+                if keyword.key == "attribute":
+                    check_attribute(node, keyword.value)
+            first = node.args[0] if node.args else None
+            if node.name in ("groupby", "selectattr", "rejectattr"):
+                check_attribute(node, first)
+            if node.name == "map" and isinstance(first, nodes.Const) and removed(first.value):
+                raise _fail(node, source, f"use the `{first.value}` filter")
+
+    def counted(node: nodes.Node, name: str) -> nodes.Filter:
+        return nodes.Filter(node, name, [], [], None, None, lineno=node.lineno)
+
+    class Guard(NodeTransformer):
+        def generic_visit(self, node: nodes.Node, *args: Any, **kwargs: Any) -> nodes.Node:
+            refuse(node)
+            node = super().generic_visit(node, *args, **kwargs)
+            if isinstance(node, nodes.For):
+                node.iter = counted(node.iter, _LOOP)
+            elif isinstance(node, nodes.Concat):
+                return counted(nodes.List(node.nodes, lineno=node.lineno), _CONCAT)
+            elif isinstance(node, nodes.Output):
+                node.nodes = [
+                    part if isinstance(part, nodes.TemplateData) else counted(part, _OUTPUT)
+                    for part in node.nodes
+                ]
+            return node
+
+    tree = Guard().visit(environment.parse(source))
+    assert isinstance(tree, nodes.Template)
+    tree.set_environment(environment)
+    return tree
+
+
+@functools.cache
+def _environment() -> jinja2.Environment:
+    import jinja2
+    from jinja2.runtime import LoopContext, Macro
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    class Environment(ImmutableSandboxedEnvironment):
+        intercepted_binops = frozenset({"*", "**", "+", "%"})
+
+        def call_binop(self, context: Context, operator: str, left: Any, right: Any) -> Any:
+            _check_binop(operator, left, right)
+            return _spend_on(super().call_binop(context, operator, left, right))
+
+        def unsafe_undefined(self, obj: Any, attribute: str) -> jinja2.Undefined:
+            # Raised at once: an Undefined would let `is defined` probe for what exists.
+            raise _security_error(
+                f"templates cannot access `{attribute}` of a {type(obj).__name__}; a template "
+                "sees only its variables, filters and tests"
+            )
+
+        def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
+            if super().wrap_str_format(value) is not None:
+                raise _security_error(
+                    "templates cannot use `str.format`: its fields reach attributes; join "
+                    "text with `~`"
+                )
+            return None
+
+        def call(self, context: Context, obj: Any, /, *args: Any, **kwargs: Any) -> Any:
+            _current().step()
+            if isinstance(obj, jinja2.Undefined):  # fails saying which name is undefined
+                return obj(*args, **kwargs)
+            if isinstance(obj, LoopContext) and len(args) == 1:  # a recursive loop
+                args = (_counted(args[0]),)
+            elif isinstance(obj, types.BuiltinMethodType | types.MethodType) and isinstance(
+                obj.__self__, str | dict | list | tuple | datetime.date | datetime.time
+            ):
+                return _spend_on(_call_method(obj, args, kwargs))
+            elif isinstance(obj, types.MethodType) and isinstance(obj.__self__, LoopContext):
+                if obj.__name__ not in ("cycle", "changed"):
+                    raise _security_error(f"templates cannot call `loop.{obj.__name__}`")
+            elif not (isinstance(obj, Macro) or obj is _range or obj is dict):
+                raise _security_error(f"templates cannot call {_describe(obj)}")
+            return _spend_on(super().call(context, obj, *args, **kwargs))
+
+    environment = Environment(
         undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False
     )
-    return environment.from_string(source)
+    # No lipsum, cycler, joiner or namespace: globals are objects whose attributes lead out.
+    environment.globals.clear()
+    environment.globals.update(range=_range, dict=dict)
+    environment.filters.clear()
+    environment.filters.update(_wrapped_filters())
+    environment.tests.update({name: _stepped(test) for name, test in environment.tests.items()})
+    return environment
 
 
-class TemplateError(ValueError):
-    """A template does not parse, or uses a variable that is not defined."""
+@functools.lru_cache(maxsize=1024)
+def _compile(source: str) -> jinja2.Template:
+    environment = _environment()
+    return environment.from_string(_guard(environment, source))
+
+
+def _runtime_line(exc: BaseException, source: str) -> str:
+    """Where in a multi-line template a runtime error happened, from Jinja's traceback."""
+    line = None
+    trace = exc.__traceback__
+    while trace is not None:
+        if trace.tb_frame.f_code.co_filename == "<template>":
+            line = trace.tb_lineno
+        trace = trace.tb_next
+    return f" (line {line} of the template)" if line and "\n" in source else ""
 
 
 def render(text: str, variables: Mapping[str, Any]) -> str:
@@ -34,9 +536,15 @@ def render(text: str, variables: Mapping[str, Any]) -> str:
     if not is_template(text):
         return text
     import jinja2
+    from jinja2.exceptions import SecurityError
 
+    token = _budget.set(_Budget())
     try:
         return _compile(text).render(variables)
+    except TemplateError:
+        raise
+    except SecurityError as exc:
+        raise TemplateError(f"{exc}{_runtime_line(exc, text)}") from exc
     except jinja2.UndefinedError as exc:
         defined = ", ".join(sorted(variables)) or "none"
         raise TemplateError(
@@ -49,3 +557,5 @@ def render(text: str, variables: Mapping[str, Any]) -> str:
         ) from exc
     except Exception as exc:  # a filter or expression failed on this case's values
         raise TemplateError(f"template failed: {type(exc).__name__}: {exc}") from exc
+    finally:
+        _budget.reset(token)

@@ -1,0 +1,159 @@
+"""YAML aliases cannot blow a small suite up into gigabytes, nor nesting overflow the stack.
+
+The check runs on PyYAML's node graph, where an alias is one more reference to its
+anchor's node, before the document is built or walked.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from promptum.cli import main
+from promptum.errors import ConfigError
+from promptum.suites import _yaml, load_suite
+
+# Seven levels of nine aliases: 418 bytes that expand to 9**7 (4.8 million) strings.
+BILLION_LAUGHS = """\
+a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]
+b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]
+c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]
+d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]
+e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]
+f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]
+g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]
+test_cases:
+  - id: lol
+    query: hi
+    vars: {laughs: *g}
+"""
+
+MEMORY_CAP = 1 << 30  # the unchecked loader needs ~1.7 GB for this file
+
+
+def _capped() -> None:
+    # A safety net, so that a regression fails this test instead of the machine.
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
+    resource.setrlimit(resource.RLIMIT_CPU, (120, 120))
+
+
+def test_billion_laughs_is_refused_located_in_bounded_memory(tmp_path: Path) -> None:
+    path = tmp_path / "bomb.yaml"
+    path.write_text(BILLION_LAUGHS, encoding="utf-8")
+    assert len(path.read_bytes()) < 500
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "promptum", "validate", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        preexec_fn=_capped,
+    )
+    assert process.stdout is not None
+    output = process.stdout.read().decode()
+    process.stdout.close()
+    _, status, usage = os.wait4(process.pid, 0)  # the usage of this child alone
+    process.returncode = os.waitstatus_to_exitcode(status)
+
+    assert process.returncode == 2, output
+    assert "Traceback" not in output
+    assert output.startswith(f"✗ {path}:7:4: g: through its aliases (`*name`), this value ")
+    assert "more than 1,000,000 values beyond those written in the file" in output
+    assert usage.ru_maxrss < 300_000  # kilobytes: about what `promptum validate` needs anyway
+
+
+def write(folder: Path, text: str) -> Path:
+    path = folder / "suite.yaml"
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def load_error(path: Path) -> str:
+    with pytest.raises(ConfigError) as caught:
+        load_suite(path)
+    return str(caught.value)
+
+
+def test_the_alias_limit_counts_values_repeated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_yaml, "MAX_ALIAS_VALUES", 20)
+    path = write(
+        tmp_path,
+        """\
+        test_cases:
+          - id: a
+            query: hi
+            vars:
+              one: &one [x, x, x]
+              two: &two [*one, *one, *one]
+              three: [*two, *two, *two, *two, *two]
+        """,
+    )
+    message = load_error(path)
+    assert message.startswith(f"{path}:7:14: test_cases[0].vars.three: through its aliases")
+    assert "more than 20 values beyond" in message
+
+
+def test_the_alias_limit_counts_text_repeated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_yaml, "MAX_ALIAS_CHARACTERS", 1000)
+    long_text = "y" * 300
+    path = write(
+        tmp_path,
+        f"""\
+        test_cases:
+          - id: a
+            query: hi
+            vars: {{text: &t {long_text}, copies: [*t, *t, *t, *t]}}
+        """,
+    )
+    message = load_error(path)
+    assert message.startswith(f"{path}:4:11: test_cases[0].vars: through its aliases")
+    assert "more than 1,000 characters beyond" in message
+
+
+def test_anchors_aliases_and_merge_keys_still_work(tmp_path: Path) -> None:
+    shared = "".join(
+        f"  - {{<<: *base, id: case-{i}, query: 'Question {i}'}}\n" for i in range(2000)
+    )
+    path = tmp_path / "suite.yaml"
+    path.write_text(
+        "test_cases:\n"
+        "  - &base\n"
+        "    id: first\n"
+        "    query: Hello\n"
+        "    params: &params {temperature: 0, max_tokens: 20}\n"
+        "    checks: &checks\n"
+        "      - {type: contains, value: hello, case_insensitive: true}\n"
+        "      - {type: max_length, value: 200}\n"
+        "  - {id: second, query: Hi, params: *params, checks: *checks}\n" + shared,
+        encoding="utf-8",
+    )
+    suite = load_suite(path)
+    assert len(suite.cases) == 2002
+    last = suite.cases[-1]
+    assert last.id == "case-1999"
+    assert last.messages[-1].content == "Question 1999"
+    assert [check.type for check in last.checks] == ["contains", "max_length"]
+    assert last.params.max_tokens == 20
+    assert suite.cases[1].checks == suite.cases[0].checks
+
+
+def test_deep_nesting_is_refused_located(tmp_path: Path) -> None:
+    nested = "[" * 150 + "]" * 150
+    path = write(tmp_path, f"test_cases:\n  - id: a\n    query: hi\n    vars: {{x: {nested}}}\n")
+    result = CliRunner().invoke(main, ["validate", str(path)])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert f"{path}:4:" in result.output
+    assert ": test_cases[0].vars.x[0][0][0][0]...: values are nested more than 100 levels" in (
+        result.output
+    )

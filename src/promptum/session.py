@@ -117,10 +117,11 @@ class Prompt:
             config = merged_judge(spec, session)
         else:
             raise self._fail("judge must be a mapping of judge settings, a model, or False")
-        if config is not None:
-            for loc, message in judge_problems(config):
-                where = ".".join(str(part) for part in ("judge", *loc))
-                raise self._fail(f"{where}: {message}")
+        problems = judge_problems(config) if config is not None else []
+        if problems:
+            loc, message = problems[0]
+            where = ".".join(str(part) for part in ("judge", *loc))
+            raise self._fail(f"{where}: {message}")
         return config
 
     def _messages(self) -> tuple[Message, ...]:

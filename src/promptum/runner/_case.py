@@ -103,3 +103,5 @@ class TestCase:
     """Where the case was defined, as ``file:line``."""
     must_pass: bool = False
     """Any failure or error of this case fails the run's gate, whatever the pass rate."""
+    vars: Mapping[str, Any] = field(default_factory=dict)
+    """The variables its templates were rendered with; checks the user wrote see them."""

@@ -20,7 +20,7 @@ from promptum.providers import ModelRequest
 from promptum.redaction import environment_secrets, scrub, scrub_model
 from promptum.results import CaseResult, RunResult
 from promptum.runner._case import TestCase
-from promptum.runner._grade import grade
+from promptum.runner._grade import grade_async
 from promptum.runner._judge import judge_grades
 from promptum.sinks import ResultSink
 
@@ -129,7 +129,7 @@ class Runner:
     async def _run_one(self, case: TestCase, model: str, repeat: int) -> CaseResult:
         completion = await self._complete(request_for(case, model, repeat))
         try:
-            grades = grade(case, completion)
+            grades = await grade_async(case, completion, model=model, repeat=repeat)
             if completion.ok and case.judge is not None:
                 grades += await judge_grades(case.judge, case, completion.text, self._complete)
         except Exception as exc:  # a bug in grading must cost one result, not the run

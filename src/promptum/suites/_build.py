@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import difflib
-import hashlib
-import importlib
-import importlib.util
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from promptum._imports import import_module_for
 from promptum.checks import CheckDefinition
 from promptum.results import Message
 from promptum.runner import (
@@ -79,45 +75,6 @@ def _merge_params(*specs: ParamsSpec | None) -> GenerationParams:
     return GenerationParams(**merged, extra=extra)
 
 
-def _beside(module_name: str, folder: Path) -> Path:
-    return folder.joinpath(*module_name.split(".")).with_suffix(".py")
-
-
-def python_module_file(reference: str, folder: Path) -> Path | None:
-    """The file a ``module:name`` reference runs: beside the suite, else on the Python path."""
-    module_name = reference.partition(":")[0]
-    local = _beside(module_name, folder)
-    if local.is_file():
-        return local
-    module = sys.modules.get(module_name)
-    origin = getattr(module, "__file__", None)
-    return Path(origin) if origin else None
-
-
-def _load_module(module_name: str, folder: Path) -> ModuleType:
-    """The module beside the suite if there is one, else the one on the Python path."""
-    local = _beside(module_name, folder)
-    if not local.is_file():
-        return importlib.import_module(module_name)
-    # Loaded from its file under a name of its own: two suites that each keep a `models.py`
-    # must get their own classes, not whichever was imported first.
-    digest = hashlib.sha256(str(local.resolve()).encode()).hexdigest()[:12]
-    unique = f"_promptum_suite_{digest}_{module_name.replace('.', '_')}"
-    if unique in sys.modules:
-        return sys.modules[unique]
-    spec = importlib.util.spec_from_file_location(unique, local)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {local}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[unique] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[unique]
-        raise
-    return module
-
-
 def _import_model(reference: str, folder: Path) -> type[BaseModel]:
     """Import ``module:Class`` as a pydantic model, looking beside the suite file too."""
     module_name, _, class_name = reference.partition(":")
@@ -126,11 +83,8 @@ def _import_model(reference: str, folder: Path) -> type[BaseModel]:
             f"response_model {reference!r} must be `module:Class` (a pydantic model) "
             "or an inline JSON Schema mapping"
         )
-    for root in (str(folder), str(Path.cwd())):
-        if root not in sys.path:
-            sys.path.append(root)
     try:
-        module = _load_module(module_name, folder)
+        module = import_module_for(module_name, folder)
     except ImportError as exc:
         raise ValueError(
             f"cannot import module {module_name!r} for response_model: {exc}; it is looked up "
@@ -231,7 +185,7 @@ def merged_judge(spec: JudgeSpec, base: JudgeConfig | None) -> JudgeConfig:
 
 
 def _prompt_problems(prompt: str | None, loc: Loc) -> list[JudgeProblem]:
-    """Whether a judge prompt names a built-in one, or is a template that renders."""
+    """What is wrong with a judge prompt: a built-in's name mistyped, a template that fails."""
     if prompt is None or prompt in BUILTIN_PROMPTS:
         return []
     if is_prompt_name(prompt):
@@ -351,8 +305,9 @@ def context_problem(
         c.name: c.prompt or config.prompt for c in judged_criteria(config, expected_behavior)
     }
     shown = ", ".join(f"{name!r} (prompt: {_prompt_label(prompts[name])})" for name in names)
+    which = "criterion" if len(names) == 1 else "criteria"
     return (
-        f"the judge prompt of criterion {shown} uses {{{{ context }}}}, but the case has no "
+        f"the judge prompt of {which} {shown} uses {{{{ context }}}}, but the case has no "
         f"`context`: give it the documents the response should rest on ({fix})"
     )
 
@@ -474,4 +429,5 @@ def build_case(
         repeat=case.repeat or context.repeat,
         source=locator.line(),
         must_pass=case.must_pass or not context.must_pass_tags.isdisjoint(tags),
+        vars=variables,
     )

@@ -369,14 +369,15 @@ class SuiteSpec(_Strict):
 
 def suite_json_schema() -> dict[str, Any]:
     """The JSON Schema of a suite file, for editors (yaml-language-server) and `promptum schema`."""
-    from promptum.checks import CHECK_TYPES
+    from promptum.checks._registry import all_check_types
 
+    check_types = all_check_types()  # registered and installed plugins' types too
     schema = SuiteSpec.model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "promptum suite"
     check = schema["$defs"]["CheckDefinition"]
-    check["properties"]["type"]["enum"] = list(CHECK_TYPES)
+    check["properties"]["type"]["enum"] = list(check_types)
     check["description"] = "A deterministic check: " + "; ".join(
-        f"{t.name}: {t.passes_when}" for t in CHECK_TYPES.values()
+        f"{t.name}: {t.passes_when}" for t in check_types.values()
     )
     return schema

@@ -9,6 +9,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from promptum._imports import python_module_file
+from promptum.checks import CheckDefinition
+from promptum.checks._python import FOLDER, PYTHON, module_name
 from promptum.errors import ConfigError
 from promptum.providers import EndpointConfig, Price, model_id_problem
 from promptum.runner import JudgeConfig, TestCase
@@ -18,7 +21,6 @@ from promptum.suites._build import (
     build_case,
     judge_problems,
     merged_judge,
-    python_module_file,
 )
 from promptum.suites._format import CaseFields, DefaultsSpec, SuiteSpec
 from promptum.suites._locate import (
@@ -81,21 +83,38 @@ class _Load:
             if message is not None:
                 self.problems.append(problem(locator, item_loc, message))
 
-    def imported(self, response_model: str | dict[str, Any] | None, folder: Path) -> None:
-        """Note the module of a `module:Class` response model (the case built, so it imported)."""
+    def imported(
+        self,
+        response_model: str | dict[str, Any] | None,
+        checks: Iterable[CheckDefinition],
+        folder: Path,
+    ) -> None:
+        """Note the modules of a case's `module:Class` response model and `python` checks.
+
+        Called once the case is built, so they were imported.
+        """
         if isinstance(response_model, str):
             module = response_model.partition(":")[0]
             self.imports.setdefault(module, python_module_file(response_model, folder))
+        for check in checks:
+            if check.type == PYTHON.name and isinstance(check.value, str):
+                module = module_name(check.value)
+                self.imports.setdefault(module, python_module_file(module, folder))
 
     def python_imports(self) -> tuple[PythonImport, ...]:
         """The modules imported, for the Suite."""
         return tuple(PythonImport(module, path) for module, path in self.imports.items())
 
 
+def in_folder(folder: Path) -> dict[str, Any]:
+    """The validation context of a suite in ``folder``: `python` checks are imported from there."""
+    return {FOLDER: folder}
+
+
 def _cases(raw_cases: Iterable[RawCase], context: SuiteContext, load: _Load) -> Iterator[TestCase]:
     for raw in raw_cases:
         try:
-            fields = CaseFields.model_validate(raw.data)
+            fields = CaseFields.model_validate(raw.data, context=in_folder(context.folder))
         except ValidationError as exc:
             load.problems += validation_problems(raw.locator, CaseFields, raw.data, exc)
             continue
@@ -106,7 +125,11 @@ def _cases(raw_cases: Iterable[RawCase], context: SuiteContext, load: _Load) -> 
         except InvalidCaseError as exc:
             load.problems += exc.problems
             continue
-        load.imported(fields.response_model or context.defaults.response_model, context.folder)
+        load.imported(
+            fields.response_model or context.defaults.response_model,
+            [*context.defaults.checks, *fields.checks],
+            context.folder,
+        )
         yield case
 
 
@@ -171,7 +194,7 @@ def _check_without_settings(
     def check(raw_cases: Iterable[RawCase]) -> None:
         for raw in raw_cases:
             try:
-                CaseFields.model_validate(raw.data)
+                CaseFields.model_validate(raw.data, context=in_folder(path.parent))
             except ValidationError as exc:
                 load.problems += validation_problems(raw.locator, CaseFields, raw.data, exc)
             else:
@@ -210,7 +233,7 @@ def _yaml_suite(path: Path, load: _Load) -> Suite:
     inline = _inline_cases(data, locator, problems)
     settings = {key: value for key, value in data.items() if key != "test_cases"}
     try:
-        spec = SuiteSpec.model_validate(settings)
+        spec = SuiteSpec.model_validate(settings, context=in_folder(path.parent))
     except ValidationError as exc:
         # Still check every case on its own, so one report lists every problem in the file.
         problems += validation_problems(locator, SuiteSpec, settings, exc)

@@ -169,11 +169,16 @@ def test_ctrl_c_stops_promptum_run_within_seconds(
             {"type": "regex", "value": r"\d{3}-\d{4}"},
             "no number",
             False,
-            r"expected to match /\d{3}-\d{4}/",
+            r"expected to match /\d{3}-\d{4}/, got 'no number'",
         ),
         ({"type": "regex", "value": "paris", "case_insensitive": True}, "PARIS", True, None),
         ({"type": "regex", "value": r"^\d+$"}, "2024", True, None),
-        ({"type": "regex", "value": r"^\d+$"}, "20x4", False, r"expected to match /^\d+$/"),
+        (
+            {"type": "regex", "value": r"^\d+$"},
+            "20x4",
+            False,
+            r"expected to match /^\d+$/, got '20x4'",
+        ),
         ({"type": "not_regex", "value": "(?i)sorry"}, "Fine.", True, None),
         (
             {"type": "not_regex", "value": "(?i)sorry"},

@@ -42,7 +42,9 @@ def test_json_holds_check_results(sample: RunResult, tmp_path: Path) -> None:
         "type": "contains",
         "passed": False,
         "description": "Response contains 'Paris'",
-        "reason": "expected to contain 'Paris'",
+        "reason": (
+            "expected to contain 'Paris', got \"France's capital city is Lyon, famous for food.\""
+        ),
     }
 
 

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from promptum.cli._console import escape, exit_on_user_error
+from promptum.cli._console import escape, exit_on_user_error, make_console
+from promptum.cli._options import json_option
 from promptum.cli._runs import db_option, open_store
 
 if TYPE_CHECKING:
@@ -115,6 +116,7 @@ def _write(comparison: Comparison, gate: GateDecision | None, path: Path) -> Non
     # fast. A test keeps the two the same.
     help="With --fail-on-regression: regressed cases allowed per model [default: 1].",
 )  # fmt: skip
+@json_option("the comparison (with the gate's decision under --fail-on-regression)")
 def compare_command(
     db: Path | None,
     run_a: str,
@@ -124,6 +126,7 @@ def compare_command(
     outputs: tuple[Path, ...],
     fail_on_regression: bool,
     max_regressed: int | None,
+    as_json: bool,
 ) -> None:
     """Compare run B against run A, model by model, on the cases they share.
 
@@ -139,8 +142,6 @@ def compare_command(
     Exit codes: 0 compared (gate passed), 1 the gate failed with --fail-on-regression,
     2 invalid input.
     """
-    from rich.console import Console
-
     from promptum.compare import DEFAULT_MAX_REGRESSED, compare_runs, comparison_gate
 
     if max_regressed is not None and not fail_on_regression:
@@ -155,13 +156,20 @@ def compare_command(
         second = first if run_b is None else _load(run_b, db)
         pairs = None if model_a is None or model_b is None else [(model_a, model_b)]
         comparison = compare_runs(first, second, pairs)
-        gate = None
+        gate, allowed = None, None
         if fail_on_regression:
             allowed = DEFAULT_MAX_REGRESSED if max_regressed is None else max_regressed
             gate = comparison_gate(comparison, allowed)
         for path in outputs:
             _write(comparison, gate, path)
-    console = Console(highlight=False)
+    if as_json:
+        from promptum.cli import _machine
+
+        for path in outputs:  # stdout holds the JSON only
+            click.echo(f"wrote {path}", err=True)
+        _machine.print_json(_machine.comparison(comparison, gate, allowed))
+        raise SystemExit(EXIT_OK if gate is None or gate.passed else EXIT_REGRESSION)
+    console = make_console()
     console.print(
         f"Comparing B={escape(second.run_id)} against A={escape(first.run_id)} "
         "(95% intervals; significant when the paired sign test gives p < 0.05)"

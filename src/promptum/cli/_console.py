@@ -1,12 +1,16 @@
 """What `promptum run` shows: live progress while it runs, a summary table per model at the end.
 
-A terminal gets a progress bar; anything else (CI logs, pipes) gets one plain line per
-result. Rich honours ``NO_COLOR`` and ``TERM=dumb`` on its own. Rich is imported only when
-something is shown, so `promptum --help` stays fast.
+Every command prints through `make_console`. A terminal gets a progress bar and tables as
+wide as the terminal; anything else (CI logs, pipes, files) gets one plain line per result
+and tables as wide as their content, never cut. Rich honours ``NO_COLOR``, ``FORCE_COLOR``
+and ``TERM=dumb`` on its own. Rich is imported only when something is shown, so
+`promptum --help` stays fast.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,6 +29,38 @@ if TYPE_CHECKING:
 
 _STATUS_STYLE = {"pass": "green", "fail": "red", "error": "yellow"}
 _MAX_FAILURES_SHOWN = 25
+_UNBOUNDED_WIDTH = 10_000
+"""The width of output that is not a terminal: a log has no width to fit, and rich's own
+default there (80 columns) cut model names and run ids short in CI logs."""
+
+
+def _is_terminal(stream: object) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty()) if callable(isatty) else False
+    except ValueError:  # a closed stream
+        return False
+
+
+def make_console() -> Console:
+    """The rich Console every command prints to stdout with, built one way for all of them.
+
+    Colour follows rich: on for a terminal, off otherwise, off with ``NO_COLOR``, on with
+    ``FORCE_COLOR``. Width and redrawing follow whether stdout really is a terminal, which
+    ``FORCE_COLOR`` does not change: a CI log with colour forced still gets plain lines
+    and uncut tables. ``COLUMNS`` sets the width of output that is not a terminal.
+    """
+    from rich.console import Console
+
+    terminal = _is_terminal(sys.stdout)
+    width = None  # a terminal: rich asks it
+    if not terminal:
+        columns = os.environ.get("COLUMNS", "")
+        width = int(columns) if columns.isdigit() and int(columns) > 0 else _UNBOUNDED_WIDTH
+    interactive = None  # rich's own TTY_INTERACTIVE, when set, decides
+    if "TTY_INTERACTIVE" not in os.environ:
+        interactive = terminal and os.environ.get("TERM", "").lower() not in ("dumb", "unknown")
+    return Console(highlight=False, width=width, force_interactive=interactive)
 
 
 def escape(text: str) -> str:
@@ -64,11 +100,12 @@ class ProgressDisplay:
     def start(self, run: RunResult) -> None:
         """Show the bar (terminal) or a header line (plain output)."""
         self._total = int(run.config.get("planned_results", 0))
-        models = ", ".join(run.models)
+        models = escape(", ".join(run.models))
         self._console.print(f"Running {self._total} results of {escape(run.suite)} on {models}")
         if run.config.get("resumed"):
             self._console.print(f"Resuming run {run.run_id}: finished results are kept")
-        if self._console.is_terminal:
+        # Not is_terminal: FORCE_COLOR makes a CI log a "terminal" that must not be redrawn.
+        if self._console.is_interactive:
             from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
             self._progress = Progress(

@@ -45,6 +45,31 @@ test_cases:
 
 
 SCHEMA_FILE = "promptum.schema.json"
+IGNORED = ".promptum/"
+"""What promptum keeps under the working directory: the run history, the response cache and
+resume journals, none of which belongs in the repository."""
+_ALREADY_IGNORED = {
+    f"{root}.promptum{rest}" for root in ("", "/") for rest in ("", "/", "/*", "/**")
+}
+
+
+def _ignore_store(gitignore: Path) -> str:
+    """Add ``.promptum/`` to `gitignore` unless a line already ignores it; say what was done."""
+    try:
+        text = gitignore.read_text(encoding="utf-8") if gitignore.exists() else ""
+        if any(line.strip() in _ALREADY_IGNORED for line in text.splitlines()):
+            return f"{gitignore} already ignores {IGNORED}"
+        separator = "" if not text or text.endswith("\n") else "\n"
+        with gitignore.open("a", encoding="utf-8") as file:
+            file.write(f"{separator}# promptum: run history, response cache\n{IGNORED}\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        # The suite is written: this is advice, not a failure of `init`.
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        return (
+            f"note: could not update {gitignore} ({reason}); add the line {IGNORED} to it, "
+            "so the run history and response cache stay out of the repository"
+        )
+    return f"added {IGNORED} to {gitignore} (run history and response cache)"
 
 
 @click.command("init")
@@ -53,7 +78,9 @@ SCHEMA_FILE = "promptum.schema.json"
 def init_command(path: Path, force: bool) -> None:
     """Write a starter suite (default promptum.yaml) that runs on the embedded model.
 
-    The suite format's JSON Schema is written beside it, for completion in editors.
+    The suite format's JSON Schema is written beside it, for completion in editors, and
+    `.promptum/` (run history, response cache) is added to the .gitignore of the working
+    directory, which is created if missing.
     """
     import json
 
@@ -66,3 +93,6 @@ def init_command(path: Path, force: bool) -> None:
     schema = path.parent / SCHEMA_FILE
     write_or_exit(schema, json.dumps(suite_json_schema(), indent=2) + "\n")
     click.echo(f"wrote {path} and {schema}; run it with: promptum run {path}")
+    # The working directory's: `.promptum/` is made where `promptum run` runs, not beside
+    # the suite.
+    click.echo(_ignore_store(Path(".gitignore")))

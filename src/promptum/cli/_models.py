@@ -4,24 +4,34 @@ from __future__ import annotations
 
 import click
 
+from promptum.cli._console import escape, make_console
+from promptum.cli._options import json_option
+
 
 @click.command("models")
 @click.argument("model_ids", nargs=-1, metavar="[MODEL]...")
-def models_command(model_ids: tuple[str, ...]) -> None:
+@json_option("the providers (or the check of each MODEL)")
+def models_command(model_ids: tuple[str, ...], as_json: bool) -> None:
     """List providers and whether each is usable; with MODEL ids, check those (exit 1 if not)."""
     if model_ids:
-        _check(model_ids)
+        _check(model_ids, as_json)
         return
-    from rich.console import Console
-    from rich.table import Table
-
     from promptum.providers import provider_statuses
 
+    statuses = provider_statuses()
+    if as_json:
+        from promptum.cli import _machine
+
+        _machine.print_json(_machine.providers(statuses))
+        return
+    from rich.table import Table
+
     table = Table("provider", "example model id", "status", "where / what to do")
-    for status in provider_statuses():
+    for status in statuses:
         mark = "[green]ready[/]" if status.ready else "[yellow]unavailable[/]"
-        table.add_row(status.prefix, status.example, mark, status.detail)
-    console = Console()
+        # Text, not markup: a detail such as "pip install 'promptum[anthropic]'" has brackets.
+        table.add_row(escape(status.prefix), escape(status.example), mark, escape(status.detail))
+    console = make_console()
     console.print(table)
     console.print(
         "Ready means the package and key are present; no server was contacted.\n"
@@ -31,19 +41,28 @@ def models_command(model_ids: tuple[str, ...]) -> None:
     )
 
 
-def _check(model_ids: tuple[str, ...]) -> None:
+def _check(model_ids: tuple[str, ...], as_json: bool) -> None:
     from promptum.errors import ProviderUnavailableError
     from promptum.providers import ModelClient
 
     client = ModelClient()
-    unusable = 0
+    problems: list[tuple[str, str | None]] = []
     for model in model_ids:
         try:
             client.check_model(model)
         except ProviderUnavailableError as exc:
-            unusable += 1
-            click.echo(f"✗ {exc}", err=True)
+            problems.append((model, str(exc)))
         else:
-            click.echo(f"✓ {model}")
-    if unusable:
+            problems.append((model, None))
+    if as_json:
+        from promptum.cli import _machine
+
+        _machine.print_json(_machine.model_checks(problems))
+    else:
+        for model, problem in problems:
+            if problem is None:
+                click.echo(f"✓ {model}")
+            else:
+                click.echo(f"✗ {problem}", err=True)
+    if any(problem is not None for _, problem in problems):
         raise SystemExit(1)

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from promptum.cli._console import exit_on_user_error
+from promptum.cli._options import FactOption, format_help, output_help
 from promptum.cli._runs import db_option, open_store
 
 
@@ -22,13 +23,10 @@ def _is_file(argument: Path) -> bool:
 @click.command("report")
 @click.argument("results", metavar="RESULTS|RUN_ID", type=click.Path(path_type=Path))
 @click.option(
-    "-o", "--output", "outputs", multiple=True, required=True, type=click.Path(path_type=Path),
-    help="Write a report; the extension picks the format (.json .jsonl .xml .html .csv .md).",
+    "-o", "--output", "outputs", cls=FactOption, multiple=True, required=True,
+    type=click.Path(path_type=Path), help_text=output_help,
 )  # fmt: skip
-@click.option(
-    "-f", "--format", "fmt", metavar="FORMAT",
-    help="Use this format whatever the extension (json, jsonl, junit, html, csv, md).",
-)  # fmt: skip
+@click.option("-f", "--format", "fmt", cls=FactOption, metavar="FORMAT", help_text=format_help)
 @db_option
 def report_command(
     results: Path, outputs: tuple[Path, ...], fmt: str | None, db: Path | None

@@ -8,16 +8,19 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from promptum.cli._console import exit_on_user_error
+from promptum.cli._console import exit_on_user_error, make_console
+from promptum.cli._options import FactOption, output_help
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from promptum.reporting import ReportFormat
     from promptum.results import CaseResult, RunResult
     from promptum.runner import TestCase
     from promptum.session import Session
@@ -35,15 +38,46 @@ def _selected(case: TestCase, patterns: Sequence[str], tags: Sequence[str]) -> b
     return not tags or any(tag in case.tags for tag in tags)
 
 
-def _check_outputs(outputs: Sequence[Path]) -> None:
-    from promptum.errors import ConfigError
-    from promptum.reporting import REPORT_FORMATS
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    """What `promptum run` was asked to do: its command line as typed values."""
 
-    known = {name for f in REPORT_FORMATS.values() for name in (f.name, *f.aliases)}
+    paths: tuple[Path, ...]
+    concurrency: int
+    """Model calls in flight at once (`promptum.runner.DEFAULT_CONCURRENCY` when not given)."""
+    models: tuple[str, ...] = ()
+    judge: str | None = None
+    no_judge: bool = False
+    repeat: int | None = None
+    patterns: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    fail_under: float | None = None
+    no_cache: bool = False
+    outputs: tuple[Path, ...] = ()
+    summary_md: Path | None = None
+    resume: bool = False
+    no_store: bool = False
+
+
+def _default_concurrency() -> int:
+    """The runner's default, read when needed: importing the runner would slow `--help`."""
+    from promptum.runner import DEFAULT_CONCURRENCY
+
+    return DEFAULT_CONCURRENCY
+
+
+def _report_formats(outputs: Sequence[Path]) -> list[tuple[Path, ReportFormat]]:
+    """Each ``-o`` path with the format its extension picks, checked before any model call."""
+    from promptum.errors import ConfigError
+    from promptum.reporting._registry import format_of
+
+    chosen = []
     for path in outputs:
-        if path.suffix.lower().lstrip(".") not in known:
-            extensions = ", ".join(f".{name}" for name in REPORT_FORMATS)
-            raise ConfigError(f"-o {path}: unknown report format; use one of {extensions}")
+        try:
+            chosen.append((path, format_of(path)))
+        except ConfigError as exc:
+            raise ConfigError(f"-o {exc}") from None
+    return chosen
 
 
 async def _run_until_signal(
@@ -107,55 +141,57 @@ class _WatchedSink:
         self._call("finish", run)
 
 
-def _execute(console: Console, options: dict[str, Any]) -> int:
+def _execute(console: Console, options: RunOptions) -> int:
     from promptum.cli._console import ProgressDisplay, escape, print_summary
     from promptum.errors import ConfigError
     from promptum.gate import decide
     from promptum.providers import ClientOptions
     from promptum.redaction import environment_secrets, scrub
-    from promptum.reporting import JsonlSink
     from promptum.session import Session
     from promptum.store import RunStore
     from promptum.suites import load_suites
 
-    outputs: list[Path] = list(options["outputs"])
-    _check_outputs(outputs)
+    reports = _report_formats(options.outputs)
     session = Session(
-        concurrency=options["concurrency"],
-        client_options=ClientOptions(cache=not options["no_cache"]),
-        fail_under=options["fail_under"],
+        concurrency=options.concurrency,
+        client_options=ClientOptions(cache=not options.no_cache),
+        fail_under=options.fail_under,
     )
-    for suite in load_suites(options["paths"]):
+    for suite in load_suites(options.paths):
         session.add_suite(suite)
-    patterns, tags = options["patterns"], options["tags"]
+    patterns, tags = options.patterns, options.tags
     session.select(case for case in session.tests if _selected(case, patterns, tags))
     if not session.tests:
         raise ConfigError("no case matches the given --filter/--tag")
-    overrides: dict[str, Any] = {"models": options["models"], "repeat": options["repeat"]}
-    if options["no_judge"]:
+    overrides: dict[str, Any] = {"models": options.models, "repeat": options.repeat}
+    if options.no_judge:
         overrides["judge"] = None
-    elif options["judge"]:
-        overrides["judge"] = options["judge"]
+    elif options.judge:
+        overrides["judge"] = options.judge
     session.override(**overrides)
 
-    store = None if options["no_store"] else RunStore()
+    store = None if options.no_store else RunStore()
     recorders: list[_WatchedSink] = []
     if store is not None:  # the run history: `promptum runs`, `compare`
         recorded = f"recorded as run {{run_id}} in {store.path}"
         recorders.append(_WatchedSink(store.recorder(), f"the run store {store.path}", recorded))
-    recorders += [
-        _WatchedSink(JsonlSink(path), str(path), f"wrote {path} as results arrived")
-        for path in outputs
-        if path.suffix.lower() == ".jsonl"
+    # A format that streams (JSONL) is written as results arrive, so an interrupted or killed
+    # run keeps it; the others are rendered once the run is over.
+    for path, report_format in reports:
+        if report_format.sink is not None:
+            sink = report_format.sink(path)
+            recorders.append(_WatchedSink(sink, str(path), f"wrote {path} as results arrived"))
+    rendered = [
+        (path, report_format) for path, report_format in reports if not report_format.streams
     ]
     sinks: list[ResultSink] = [ProgressDisplay(console), *recorders]
-    run = asyncio.run(_run_until_signal(session, sinks, options["resume"]))
+    run = asyncio.run(_run_until_signal(session, sinks, options.resume))
 
     print_summary(console, run)
     secrets = environment_secrets()
     for warning in run.config.get("warnings", []):
         console.print(f"[yellow]warning:[/] {escape(scrub(warning, secrets))}")
-    unwritten = _write_reports(console, run, outputs, options["summary_md"])
+    unwritten = _write_reports(console, run, rendered, options.summary_md)
     for recorder in recorders:
         if recorder.failed:
             unwritten += 1
@@ -181,20 +217,21 @@ def _execute(console: Console, options: dict[str, Any]) -> int:
 
 
 def _write_reports(
-    console: Console, run: RunResult, outputs: Sequence[Path], summary_md: Path | None
+    console: Console,
+    run: RunResult,
+    reports: Sequence[tuple[Path, ReportFormat]],
+    summary_md: Path | None,
 ) -> int:
     """Write every report after the summary; one that cannot be written stops no other."""
     from promptum.cli._console import escape
     from promptum.errors import PromptumError
     from promptum.reporting import write_report
 
-    reports: list[tuple[Path, str | None]] = [
-        (path, None) for path in outputs if path.suffix.lower() != ".jsonl"
-    ]
+    targets = [(path, report_format.name) for path, report_format in reports]
     if summary_md is not None:
-        reports.append((summary_md, "md"))
+        targets.append((summary_md, "md"))
     unwritten = 0
-    for path, fmt in reports:
+    for path, fmt in targets:
         try:
             write_report(run, path, fmt)
         except (OSError, PromptumError) as exc:
@@ -214,7 +251,8 @@ def _write_reports(
 @click.option("--judge", metavar="MODEL", help="Judge responses with this model.")
 @click.option("--no-judge", is_flag=True, help="Do not judge, even if a suite has a judge.")
 @click.option(
-    "-c", "--concurrency", type=click.IntRange(min=1), default=8, show_default=True,
+    "-c", "--concurrency", cls=FactOption, type=click.IntRange(min=1),
+    default=_default_concurrency, show_default=True,
     help="Model calls in flight at once (each provider may allow fewer).",
 )  # fmt: skip
 @click.option("--repeat", type=click.IntRange(min=1), help="Run every case N times.")
@@ -228,25 +266,24 @@ def _write_reports(
 )  # fmt: skip
 @click.option("--no-cache", is_flag=True, help="Call the models even for cached requests.")
 @click.option(
-    "-o", "--output", "outputs", multiple=True, type=click.Path(path_type=Path),
-    help="Write a report; the extension picks the format (.json .jsonl .xml .html .csv .md).",
+    "-o", "--output", "outputs", cls=FactOption, multiple=True, type=click.Path(path_type=Path),
+    help_text=output_help,
 )  # fmt: skip
 @click.option(
     "--summary-md", type=click.Path(path_type=Path), help="Write a Markdown summary (for CI)."
 )
 @click.option("--resume", is_flag=True, help="Continue an interrupted run of the same cases.")
 @click.option("--no-store", is_flag=True, help="Do not record the run in the run history.")
-def run_command(**options: Any) -> None:
+def run_command(**params: Any) -> None:
     """Run suites: every response checked, asserted, judged and summarised.
 
     Exit codes: 0 all passed (or pass rate at least --fail-under), 1 failures,
     2 invalid input or usage, 130 interrupted.
     """
-    from rich.console import Console
-
-    if options["judge"] and options["no_judge"]:
+    options = RunOptions(**params)  # click's parameter names are the fields' names
+    if options.judge and options.no_judge:
         raise click.UsageError("--judge and --no-judge exclude each other")
-    console = Console(highlight=False)
+    console = make_console()
     try:
         with exit_on_user_error():
             code = _execute(console, options)

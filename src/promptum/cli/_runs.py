@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from promptum.cli._console import escape, exit_on_user_error
+from promptum.cli._console import escape, exit_on_user_error, make_console
+from promptum.cli._options import FactOption, format_help, json_option, output_help
 
 if TYPE_CHECKING:
     from promptum.store import RunStore
@@ -52,14 +53,21 @@ def runs_command() -> None:
 @click.option("-n", "--limit", type=click.IntRange(min=1), default=20, show_default=True)
 @click.option("--suite", help="Only runs whose suite name contains this.")
 @click.option("--model", help="Only runs of this model.")
-def list_command(db: Path | None, limit: int, suite: str | None, model: str | None) -> None:
+@json_option("the runs")
+def list_command(
+    db: Path | None, limit: int, suite: str | None, model: str | None, as_json: bool
+) -> None:
     """List recorded runs, newest first."""
-    from rich.console import Console
-    from rich.table import Table
+    from promptum.cli import _machine
 
     with exit_on_user_error():
         runs = open_store(db).list_runs(limit=limit, suite=suite, model=model)
-    console = Console(highlight=False)
+    if as_json:
+        _machine.print_json({"runs": [_machine.run_summary(run) for run in runs]})
+        return
+    from rich.table import Table
+
+    console = make_console()
     if not runs:
         console.print("no runs recorded" + (" matching the filters" if suite or model else ""))
         return
@@ -77,7 +85,7 @@ def list_command(db: Path | None, limit: int, suite: str | None, model: str | No
             str(run.total),
             f"{run.pass_rate:.0%}",
             run.state,
-            (run.git_commit or "")[:10],
+            run.revision,
         )
     console.print(table)
 
@@ -85,10 +93,10 @@ def list_command(db: Path | None, limit: int, suite: str | None, model: str | No
 @runs_command.command("show")
 @db_option
 @click.argument("run_ref", metavar="RUN")
-def show_command(db: Path | None, run_ref: str) -> None:
+@json_option("the run's summary, failures, flaky cases and gate")
+def show_command(db: Path | None, run_ref: str, as_json: bool) -> None:
     """Show a run's summary, failures and flaky cases."""
-    from rich.console import Console
-
+    from promptum.cli import _machine
     from promptum.cli._console import print_summary
     from promptum.compare import flaky_cases
 
@@ -96,8 +104,11 @@ def show_command(db: Path | None, run_ref: str) -> None:
         store = open_store(db)
         summary = store.summary(run_ref)
         run = store.load(summary.run_id)
-    console = Console(highlight=False)
-    commit = f" · commit {summary.git_commit[:10]}" if summary.git_commit else ""
+    if as_json:
+        _machine.print_json(_machine.run_details(summary, run))
+        return
+    console = make_console()
+    commit = f" · commit {summary.revision}" if summary.revision else ""
     console.print(
         f"run {run.run_id} · {summary.state} · promptum {summary.promptum_version}{commit}"
     )
@@ -132,17 +143,34 @@ def delete_command(db: Path | None, run_refs: tuple[str, ...], yes: bool) -> Non
 @db_option
 @click.argument("run_ref", metavar="RUN")
 @click.option(
-    "-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
-    help="The file to write; the extension picks the format (.json, or any report format).",
+    "-o", "--output", "outputs", cls=FactOption, multiple=True, required=True,
+    type=click.Path(dir_okay=False, path_type=Path), help_text=output_help,
 )  # fmt: skip
-@click.option(
-    "-f", "--format", "fmt", metavar="FORMAT", help="Use this format whatever the extension."
-)
-def export_command(db: Path | None, run_ref: str, output: Path, fmt: str | None) -> None:
-    """Write a recorded run as JSON (the `promptum run -o FILE.json` format) or any report."""
+@click.option("-f", "--format", "fmt", cls=FactOption, metavar="FORMAT", help_text=format_help)
+def export_command(
+    db: Path | None, run_ref: str, outputs: tuple[Path, ...], fmt: str | None
+) -> None:
+    """Write a recorded run as JSON (the `promptum run -o FILE.json` format) or any report.
+
+    Every -o is written; one that cannot be written stops no other. Exit codes: 0 written,
+    2 an unknown run or format (nothing is written), or a file that could not be written.
+    """
+    from promptum.errors import PromptumError
     from promptum.reporting import write_report
+    from promptum.reporting._registry import format_of
 
     with exit_on_user_error():
+        for path in outputs:  # a mistyped extension is a usage error: nothing half-done
+            format_of(path, fmt)
         run = open_store(db).load(run_ref)
-        write_report(run, output, fmt)
-    click.echo(f"wrote {output}")
+    unwritten = 0
+    for path in outputs:
+        try:
+            write_report(run, path, fmt)
+        except PromptumError as exc:
+            unwritten += 1
+            click.echo(f"error: {exc}", err=True)
+        else:
+            click.echo(f"wrote {path}")
+    if unwritten:
+        raise SystemExit(2)

@@ -8,6 +8,7 @@ import io
 from promptum._legacy_grades import CHECK_KINDS
 from promptum.grades import Grade
 from promptum.rates import flaky_cases
+from promptum.reporting._numbers import COST_DIGITS, LATENCY_DIGITS, fixed
 from promptum.reporting._text import visible
 from promptum.results import CaseResult, RunResult
 
@@ -63,10 +64,10 @@ def _row(result: CaseResult, flaky: dict[tuple[str, str], str]) -> list[str]:
         ";".join(visible(g.name) for g in checks if not g.passed),
         _inert(visible("; ".join(g.reason or "" for g in failures))),
         _number(result.judge_score),
-        _number(completion.latency_ms),
+        fixed(completion.latency_ms, LATENCY_DIGITS),
         _number(completion.input_tokens),
         _number(completion.output_tokens),
-        _number(completion.cost_usd),
+        fixed(completion.cost_usd, COST_DIGITS),
         "true" if completion.cached else "false",
         _inert(visible(completion.error or "")),
         _inert(visible(";".join(_grade_cell(g) for g in result.grades))),

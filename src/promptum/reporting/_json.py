@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from promptum.errors import ConfigError
 from promptum.redaction import redact
+from promptum.reporting._numbers import rounded
 from promptum.reporting._serialize import model_json
 from promptum.results import CaseResult, RunResult
 
@@ -27,12 +28,13 @@ def _legacy_views(result: CaseResult) -> dict[str, Any]:
 
 
 def render_json(run: RunResult) -> str:
-    """The run as indented JSON, secrets in its config redacted.
+    """The run as indented JSON, secrets in its config redacted, latency and cost rounded.
 
     Each result holds its `grades` and, derived from them, the `check_results`,
     `eval_result` and `judge` views that readers of earlier reports know.
     """
-    safe = run.model_copy(update={"config": redact(run.config)})
+    results = [rounded(result) for result in run.results]
+    safe = run.model_copy(update={"config": redact(run.config), "results": results})
     data = json.loads(model_json(safe))
     for result, item in zip(safe.results, data["results"], strict=True):
         item.update(_legacy_views(result))

@@ -6,16 +6,17 @@ from pathlib import Path
 from typing import TextIO
 
 from promptum.redaction import environment_secrets, scrub_json
+from promptum.reporting._numbers import rounded
 from promptum.reporting._serialize import model_json
 from promptum.results import CaseResult, RunResult
 
 
 def _line(result: CaseResult) -> str:
-    return model_json(result) + "\n"
+    return model_json(rounded(result)) + "\n"
 
 
 def render_jsonl(run: RunResult) -> str:
-    """Every result of the run, one JSON object per line."""
+    """Every result of the run, one JSON object per line, latency and cost rounded."""
     return "".join(_line(result) for result in run.results)
 
 
@@ -38,7 +39,7 @@ class JsonlSink:
         """Write one result and flush it, so it is on disk even if the process dies next."""
         if self._file is None:
             raise RuntimeError("JsonlSink.add() called before start()")
-        self._file.write(scrub_json(model_json(result), self._secrets) + "\n")
+        self._file.write(scrub_json(model_json(rounded(result)), self._secrets) + "\n")
         self._file.flush()
 
     def finish(self, run: RunResult) -> None:

@@ -20,12 +20,13 @@ from promptum.store._rows import result_json, result_row, timestamp
 
 _UPSERT_RUN = """
 INSERT INTO runs (run_id, suite, models, started_at, finished_at, complete, config,
-                  promptum_version, git_commit, total, passed, failed, errors)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, NULL)
+                  promptum_version, git_commit, git_dirty, total, passed, failed, errors)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, NULL)
 ON CONFLICT (run_id) DO UPDATE SET
     suite = excluded.suite, models = excluded.models, started_at = excluded.started_at,
     finished_at = excluded.finished_at, complete = excluded.complete, config = excluded.config,
     promptum_version = excluded.promptum_version, git_commit = excluded.git_commit,
+    git_dirty = excluded.git_dirty,
     total = NULL, passed = NULL, failed = NULL, errors = NULL
 """
 _COUNT = """
@@ -57,6 +58,7 @@ class StoreRecorder:
         self._run_id = ""
         self._secrets: tuple[str, ...] = ()
         self._commit: str | None = None
+        self._dirty: bool | None = None
         self._git: GitCommit | None = None
 
     def _write_run(self, run: RunResult) -> None:
@@ -65,6 +67,8 @@ class StoreRecorder:
         config = without_secret_keys(run.config)
         if self._commit is not None:
             config["git_commit"] = self._commit
+            if self._dirty is not None:
+                config["git_dirty"] = self._dirty
         version = str(config.get("promptum_version") or __version__)
         values = (
             run.run_id,
@@ -76,6 +80,7 @@ class StoreRecorder:
             json.dumps(scrub_values(config, self._secrets), ensure_ascii=False, default=str),
             version,
             self._commit,
+            None if self._dirty is None else int(self._dirty),
         )
         assert self._connection is not None  # start() opened it
         self._connection.execute(_UPSERT_RUN, values)
@@ -83,11 +88,13 @@ class StoreRecorder:
     def start(self, run: RunResult) -> None:
         """Record the run's facts (config without secrets) before any result.
 
-        The git commit is asked for now and recorded when the run finishes, so the first
-        result does not wait for git.
+        The git commit, and whether the tree had changes, are asked for now and recorded
+        when the run finishes, so the first result does not wait for git.
         """
         self._secrets = environment_secrets()
         self._commit = run.config.get("git_commit")
+        dirty = run.config.get("git_dirty")
+        self._dirty = dirty if self._commit is not None and isinstance(dirty, bool) else None
         self._git = GitCommit() if self._commit is None else None
         self._run_id = run.run_id
         self._connection = connect(self._path)
@@ -105,7 +112,10 @@ class StoreRecorder:
         if self._connection is None:
             return
         if self._git is not None:
-            self._commit, self._git = self._git.result(), None
+            self._commit = self._git.result()
+            # Changes are relative to a commit: without one (no repository) there is no claim.
+            self._dirty = self._git.dirty() if self._commit is not None else None
+            self._git = None
         try:
             self._connection.execute("BEGIN IMMEDIATE")
             self._write_run(run)

@@ -64,6 +64,15 @@ MIGRATIONS: tuple[Migration, ...] = (
         );
         """,
     ),
+    Migration(
+        "0002_runs_git_dirty",
+        """
+        -- Whether tracked files had uncommitted changes when the run started (1 or 0): the
+        -- commit alone does not say what ran. NULL outside a repository, and for runs
+        -- recorded before promptum asked.
+        ALTER TABLE runs ADD COLUMN git_dirty INTEGER;
+        """,
+    ),
 )
 
 

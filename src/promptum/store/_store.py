@@ -49,11 +49,20 @@ class RunSummary:
     errors: int
     git_commit: str | None
     promptum_version: str | None
+    git_dirty: bool | None = None
+    """Whether tracked files had uncommitted changes; None outside git or when not recorded."""
 
     @property
     def pass_rate(self) -> float:
         """Passed results as a fraction of all results (0 when there are none)."""
         return self.passed / self.total if self.total else 0.0
+
+    @property
+    def revision(self) -> str:
+        """The commit as people read it: ``3f2a9c1b7d+dirty``, or "" outside git."""
+        if self.git_commit is None:
+            return ""
+        return self.git_commit[:10] + ("+dirty" if self.git_dirty else "")
 
     @property
     def state(self) -> str:
@@ -84,7 +93,7 @@ SELECT r.run_id, r.suite, r.models, r.started_at, r.finished_at, r.complete,
                            WHERE x.run_id = r.run_id AND x.status = 'fail')),
        COALESCE(r.errors, (SELECT COUNT(*) FROM results AS x
                            WHERE x.run_id = r.run_id AND x.status = 'error')),
-       r.git_commit, r.promptum_version
+       r.git_commit, r.promptum_version, r.git_dirty
 FROM ({runs}) AS r ORDER BY r.started_at DESC, r.run_id
 """
 
@@ -103,6 +112,7 @@ def _summary(row: tuple[Any, ...]) -> RunSummary:
         errors=row[9],
         git_commit=row[10],
         promptum_version=row[11],
+        git_dirty=None if row[12] is None else bool(row[12]),
     )
 
 

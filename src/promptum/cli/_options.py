@@ -1,0 +1,67 @@
+"""Options whose help states library facts (report formats, defaults), read when help is shown.
+
+The facts live in the library (the report registry, the runner's defaults), not in help
+strings here. Importing them costs tens of milliseconds, so they are read only when an
+option's help is rendered: `promptum --help` and every command that runs import none of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+
+class FactOption(click.Option):
+    """A click option whose help text, and a default given as a function, are read for `--help`."""
+
+    def __init__(
+        self, *args: Any, help_text: Callable[[], str] | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self._help_text = help_text
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        """The option's line in `--help`, its text and default read from the library now."""
+        # Swapped in for this rendering only: the command object lives as long as the process.
+        help_text, default = self.help, self.default
+        try:
+            if self._help_text is not None:
+                self.help = self._help_text()
+            if callable(default):  # click itself would show "(dynamic)"
+                self.default = default()
+            return super().get_help_record(ctx)
+        finally:
+            self.help, self.default = help_text, default
+
+
+def report_extensions() -> str:
+    """Every report format's extension, from the registry: ``.json .jsonl .xml ...``."""
+    from promptum.reporting import REPORT_FORMATS
+
+    return " ".join(f".{name}" for name in REPORT_FORMATS)
+
+
+def report_names() -> str:
+    """Every name `--format` takes, aliases included: ``json, jsonl, xml, junit, ...``."""
+    from promptum.reporting import REPORT_FORMATS
+
+    return ", ".join(name for f in REPORT_FORMATS.values() for name in (f.name, *f.aliases))
+
+
+def output_help() -> str:
+    """The help of a report's ``-o``."""
+    return f"Write a report; the extension picks the format ({report_extensions()}). Repeatable."
+
+
+def format_help() -> str:
+    """The help of ``-f/--format``."""
+    return f"Use this format whatever the extension ({report_names()})."
+
+
+def json_option(what: str) -> Callable[[Any], Any]:
+    """The ``--json`` flag: print `what` as JSON (documented, stable keys) instead of text."""
+    return click.option(
+        "--json", "as_json", is_flag=True, help=f"Print {what} as JSON, for scripts."
+    )

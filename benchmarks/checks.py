@@ -2,8 +2,11 @@
 
 All sides read the same `Completion` objects and do the same string, regex and JSON work.
 The first hand-written loop only collects booleans; the second also formats a reason for each
-failure, as promptum's `CheckResult`s carry one.
-Run: .venv/bin/python benchmarks/checks.py [--responses N]
+failure quoting the response, as promptum's grades carry one. promptum is measured the way
+the runner grades a response (`promptum.runner.grade`: every check's `Grade`), and through
+`evaluate_checks`, the reference's `CheckResult` view over the same grades. The sides take
+turns, each repeat, so that a machine busy with something else slows them alike.
+Run: .venv/bin/python benchmarks/checks.py [--responses N] [--repeats N] [--profile]
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from collections.abc import Callable
 
 from promptum import Completion
 from promptum.checks import CheckDefinition, evaluate_checks
+from promptum.runner import TestCase, grade
 
 DEFINITIONS = [
     CheckDefinition(type="contains", value='"name"'),
@@ -102,15 +106,17 @@ def hand_written_with_reasons(completions: list[Completion]) -> int:
         t = c.text
         reasons = []
         if '"name"' not in t:
-            reasons.append("expected to contain '\"name\"'")
+            reasons.append(
+                f"expected to contain '\"name\"', got {' '.join(t[:240].split())[:60]!r}"
+            )
         if "As an AI" in t:
             reasons.append("expected not to contain 'As an AI'")
         if phone.search(t) is None:
-            reasons.append("expected to match /\\d{3}-\\d{4}/")
+            reasons.append(f"expected to match /\\d{{3}}-\\d{{4}}/, got {t[:60]!r}")
         if (found := apology.search(t)) is not None:
             reasons.append(f"expected not to match, found {found.group(0)!r}")
         if t.strip() != "42":
-            reasons.append(f"expected '42', got {t.strip()!r}")
+            reasons.append(f"expected '42', got {t.strip()[:80]!r}")
         if not _json_ok(t):
             reasons.append("not valid JSON")
         if c.latency_ms is None or c.latency_ms > 5000:
@@ -125,44 +131,79 @@ def hand_written_with_reasons(completions: list[Completion]) -> int:
     return failures
 
 
+CASE = TestCase(id="bench", messages=(), checks=tuple(DEFINITIONS))
+
+
 def with_promptum(completions: list[Completion]) -> int:
-    """promptum: `evaluate_checks` on each completion."""
+    """promptum as the runner grades: `grade(case, completion)`, one `Grade` per check."""
+    failures = 0
+    for c in completions:
+        failures += [g.passed for g in grade(CASE, c)].count(False)
+    return failures
+
+
+def with_evaluate_checks(completions: list[Completion]) -> int:
+    """promptum's reference API: `evaluate_checks`, `CheckResult`s read from the grades."""
     failures = 0
     for c in completions:
         failures += [r.passed for r in evaluate_checks(DEFINITIONS, c)].count(False)
     return failures
 
 
-def best_of(repeats: int, func: Callable[[list[Completion]], int], data: list[Completion]) -> float:
-    """Best wall time of several runs, which is the least disturbed by a noisy machine."""
-    times = []
+Side = Callable[[list[Completion]], int]
+
+
+def best_of(repeats: int, sides: dict[str, Side], data: list[Completion]) -> dict[str, float]:
+    """Each side's best wall time of several turns, taken in turn: the least disturbed."""
+    best = dict.fromkeys(sides, float("inf"))
     for _ in range(repeats):
-        start = time.perf_counter()
-        func(data)
-        times.append(time.perf_counter() - start)
-    return min(times)
+        for name, func in sides.items():
+            start = time.perf_counter()
+            func(data)
+            best[name] = min(best[name], time.perf_counter() - start)
+    return best
+
+
+def profile(data: list[Completion]) -> None:
+    """Where promptum's time goes: cProfile of the graded side, by own time."""
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile()
+    profiler.runcall(with_promptum, data)
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
 
 
 def main() -> None:
     """Run both sides alternately and print throughput and the ratio."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--responses", type=int, default=100_000)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--profile", action="store_true", help="also profile promptum's side")
     args = parser.parse_args()
     completions = make_completions(args.responses)
     expected = hand_written(completions)
     assert expected == hand_written_with_reasons(completions) == with_promptum(completions)
+    assert expected == with_evaluate_checks(completions)
 
-    baseline = best_of(args.repeats, hand_written, completions)
-    explained = best_of(args.repeats, hand_written_with_reasons, completions)
-    promptum = best_of(args.repeats, with_promptum, completions)
+    sides = {
+        "hand-written loop, booleans": hand_written,
+        "hand-written loop, reasons": hand_written_with_reasons,
+        "promptum grade (grades)": with_promptum,
+        "promptum evaluate_checks": with_evaluate_checks,
+    }
+    best = best_of(args.repeats, sides, completions)
     checks = args.responses * len(DEFINITIONS)
     print(f"responses: {args.responses:,} × {len(DEFINITIONS)} check types = {checks:,} checks")
-    print(f"hand-written loop, booleans: {baseline:.3f} s ({checks / baseline:,.0f} checks/s)")
-    print(f"hand-written loop, reasons:  {explained:.3f} s ({checks / explained:,.0f} checks/s)")
-    print(f"promptum evaluate_checks:    {promptum:.3f} s ({checks / promptum:,.0f} checks/s)")
-    print(f"ratio promptum / booleans loop: {promptum / baseline:.2f}x (target <= 1.5x)")
-    print(f"ratio promptum / reasons loop:  {promptum / explained:.2f}x")
+    for name, seconds in best.items():
+        print(f"{name + ':':29} {seconds:.3f} s ({checks / seconds:,.0f} checks/s)")
+    graded, booleans = best["promptum grade (grades)"], best["hand-written loop, booleans"]
+    reasons, evaluated = best["hand-written loop, reasons"], best["promptum evaluate_checks"]
+    print(f"ratio promptum grade / booleans loop: {graded / booleans:.2f}x (target <= 1.5x)")
+    print(f"ratio promptum grade / reasons loop:  {graded / reasons:.2f}x")
+    print(f"ratio evaluate_checks / booleans loop: {evaluated / booleans:.2f}x")
+    if args.profile:
+        profile(completions)
 
 
 if __name__ == "__main__":

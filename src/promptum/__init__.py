@@ -4,7 +4,8 @@ from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
-from promptum.checks import CheckDefinition, CheckResult, evaluate_checks
+from promptum._plugins import PluginError, register_check, register_report
+from promptum.checks import CheckDefinition, CheckInput, CheckResult, evaluate_checks
 from promptum.completion import Completion
 from promptum.errors import PromptumError
 from promptum.evaluations import EvalResult, FieldEvalResult, evaluate, print_eval_result
@@ -54,6 +55,7 @@ __all__ = [
     "AnyOf",
     "CaseResult",
     "CheckDefinition",
+    "CheckInput",
     "CheckResult",
     "Completion",
     "Contains",
@@ -67,6 +69,7 @@ __all__ = [
     "Not",
     "NotContains",
     "NotRegex",
+    "PluginError",
     "Prompt",
     "PromptumError",
     "Regex",
@@ -77,4 +80,6 @@ __all__ = [
     "evaluate",
     "evaluate_checks",
     "print_eval_result",
+    "register_check",
+    "register_report",
 ]

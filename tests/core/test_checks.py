@@ -20,7 +20,7 @@ def run_check(text: str = "", **definition: Any) -> CheckResult:
     return evaluate_checks([CheckDefinition(**definition)], completion)[0]
 
 
-def test_the_ten_deterministic_types_and_similar_are_registered() -> None:
+def test_the_ten_deterministic_types_similar_and_python_are_registered() -> None:
     assert sorted(CHECK_TYPES) == sorted(
         [
             "contains",
@@ -34,6 +34,7 @@ def test_the_ten_deterministic_types_and_similar_are_registered() -> None:
             "min_length",
             "max_length",
             "similar",  # runs an embedding model: tests/core/test_similar.py
+            "python",  # runs the user's function: tests/core/test_python_checks.py
         ]
     )
 
@@ -73,7 +74,7 @@ def test_text_checks(definition: dict[str, Any], text: str, passed: bool) -> Non
 
 def test_failure_reasons_say_what_to_fix() -> None:
     assert run_check("{}", type="contains", value='"name"').reason == (
-        "expected to contain '\"name\"'"
+        "expected to contain '\"name\"', got '{}'"
     )
     assert run_check("x", type="max_latency_ms", value=5000, latency_ms=6120.4).reason == (
         "latency 6120 ms > 5000 ms"
@@ -84,7 +85,9 @@ def test_failure_reasons_say_what_to_fix() -> None:
     assert run_check("Paris.", type="exact_match", value="Paris").reason == (
         "expected 'Paris', got 'Paris.'"
     )
-    assert run_check("abcd", type="max_length", value=3).reason == "length 4 > 3 characters"
+    assert run_check("abcd", type="max_length", value=3).reason == (
+        "length 4 > 3 characters, got 'abcd'"
+    )
     assert run_check("x", type="is_valid_json").reason.startswith("not valid JSON")
 
 
@@ -205,3 +208,18 @@ def test_definitions_round_trip_through_json() -> None:
     again = CheckDefinition.model_validate_json(definition.model_dump_json())
     assert again == definition
     assert again.compiled(Completion(text="AAA")).passed is True
+
+
+def test_a_failed_check_grade_is_the_one_its_constructor_makes() -> None:
+    from promptum.checks._base import check_result, failed_grade
+    from promptum.grades import Grade
+
+    built = failed_grade("contains", "Response contains 'x'", "expected to contain 'x'")
+    assert built == Grade(
+        "check", "contains", False, None, "expected to contain 'x'", "Response contains 'x'"
+    )
+    assert built.details == {}
+    assert built.details is not failed_grade("contains", "d", "r").details  # one dict each
+    assert check_result(built) == CheckResult(
+        "contains", False, "Response contains 'x'", "expected to contain 'x'"
+    )

@@ -1,17 +1,24 @@
-"""Deterministic checks: rule and budget assertions on a response, run without a model."""
+"""Deterministic checks: rule and budget assertions on a response, run without a model.
+
+Besides the built-in types, a check can be the user's own function: ``type: python`` in a
+suite, or a type added with `promptum.register_check` or a ``promptum.checks`` entry point.
+"""
 
 from promptum.checks._base import CheckResult, CheckType, CompiledCheck, ValueKind
+from promptum.checks._custom import CheckInput
 from promptum.checks._definition import CheckDefinition
-from promptum.checks._engine import evaluate_checks
+from promptum.checks._engine import check_grades, evaluate_checks
 from promptum.checks._registry import CHECK_TYPES, get_check_type
 
 __all__ = [
     "CHECK_TYPES",
     "CheckDefinition",
+    "CheckInput",
     "CheckResult",
     "CheckType",
     "CompiledCheck",
     "ValueKind",
+    "check_grades",
     "evaluate_checks",
     "get_check_type",
 ]

@@ -2,50 +2,50 @@
 
 from __future__ import annotations
 
-from promptum.checks._base import CheckResult, CheckType, CompiledCheck, ValueKind
+from promptum.checks._base import CheckType, CompiledCheck, ValueKind, failed_grade, passed_grade
 from promptum.completion import Completion
+from promptum.grades import Grade
 
 
 def _build_max_latency(limit: float, _case_insensitive: bool) -> CompiledCheck:
     shown = f"{limit:g}"
     description = f"Latency at most {shown} ms"
-    passed = CheckResult("max_latency_ms", True, description)
-    unmeasured = CheckResult(
-        "max_latency_ms", False, description, "latency was not measured for this call"
+    passed = passed_grade("max_latency_ms", description)
+    unmeasured = failed_grade(
+        "max_latency_ms", description, "latency was not measured for this call"
     )
 
-    def run(completion: Completion) -> CheckResult:
+    def run(completion: Completion) -> Grade:
         latency = completion.latency_ms
         if latency is None:
             return unmeasured
         if latency <= limit:
             return passed
         # round() and the pre-formatted limit: float formatting is the slow part of a reason.
-        return CheckResult(
-            "max_latency_ms", False, description, f"latency {round(latency)} ms > {shown} ms"
-        )
+        reason = f"latency {round(latency)} ms > {shown} ms"
+        return failed_grade("max_latency_ms", description, reason)
 
     return run
 
 
 def _build_max_cost(limit: float, _case_insensitive: bool) -> CompiledCheck:
     description = f"Cost at most ${limit:g}"
-    passed = CheckResult("max_cost_usd", True, description)
-    unreported = CheckResult(
+    passed = passed_grade("max_cost_usd", description)
+    unreported = failed_grade(
         "max_cost_usd",
-        False,
         description,
         "cost was not reported for this model, so the budget cannot be checked "
         "(add a price for it to the suite's pricing)",
     )
 
-    def run(completion: Completion) -> CheckResult:
+    def run(completion: Completion) -> Grade:
         cost = completion.cost_usd
         if cost is None:
             return unreported
         if cost <= limit:
             return passed
-        return CheckResult("max_cost_usd", False, description, f"cost ${cost:.6g} > ${limit:g}")
+        reason = f"cost ${cost:.6g} > ${limit:g}"
+        return failed_grade("max_cost_usd", description, reason)
 
     return run
 

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, model_validator
 
 from promptum.checks._base import CheckType, CompiledCheck, ValueKind
-from promptum.checks._registry import CHECK_TYPES, get_check_type
+from promptum.checks._custom import CustomCheck
+from promptum.checks._python import python_function
+from promptum.checks._registry import CHECK_TYPES, get_check_type, is_written_by_user
 from promptum.checks._similar import ScoredCheckType
+from promptum.completion import Completion
+from promptum.grades import Grade
 from promptum.validation._regex import bounded_search
 
 
@@ -21,8 +26,12 @@ def _checked_value(check_type: CheckType, value: Any) -> Any:
         if value is not None:
             raise ValueError(f"check {name!r} takes no value; remove `value`")
         return None
+    if kind is ValueKind.OPTIONAL:
+        return value
     if value is None:
         raise ValueError(f"check {name!r} needs a `value`: {kind.value}")
+    if kind is ValueKind.ANY:
+        return value
     if kind is ValueKind.STRING:
         if not isinstance(value, str):
             raise ValueError(
@@ -60,16 +69,21 @@ class CheckDefinition(BaseModel):
     value: Any = None
     case_insensitive: bool = False
     threshold: float | None = Field(default=None, ge=0, le=1, allow_inf_nan=False, strict=True)
-    """For scoring checks (`similar`): the score, 0-1, at or above which the check passes."""
+    """For scoring checks (`similar`, `python`, registered ones): the score, 0-1, at or above
+    which the check passes."""
     model: str | None = None
     """For `similar`: the embedding model, ``<endpoint>/<model>`` (default: the embedded one)."""
 
     _compiled: CompiledCheck = PrivateAttr()
 
     @model_validator(mode="after")
-    def _compile(self) -> CheckDefinition:
+    def _compile(self, info: ValidationInfo) -> CheckDefinition:
         check_type = get_check_type(self.type)
-        value = _checked_value(check_type, self.value)
+        if check_type.value is ValueKind.FUNCTION:
+            # Imported now, relative to the suite's folder when the loader gives it.
+            value = python_function(self.value, info.context)
+        else:
+            value = _checked_value(check_type, self.value)
         if self.case_insensitive and not check_type.string_check:
             raise ValueError(
                 f"check {self.type!r}: case_insensitive applies only to string checks "
@@ -82,13 +96,20 @@ class CheckDefinition(BaseModel):
                 if problem is not None:
                     raise ValueError(f"check {self.type!r}: {problem}")
             threshold = check_type.default_threshold if self.threshold is None else self.threshold
-            self._compiled = check_type.build_scored(value, threshold, self.model)
+            compiled = check_type.build_scored(value, threshold, self.model)
+            self._compiled = compiled if isinstance(compiled, CustomCheck) else _graded(compiled)
             return self
-        scoring = ", ".join(t.name for t in CHECK_TYPES.values() if isinstance(t, ScoredCheckType))
+        scoring = ", ".join(
+            t.name
+            for t in CHECK_TYPES.values()
+            if isinstance(t, ScoredCheckType) and not is_written_by_user(t.name)
+        )
         for option in ("threshold", "model"):
             if getattr(self, option) is not None:
+                also = " and to the checks you write (python, registered types)"
                 raise ValueError(
                     f"check {self.type!r}: {option} applies only to scoring checks ({scoring})"
+                    + (also if option == "threshold" else "")
                 )
         self._compiled = check_type.build(value, self.case_insensitive)
         return self
@@ -111,3 +132,14 @@ class CheckDefinition(BaseModel):
         # Read the private slot directly: pydantic's __getattr__ route costs ~1 µs per check.
         compiled: CompiledCheck = self.__pydantic_private__["_compiled"]  # type: ignore[index]
         return compiled
+
+
+def _graded(compiled: Callable[[Completion], Any]) -> CompiledCheck:
+    """A scoring check that may answer with a `CheckResult` (the form before grades), graded."""
+    from promptum._legacy_grades import check_grade
+
+    def run(completion: Completion) -> Grade:
+        outcome = compiled(completion)
+        return outcome if isinstance(outcome, Grade) else check_grade(outcome)
+
+    return run

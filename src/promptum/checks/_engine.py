@@ -1,36 +1,103 @@
-"""Run check definitions against a completion."""
+"""Run check definitions against a completion: grades, and the reference's `CheckResult` view."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
-from promptum.checks._base import CheckResult
+from promptum.checks._base import CheckResult, CompiledCheck, check_result
+from promptum.checks._custom import CustomCheck
 from promptum.checks._definition import CheckDefinition
 from promptum.completion import Completion
+from promptum.grades import Grade
+
+_PLANS_KEPT = 4096
 
 
 def evaluate_checks(
     definitions: Iterable[CheckDefinition], completion: Completion
 ) -> list[CheckResult]:
     """Run every check on `completion` in declaration order; a check that raises fails."""
+    return [check_result(grade) for grade in check_grades(definitions, completion)]
+
+
+def check_grades(definitions: Iterable[CheckDefinition], completion: Completion) -> list[Grade]:
+    """The grade of every check on `completion`, in declaration order; a check that raises fails.
+
+    A check the user wrote sees the completion alone (no case); an async one is run here.
+    """
     if not isinstance(definitions, list | tuple):
         definitions = list(definitions)
     try:
-        # The common case, kept tight: no check raises.
         return [definition.compiled(completion) for definition in definitions]
+    except Exception:  # some check raised: say which, and why
+        return run_compiled([d.compiled for d in definitions], definitions, completion)
+
+
+def run_compiled(
+    compiled: Sequence[CompiledCheck],
+    definitions: Sequence[CheckDefinition],
+    completion: Completion,
+) -> list[Grade]:
+    """Run compiled checks (those of ``definitions``, in order) on one completion."""
+    try:
+        # The common case, kept tight: no check raises.
+        return [run(completion) for run in compiled]
     except Exception:
         pass  # some check raised: run them one by one below to record which, and why
-    results: list[CheckResult] = []
-    for definition in definitions:
+    grades: list[Grade] = []
+    for run, definition in zip(compiled, definitions, strict=True):
         try:
-            results.append(definition.compiled(completion))
+            grades.append(run(completion))
         except Exception as exc:
-            results.append(
-                CheckResult(
-                    definition.type,
-                    False,
-                    f"{definition.type} check",
-                    f"check raised {type(exc).__name__}: {exc}",
-                )
-            )
-    return results
+            name = definition.type
+            reason = f"check raised {type(exc).__name__}: {exc}"
+            grades.append(Grade("check", name, False, None, reason, f"{name} check"))
+    return grades
+
+
+@dataclass(frozen=True, slots=True)
+class CheckPlan:
+    """A case's checks ready to grade many responses: compiled once, the user's set apart."""
+
+    definitions: tuple[CheckDefinition, ...]
+    compiled: tuple[CompiledCheck, ...]
+    """Each check's compiled form; a check the user wrote is a stand-in, graded separately."""
+    custom: tuple[tuple[int, CustomCheck], ...]
+    """The checks the user wrote, by position: they see the whole `CheckInput`."""
+
+
+def _stand_in(check: CustomCheck) -> CompiledCheck:
+    placeholder = check.error("was not run")  # replaced by the runner before anyone sees it
+
+    def run(_completion: Completion) -> Grade:
+        return placeholder
+
+    return run
+
+
+_plans: dict[int, tuple[tuple[CheckDefinition, ...], CheckPlan]] = {}
+
+
+def check_plan(definitions: tuple[CheckDefinition, ...]) -> CheckPlan:
+    """The plan of a case's checks, made once per tuple of definitions (a case's `checks`).
+
+    Kept by the tuple's identity (the entry holds the tuple, so the identity is not reused
+    while the entry lives): a run grades every case many times, across models and repeats.
+    """
+    entry = _plans.get(id(definitions))
+    if entry is not None and entry[0] is definitions:
+        return entry[1]
+    compiled: list[CompiledCheck] = []
+    custom: list[tuple[int, CustomCheck]] = []
+    for index, definition in enumerate(definitions):
+        run = definition.compiled
+        if isinstance(run, CustomCheck):
+            custom.append((index, run))
+            run = _stand_in(run)
+        compiled.append(run)
+    plan = CheckPlan(definitions, tuple(compiled), tuple(custom))
+    if len(_plans) >= _PLANS_KEPT:
+        _plans.pop(next(iter(_plans)), None)  # the oldest: a long session keeps making cases
+    _plans[id(definitions)] = (definitions, plan)
+    return plan

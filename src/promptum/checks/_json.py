@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from promptum.checks._base import CheckResult, CheckType, CompiledCheck, ValueKind
+from promptum.checks._base import CheckType, CompiledCheck, ValueKind, failed_grade, passed_grade
 from promptum.completion import Completion
+from promptum.grades import Grade
 from promptum.validation import IsValidJson
 from promptum.validation._json import parse_json_or_fenced
 
@@ -13,14 +14,14 @@ from promptum.validation._json import parse_json_or_fenced
 def _build(_value: Any, _case_insensitive: bool) -> CompiledCheck:
     validator = IsValidJson()
     description = validator.describe()
-    passed = CheckResult("is_valid_json", True, description)
+    passed = passed_grade("is_valid_json", description)
 
-    def run(completion: Completion) -> CheckResult:
+    def run(completion: Completion) -> Grade:
         # IsValidJson's own parse, once: the outcome and, on failure, the parser's message.
         try:
             parse_json_or_fenced(completion.text)
         except ValueError as exc:
-            return CheckResult("is_valid_json", False, description, str(exc))
+            return failed_grade("is_valid_json", description, str(exc))
         return passed
 
     return run

@@ -1,11 +1,18 @@
-"""The registry from check type name to implementation: adding a type is one line here."""
+"""The registry from check type name to implementation: adding a type is one line here.
+
+Types from outside promptum join it through `promptum.register_check` or an entry point of
+the ``promptum.checks`` group, loaded the first time its name is looked up.
+"""
 
 from __future__ import annotations
 
 import difflib
+import re
+from collections.abc import Callable
+from typing import Any
 
-from promptum.checks import _budget, _json, _length, _similar, _text
-from promptum.checks._base import CheckType
+from promptum.checks import _budget, _json, _length, _python, _similar, _text
+from promptum.checks._base import CheckType, ValueKind
 
 CHECK_TYPES: dict[str, CheckType] = {
     check_type.name: check_type
@@ -21,17 +28,108 @@ CHECK_TYPES: dict[str, CheckType] = {
         _length.MIN_LENGTH,
         _length.MAX_LENGTH,
         _similar.SIMILAR,
+        _python.PYTHON,
     )
 }
+"""Every check type by name: the built-in ones, then those registered or loaded as plugins."""
+
+_BUILT_IN = frozenset(CHECK_TYPES)
+_origins: dict[str, str] = {}
+"""Where each registered (not built-in) type came from, for the error of a second one."""
+_NAME = re.compile(r"[A-Za-z_][\w.-]*")
+_HOOK = "check type"
 
 
 def get_check_type(name: str) -> CheckType:
-    """Return the registered type `name`; raise ValueError listing the valid ones otherwise."""
+    """Return the type `name` (a plugin's loaded on first use); else ValueError listing them."""
     try:
         return CHECK_TYPES[name]
     except KeyError:
         pass
-    valid = ", ".join(CHECK_TYPES)
-    close = difflib.get_close_matches(str(name), CHECK_TYPES, n=1)
+    if isinstance(name, str) and _NAME.fullmatch(name):
+        from promptum._plugins import CHECKS_GROUP, load_entry_point
+
+        if load_entry_point(CHECKS_GROUP, name, _HOOK, _accept_entry_point(name)) is not None:
+            return CHECK_TYPES[name]
+    known = list(dict.fromkeys([*CHECK_TYPES, *_plugin_names()]))
+    close = difflib.get_close_matches(str(name), known, n=1)
     hint = f" Did you mean {close[0]!r}?" if close else ""
-    raise ValueError(f"unknown check type {name!r}.{hint} Valid types: {valid}")
+    raise ValueError(f"unknown check type {name!r}.{hint} Valid types: {', '.join(known)}")
+
+
+def is_written_by_user(name: str) -> bool:
+    """Whether check type ``name`` runs the user's code: ``python``, or a registered type."""
+    return name == _python.PYTHON.name or name in _origins
+
+
+def _plugin_names() -> list[str]:
+    from promptum._plugins import CHECKS_GROUP, entry_point_names
+
+    return entry_point_names(CHECKS_GROUP)
+
+
+def all_check_types() -> dict[str, CheckType]:
+    """Every check type, with those of installed plugins loaded (for the suite's JSON Schema)."""
+    for name in _plugin_names():
+        if name not in CHECK_TYPES:
+            get_check_type(name)
+    return CHECK_TYPES
+
+
+def _accept_entry_point(name: str) -> Callable[[object, str], None]:
+    def accept(target: object, label: str) -> None:
+        register_check_type(name, target, label)
+
+    return accept
+
+
+def register_check_type(
+    name: str,
+    check: Any,
+    plugin: str,
+    description: str | None = None,
+    threshold: float = 0.5,
+) -> CheckType:
+    """Add a check type from ``plugin``: a function of the response, or a full `CheckType`.
+
+    Raises `PluginError` naming the plugin and the reason: a name taken or malformed, a
+    function that cannot be called as a check, a threshold outside 0-1.
+    """
+    from promptum._plugins import plugin_error
+    from promptum.checks._custom import function_check_type, plugin_check_type, signature_kind
+
+    def refuse(reason: str) -> Exception:
+        return plugin_error(_HOOK, name, plugin, reason)
+
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise refuse(
+            "a check type's name is a word (letters, digits, '_', '-', '.'), as YAML writes it"
+        )
+    if name in CHECK_TYPES:
+        whose = "a built-in check type" if name in _BUILT_IN else f"registered by {_origins[name]}"
+        raise refuse(f"the name is taken ({whose}); choose another")
+    is_number = isinstance(threshold, int | float) and not isinstance(threshold, bool)
+    if not is_number or not 0 <= threshold <= 1:
+        raise refuse(f"threshold must be a number from 0 to 1, got {threshold!r}")
+    if isinstance(check, CheckType):
+        if check.name != name:
+            raise refuse(f"the CheckType is named {check.name!r}; register it under its own name")
+        if not callable(check.build):
+            raise refuse("the CheckType's build is not callable")
+        check_type = plugin_check_type(check)
+    else:
+        kind = signature_kind(check)
+        if not isinstance(kind, ValueKind):
+            raise refuse(kind)
+        check_type = function_check_type(name, check, kind, description, float(threshold))
+    CHECK_TYPES[name] = check_type
+    _origins[name] = plugin
+    return check_type
+
+
+def unregister_check_type(name: str) -> None:
+    """Remove a registered check type (a built-in one stays); for tests and reloading code."""
+    if name in _BUILT_IN:
+        raise ValueError(f"{name!r} is a built-in check type")
+    CHECK_TYPES.pop(name, None)
+    _origins.pop(name, None)

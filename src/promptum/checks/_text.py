@@ -5,36 +5,93 @@ from __future__ import annotations
 import re
 
 from promptum.checks._base import (
-    CheckResult,
     CheckType,
     CompiledCheck,
     ValueKind,
+    failed_grade,
+    passed_grade,
     shorten,
     text_check,
 )
 from promptum.completion import Completion
+from promptum.grades import Grade
 from promptum.validation import Contains, ExactMatch, NotContains, NotRegex, Regex
 from promptum.validation._regex import bounded_search, too_slow
+
+_EXCERPT = 60
+"""Characters of a response a failure reason quotes: enough to see what the model said."""
+_BEFORE = 20
+"""Characters shown before a match, so the excerpt says where it was found."""
+
+
+def excerpt(text: str, at: int = 0) -> str:
+    """What the model said from about `at`, quoted on one line: controls escaped, kept short."""
+    begin = max(0, at - _BEFORE)
+    window = text[begin : begin + 4 * _EXCERPT]  # whitespace collapses below: room to fill
+    flat = " ".join(window.split())
+    shown, width = "…" if begin else "", 0
+    if flat.isprintable() and "\\" not in flat:
+        # The usual text: every character shows as itself, one wide; the loop below costs
+        # microseconds per failed check, as much as the checks themselves.
+        if len(flat) > _EXCERPT:
+            return repr(shown + flat[:_EXCERPT] + "…")
+        return repr(shown + flat + ("…" if begin + len(window) < len(text) else ""))
+    for index, char in enumerate(flat):
+        width += len(repr(char)) - 2  # an escaped control is several characters wide
+        if width > _EXCERPT:
+            return repr(shown + flat[:index] + "…")
+    return repr(shown + flat + ("…" if begin + len(window) < len(text) else ""))
+
+
+def _found_at(value: str, text: str, case_insensitive: bool) -> int:
+    """Where `value` is in `text`, for the excerpt of a not_contains failure (0 if unsure)."""
+    if not case_insensitive:
+        return max(text.find(value), 0)
+    found = re.search(re.escape(value), text, re.IGNORECASE)
+    return 0 if found is None else found.start()
 
 
 def _build_contains(value: str, case_insensitive: bool) -> CompiledCheck:
     validator = Contains(value, case_sensitive=not case_insensitive)
-    return text_check(
-        "contains",
-        validator.describe(),
-        validator.check,
-        f"expected to contain {value!r}",
-    )
+    description = validator.describe()
+    expected = f"expected to contain {value!r}, got "
+
+    def reason(text: str) -> str:
+        return expected + excerpt(text)
+
+    if case_insensitive:
+        return text_check("contains", description, validator.check, reason)
+    # The common case without the validator's call: one frame per check, not two.
+    passed = passed_grade("contains", description)
+
+    def run(completion: Completion) -> Grade:
+        text = completion.text
+        if value in text:
+            return passed
+        return failed_grade("contains", description, expected + excerpt(text))
+
+    return run
 
 
 def _build_not_contains(value: str, case_insensitive: bool) -> CompiledCheck:
     validator = NotContains(value, case_sensitive=not case_insensitive)
-    return text_check(
-        "not_contains",
-        validator.describe(),
-        validator.check,
-        f"expected not to contain {value!r}",
-    )
+    description = validator.describe()
+    expected = f"expected not to contain {value!r}, found in "
+
+    def reason(text: str) -> str:
+        return expected + excerpt(text, _found_at(value, text, case_insensitive))
+
+    if case_insensitive:
+        return text_check("not_contains", description, validator.check, reason)
+    passed = passed_grade("not_contains", description)
+
+    def run(completion: Completion) -> Grade:
+        text = completion.text
+        if value not in text:
+            return passed
+        return failed_grade("not_contains", description, reason(text))
+
+    return run
 
 
 def _flags(case_insensitive: bool) -> int:
@@ -46,15 +103,17 @@ def _build_regex(value: str, case_insensitive: bool) -> CompiledCheck:
     # once per pattern: a suite's pattern must not be able to hang the run.
     description = Regex(value, flags=_flags(case_insensitive)).describe()
     search = bounded_search(value, _flags(case_insensitive))
-    passed = CheckResult("regex", True, description)
-    failed = CheckResult("regex", False, description, f"expected to match /{value}/")
+    passed = passed_grade("regex", description)
+    expected = f"expected to match /{value}/, got "
 
-    def run(completion: Completion) -> CheckResult:
+    def run(completion: Completion) -> Grade:
         try:
             found = search(completion.text)
         except TimeoutError:
-            return CheckResult("regex", False, description, too_slow(value))
-        return passed if found is not None else failed
+            return failed_grade("regex", description, too_slow(value))
+        if found is not None:
+            return passed
+        return failed_grade("regex", description, expected + excerpt(completion.text))
 
     return run
 
@@ -62,30 +121,42 @@ def _build_regex(value: str, case_insensitive: bool) -> CompiledCheck:
 def _build_not_regex(value: str, case_insensitive: bool) -> CompiledCheck:
     description = NotRegex(value, flags=_flags(case_insensitive)).describe()
     search = bounded_search(value, _flags(case_insensitive))
-    passed = CheckResult("not_regex", True, description)
+    passed = passed_grade("not_regex", description)
 
-    def run(completion: Completion) -> CheckResult:
+    def run(completion: Completion) -> Grade:
         try:
             found = search(completion.text)
         except TimeoutError:
-            return CheckResult("not_regex", False, description, too_slow(value))
+            return failed_grade("not_regex", description, too_slow(value))
         if found is None:
             return passed
-        reason = f"expected not to match /{value}/, found {shorten(found.group(0))!r}"
-        return CheckResult("not_regex", False, description, reason)
+        reason = f"expected not to match /{value}/, found {excerpt(found.group(0))}"
+        return failed_grade("not_regex", description, reason)
 
     return run
 
 
 def _build_exact_match(value: str, case_insensitive: bool) -> CompiledCheck:
     validator = ExactMatch(value, case_sensitive=not case_insensitive)
+    description = validator.describe() + " (after trimming whitespace)"
     expected = f"expected {shorten(value)!r}, got "
-    return text_check(
-        "exact_match",
-        validator.describe() + " (after trimming whitespace)",
-        lambda text: validator.check(text.strip()),
-        lambda text: expected + repr(shorten(text.strip())),
-    )
+
+    def reason(text: str) -> str:
+        return expected + repr(shorten(text.strip()))
+
+    if case_insensitive:
+        return text_check(
+            "exact_match", description, lambda text: validator.check(text.strip()), reason
+        )
+    passed = passed_grade("exact_match", description)
+
+    def run(completion: Completion) -> Grade:
+        text = completion.text
+        if text.strip() == value:
+            return passed
+        return failed_grade("exact_match", description, reason(text))
+
+    return run
 
 
 CONTAINS = CheckType(

@@ -17,7 +17,7 @@ from typing import Protocol
 
 from promptum.completion import Completion
 from promptum.errors import ProviderUnavailableError
-from promptum.providers._base import ModelRequest
+from promptum.providers._base import ModelRequest, Provider
 from promptum.providers._cache import ResponseCache, cache_key
 from promptum.providers._errors import (
     AuthError,
@@ -32,7 +32,7 @@ from promptum.providers._errors import (
 from promptum.providers._options import ClientOptions
 from promptum.providers._pricing import price_for
 from promptum.providers._retry import RetryBudget, backoff_delay
-from promptum.providers._routing import Route, resolve
+from promptum.providers._routing import Route, plugin_provider, resolve
 from promptum.providers._structured import SchemaMismatch, parse_structured, schema_problem
 
 _LABELS: tuple[tuple[type[ProviderError], str], ...] = (
@@ -57,6 +57,19 @@ class _ClosableProvider(Protocol):
     async def complete(self, request: ModelRequest) -> Completion: ...
 
     async def aclose(self) -> None: ...
+
+
+class _Unclosable:
+    """A plugin's provider that holds nothing to close."""
+
+    def __init__(self, provider: Provider) -> None:
+        self._provider = provider
+
+    async def complete(self, request: ModelRequest) -> Completion:
+        return await self._provider.complete(request)
+
+    async def aclose(self) -> None:
+        pass
 
 
 def _describe(error: ProviderError, attempts: int, budget: int | None = None) -> str:
@@ -130,9 +143,15 @@ class ModelClient:
             from promptum.providers._local import LocalProvider
 
             return LocalProvider(Path(route.name))
-        module, name = ENDPOINT_PROVIDERS[route.config.kind].split(":")
-        cls = getattr(importlib.import_module(module), name)
+        if route.kind == "plugin":  # an installed package's class, found by its prefix
+            cls = plugin_provider(route.endpoint)
+            assert cls is not None  # resolve() routed here because there is one
+        else:
+            module, name = ENDPOINT_PROVIDERS[route.config.kind].split(":")
+            cls = getattr(importlib.import_module(module), name)
         provider: _ClosableProvider = cls(route.endpoint, route.config, self.options.timeout_s)
+        if not hasattr(provider, "aclose"):
+            provider = _Unclosable(provider)
         return provider
 
     async def complete(self, request: ModelRequest) -> Completion:

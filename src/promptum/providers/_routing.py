@@ -2,7 +2,9 @@
 
 ``openai/gpt-4o`` → the ``openai`` endpoint, model ``gpt-4o``; ``openrouter/openai/gpt-4``
 → ``openrouter``, model ``openai/gpt-4``; ``local/smollm2`` → the embedded model;
-``myvllm/llama-3`` → an endpoint named ``myvllm`` in the suite or in ``PROMPTUM_MYVLLM_*``.
+``myvllm/llama-3`` → an endpoint named ``myvllm`` in the suite or in ``PROMPTUM_MYVLLM_*``;
+``myprov/x`` → else, the provider class an installed package declares as entry point
+``myprov`` of the ``promptum.providers`` group.
 
 Keys are bound to hosts: a built-in provider's key (``OPENAI_API_KEY``...) is sent only to
 that provider's own URL or to one set in the environment; every other endpoint, and a
@@ -14,10 +16,11 @@ from __future__ import annotations
 
 import difflib
 import importlib.util
+import inspect
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from promptum.errors import ProviderUnavailableError
 from promptum.providers._local_model import LOCAL_MODELS, local_model_path, local_model_problem
@@ -61,7 +64,7 @@ class Route:
 
     model_id: str
     endpoint: str
-    kind: Literal["openai", "anthropic", "local"]
+    kind: Literal["openai", "anthropic", "local", "plugin"]
     name: str
     """The model as the endpoint knows it (``gpt-4o``; for local models the GGUF path)."""
     config: EndpointConfig | None
@@ -166,9 +169,55 @@ def _no_prefix(model_id: str) -> str:
     )
 
 
+def _plugin_names() -> list[str]:
+    from promptum._plugins import PROVIDERS_GROUP, entry_point_names
+
+    return entry_point_names(PROVIDERS_GROUP)
+
+
+_plugin_providers: dict[str, type[Any]] = {}
+
+
+def plugin_provider(prefix: str) -> type[Any] | None:
+    """The provider class an installed plugin declares for ``prefix``, loaded once; None if none.
+
+    Raises `ProviderUnavailableError` naming the plugin when its class will not do.
+    """
+    found = _plugin_providers.get(prefix)
+    if found is not None:
+        return found
+    from promptum._plugins import PROVIDERS_GROUP, PluginError, load_entry_point
+
+    def accept(target: object, label: str) -> None:
+        _plugin_providers[prefix] = _provider_class(prefix, target, label)
+
+    try:
+        loaded = load_entry_point(PROVIDERS_GROUP, prefix, "provider", accept)
+    except PluginError as exc:
+        raise ProviderUnavailableError(str(exc)) from None
+    return None if loaded is None else _plugin_providers[prefix]
+
+
+def _provider_class(prefix: str, target: object, label: str) -> type[Any]:
+    """``target`` if it is a provider class (as `ENDPOINT_PROVIDERS` are), else `PluginError`."""
+    from promptum._plugins import call_problem, plugin_error
+
+    if not isinstance(target, type):
+        raise plugin_error(
+            "provider", prefix, label, f"it is a {type(target).__name__}, not a provider class"
+        )
+    if not inspect.iscoroutinefunction(getattr(target, "complete", None)):
+        problem: str | None = "the class has no `async def complete(self, request) -> Completion`"
+    else:
+        problem = call_problem(target, 3, "Provider(endpoint, config, timeout_s)")
+    if problem is not None:
+        raise plugin_error("provider", prefix, label, problem)
+    return target
+
+
 def _unknown_provider(model_id: str, endpoint_names: Iterable[str]) -> str:
     prefix, _, name = model_id.partition("/")
-    known = list(dict.fromkeys([*BUILTIN_ENDPOINTS, "local", *endpoint_names]))
+    known = list(dict.fromkeys([*BUILTIN_ENDPOINTS, "local", *endpoint_names, *_plugin_names()]))
     close = _closest(prefix, known)
     advice = f"did you mean {f'{close}/{name}'!r}? Otherwise use" if close else "use"
     return (
@@ -198,6 +247,8 @@ def model_id_problem(
     names = list(endpoint_names)
     if prefix in BUILTIN_ENDPOINTS or prefix in names or env.get(f"{env_name(prefix)}_BASE_URL"):
         return None
+    if prefix in _plugin_names():
+        return None
     return _unknown_provider(model_id, names)
 
 
@@ -219,7 +270,16 @@ def resolve(
         return Route(model_id, "local", "local", str(path), None, identity)
     config = endpoint_config(prefix, configured, env)
     if config is None:
-        raise ProviderUnavailableError(_unknown_provider(model_id, configured))
+        plugin = plugin_provider(prefix)
+        if plugin is None:
+            raise ProviderUnavailableError(_unknown_provider(model_id, configured))
+        # The class's own limit if it states one (calls in flight at once), else the default.
+        limit = getattr(plugin, "max_concurrency", None)
+        settings = (
+            EndpointConfig(max_concurrency=limit) if isinstance(limit, int) else EndpointConfig()
+        )
+        identity = f"plugin:{prefix}:{plugin.__module__}.{plugin.__qualname__}"
+        return Route(model_id, prefix, "plugin", name, settings, identity)
     if config.kind == "anthropic":
         _need_extra("anthropic", model_id)
     if config.api_key is None and config.api_key_env and not env.get(config.api_key_env):

@@ -1,20 +1,31 @@
-"""Grading one response without a model: checks, the validator, then field assertions."""
+"""Grading one response without a model: checks, the validator, then field assertions.
+
+Checks the user wrote (``type: python``, registered types) see the whole `CheckInput`; an
+async one is awaited by `grade_async`, the runner's way in.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Awaitable
+from types import MappingProxyType
 from typing import Any
 
 from pydantic import ValidationError
 
-from promptum._legacy_grades import assertion_grade, check_grade
-from promptum.checks import CheckResult, evaluate_checks
+from promptum._legacy_grades import assertion_grade
+from promptum.checks._custom import CheckInput, settle
+from promptum.checks._engine import check_plan, run_compiled
 from promptum.completion import Completion
 from promptum.evaluations import evaluate
 from promptum.grades import Grade
 from promptum.runner._case import TestCase
 
 _REASON_LIMIT = 300
+
+Pending = list[tuple[int, Awaitable[Grade]]]
+"""The async checks of one response still to await: their position and awaitable."""
 
 
 def _shorten(text: str) -> str:
@@ -54,8 +65,12 @@ def _jsonable(details: Any) -> dict[str, Any]:
     return data if isinstance(data, dict) else {"details": data}
 
 
-def _parsed_output(case: TestCase, completion: Completion) -> tuple[Any, CheckResult | None]:
-    """The structured output to assert on, and the result of parsing it into the model."""
+def _parsed_output(case: TestCase, completion: Completion) -> tuple[Any, Grade | None]:
+    """The structured output to assert on, and the grade of parsing it into the model.
+
+    The output is the model's instance when it parses, else the raw JSON (the assertions
+    still run on it, so each field gets its own verdict).
+    """
     output = completion.output if completion.output is not None else {}
     model = case.response_model
     if completion.output_error is not None:
@@ -64,37 +79,96 @@ def _parsed_output(case: TestCase, completion: Completion) -> tuple[Any, CheckRe
             if model is not None
             else ("response_schema", "Output fits the response schema")
         )
-        return output, CheckResult(kind, False, description, _shorten(completion.output_error))
+        return output, Grade(
+            "check", kind, False, None, _shorten(completion.output_error), description
+        )
     if model is None:
         return output, None
     description = f"Output is a valid {model.__name__}"
     try:
-        return model.model_validate(output), CheckResult("response_model", True, description)
+        parsed = model.model_validate(output)
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(map(str, e['loc'])) or '(root)'}: {e['msg']}"
             for e in exc.errors(include_url=False)
         )
-        # The assertions still run on the raw output, so each field gets its own verdict.
-        return output, CheckResult("response_model", False, description, _shorten(problems))
+        return output, Grade(
+            "check", "response_model", False, None, _shorten(problems), description
+        )
+    return parsed, Grade("check", "response_model", True, None, None, description)
 
 
-def grade(case: TestCase, completion: Completion) -> list[Grade]:
-    """The grades of the case's checks, validator and field assertions on a completion."""
-    if not completion.ok:
-        return []
-    grades = [check_grade(result) for result in evaluate_checks(case.checks, completion)]
+def _grades(
+    case: TestCase, completion: Completion, model: str | None, repeat: int
+) -> tuple[list[Grade], Pending]:
+    """Every grade but those of async checks, which come back pending, in their places."""
+    plan = check_plan(case.checks)
+    grades = run_compiled(plan.compiled, plan.definitions, completion)
+    output: Any = None
+    parse_grade: Grade | None = None
+    if case.response_schema is not None:
+        output, parse_grade = _parsed_output(case, completion)
+    pending: Pending = []
+    if plan.custom:
+        parsed = case.response_model is not None and parse_grade is not None and parse_grade.passed
+        check = CheckInput(
+            completion.text,
+            output if parsed else completion.output,
+            completion,
+            MappingProxyType(case.vars),
+            case.id,
+            completion.model if model is None else model,
+            repeat,
+            case.tags,
+        )
+        for index, custom in plan.custom:
+            outcome = custom.grade(check)
+            if isinstance(outcome, Grade):
+                grades[index] = outcome
+            else:
+                pending.append((index, outcome))
     validator_result = _validator_result(case, completion.text)
     if validator_result is not None:
         grades.append(validator_result)
-    if case.response_schema is None:
-        return grades
-    output, parse_result = _parsed_output(case, completion)
-    if parse_result is not None:
-        grades.append(check_grade(parse_result))
-    if not case.expected and not case.attack_target:
-        return grades
-    expected = dict(case.expected) if case.expected else None
-    attack_target = dict(case.attack_target) if case.attack_target else None
-    evaluation = evaluate(output, expected, attack_target)
-    return grades + [assertion_grade(detail) for detail in evaluation.details]
+    if parse_grade is not None:
+        grades.append(parse_grade)
+    if case.response_schema is not None and (case.expected or case.attack_target):
+        expected = dict(case.expected) if case.expected else None
+        attack_target = dict(case.attack_target) if case.attack_target else None
+        evaluation = evaluate(output, expected, attack_target)
+        grades += [assertion_grade(detail) for detail in evaluation.details]
+    return grades, pending
+
+
+def grade(
+    case: TestCase, completion: Completion, *, model: str | None = None, repeat: int = 0
+) -> list[Grade]:
+    """The grades of the case's checks, validator and field assertions on a completion.
+
+    An async check of the user's is run to completion here (in async code, `grade_async`
+    awaits it on the running loop instead).
+    """
+    if not completion.ok:
+        return []
+    grades, pending = _grades(case, completion, model, repeat)
+    for index, outcome in pending:
+        grades[index] = settle(outcome)
+    return grades
+
+
+async def grade_async(
+    case: TestCase, completion: Completion, *, model: str | None = None, repeat: int = 0
+) -> list[Grade]:
+    """`grade`, awaiting the user's async checks (together) on the running event loop.
+
+    ``model`` and ``repeat`` are what a check sees as `CheckInput.model` and ``.repeat``
+    (default: the completion's model, the first repeat).
+    """
+    if not completion.ok:
+        return []
+    grades, pending = _grades(case, completion, model, repeat)
+    if pending:
+        answers = await asyncio.gather(*(outcome for _, outcome in pending))
+        for (index, _), answer in zip(pending, answers, strict=True):
+            grades[index] = answer
+    return grades

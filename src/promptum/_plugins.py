@@ -1,0 +1,189 @@
+"""Plugins: check types, report formats and providers added from outside promptum.
+
+Two ways in, validated at once (a bad plugin is an error naming the plugin, the hook and
+the reason, never a surprise in the middle of a run):
+
+- ``register_check`` and ``register_report``, called from the user's own code;
+- entry points of an installed package, looked up by name, and loaded once, the first
+  time a check type, report format or model id prefix is not one promptum has built in::
+
+      [project.entry-points."promptum.checks"]
+      no_pii = "pii_checks:no_pii"              # a check function or a CheckType
+      [project.entry-points."promptum.reports"]
+      tap = "tap_report:render"                 # RunResult -> str, or a ReportFormat
+      [project.entry-points."promptum.providers"]
+      myprov = "myprov_promptum:MyProvider"     # serves model ids myprov/<model>
+
+Built-in names always win: a plugin adds names, it never replaces one.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import inspect
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from promptum.errors import ConfigError
+
+if TYPE_CHECKING:
+    from promptum.checks import CheckType
+    from promptum.reporting import ReportFormat
+    from promptum.results import RunResult
+
+CHECKS_GROUP = "promptum.checks"
+REPORTS_GROUP = "promptum.reports"
+PROVIDERS_GROUP = "promptum.providers"
+
+_loading = threading.RLock()
+
+
+class PluginError(ConfigError, ValueError):
+    """A plugin cannot be used: its message names the plugin, the hook and the reason.
+
+    A ValueError too, so that a plugin check type found while a suite is validated is
+    reported at the file, line and field that named it.
+    """
+
+
+def plugin_error(hook: str, name: str, plugin: str, reason: str) -> PluginError:
+    """The error for plugin ``plugin`` providing ``hook`` ``name``: ``check type 'x' from ...``."""
+    return PluginError(f"{hook} {name!r} from {plugin}: {reason}")
+
+
+def caller_label(function_name: str, target: object) -> str:
+    """How a ``register_*`` call is named in errors: ``register_check(pii_checks.no_pii)``."""
+    module = getattr(target, "__module__", None)
+    qualname = getattr(target, "__qualname__", None) or type(target).__name__
+    shown = f"{module}.{qualname}" if module and module != "__main__" else qualname
+    return f"{function_name}({shown})"
+
+
+def entry_point_label(entry_point: importlib.metadata.EntryPoint) -> str:
+    """How an entry point is named in errors: the line declaring it and the package."""
+    dist = entry_point.dist
+    package = f", package {dist.name} {dist.version}" if dist is not None else ""
+    return (
+        f"entry point '{entry_point.name} = {entry_point.value}' "
+        f"(group {entry_point.group}{package})"
+    )
+
+
+_scans: dict[tuple[str, tuple[str, ...]], tuple[importlib.metadata.EntryPoint, ...]] = {}
+
+
+def _entry_points(group: str) -> tuple[importlib.metadata.EntryPoint, ...]:
+    """The entry points of ``group``, read once per Python path (a scan takes milliseconds).
+
+    A suite with a mistyped type in every one of a thousand rows would otherwise read every
+    installed package's metadata a thousand times.
+    """
+    key = (group, tuple(sys.path))
+    found = _scans.get(key)
+    if found is None:
+        found = _scans[key] = tuple(importlib.metadata.entry_points(group=group))
+    return found
+
+
+def entry_point_names(group: str) -> list[str]:
+    """The names the installed packages provide in ``group``, without importing any."""
+    return list(dict.fromkeys(ep.name for ep in _entry_points(group)))
+
+
+def load_entry_point(
+    group: str, name: str, hook: str, accept: Callable[[object, str], None]
+) -> tuple[object, str] | None:
+    """The object of the entry point ``name`` in ``group`` and its label; None if none is named so.
+
+    ``accept(object, label)`` registers it (so the registry answers the next lookup: each
+    plugin loads once), raising `PluginError` if it will not do. Two packages declaring the
+    same name is an error naming both.
+    """
+    with _loading:
+        found = [ep for ep in _entry_points(group) if ep.name == name]
+        if not found:
+            return None
+        if len({(ep.value, ep.dist.name if ep.dist else None) for ep in found}) > 1:
+            raise plugin_error(
+                hook,
+                name,
+                " and ".join(entry_point_label(ep) for ep in found),
+                "two installed packages declare this name; uninstall one of them",
+            )
+        label = entry_point_label(found[0])
+        try:
+            target = found[0].load()
+        except Exception as exc:  # the plugin's own import failed: say whose and why
+            raise plugin_error(
+                hook, name, label, f"cannot be loaded: {type(exc).__name__}: {exc}"
+            ) from exc
+        accept(target, label)
+        return target, label
+
+
+def call_problem(target: object, count: int, called_as: str) -> str | None:
+    """Why ``target`` cannot be called with ``count`` positional arguments, or None if it can.
+
+    A signature Python cannot read (some built-ins) is trusted.
+    """
+    if not callable(target):
+        return f"it is {_a(target)}, not something callable like {called_as}"
+    try:
+        signature = inspect.signature(target)
+    except (TypeError, ValueError):
+        return None
+    try:
+        signature.bind(*range(count))
+    except TypeError as exc:
+        return f"it cannot be called as {called_as}: its signature is {signature} ({exc})"
+    return None
+
+
+def _a(value: object) -> str:
+    """``a str 'yes'``, ``a list``: a value's type, and the value when short."""
+    shown = repr(value)
+    kind = type(value).__name__
+    return f"{kind} {shown}" if len(shown) <= 40 else kind
+
+
+def register_check(
+    name: str,
+    check: Callable[..., Any] | CheckType,
+    *,
+    description: str | None = None,
+    threshold: float = 0.5,
+) -> CheckType:
+    """Add check type ``name``: a function of the response (and ``value``), or a CheckType.
+
+    ``def f(response)`` makes a type that takes no ``value``; ``def f(response, value)`` one
+    that needs one. The function returns a bool, a score from 0 to 1 (passing at or above
+    the definition's ``threshold``, by default ``threshold`` here), a ``(passed, reason)``
+    pair or a `Grade`; it may be async. Raises `PluginError` if the name is taken or the
+    function's signature does not fit.
+    """
+    from promptum.checks._registry import register_check_type
+
+    return register_check_type(
+        name, check, caller_label("register_check", check), description, threshold
+    )
+
+
+def register_report(
+    name: str,
+    render: Callable[[RunResult], str] | ReportFormat,
+    *,
+    description: str = "",
+    aliases: Sequence[str] = (),
+) -> ReportFormat:
+    """Add report format ``name`` (the file extension, e.g. ``tap``): ``render(run) -> str``.
+
+    ``promptum run -o results.tap`` then writes it. Raises `PluginError` if the name or an
+    alias is taken or ``render`` does not take one argument.
+    """
+    from promptum.reporting._registry import register_report_format
+
+    return register_report_format(
+        name, render, caller_label("register_report", render), description, tuple(aliases)
+    )

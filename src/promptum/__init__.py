@@ -4,10 +4,10 @@ from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
-from promptum._plugins import PluginError, register_check, register_report
+from promptum._plugins import register_check, register_report
 from promptum.checks import CheckDefinition, CheckInput, CheckResult, evaluate_checks
 from promptum.completion import Completion
-from promptum.errors import PromptumError
+from promptum.errors import PluginError, PromptumError
 from promptum.evaluations import EvalResult, FieldEvalResult, evaluate, print_eval_result
 from promptum.grades import Grade
 from promptum.validation import (

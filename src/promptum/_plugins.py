@@ -26,7 +26,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from promptum.errors import ConfigError
+from promptum.errors import PluginError
 
 if TYPE_CHECKING:
     from promptum.checks import CheckType
@@ -38,14 +38,6 @@ REPORTS_GROUP = "promptum.reports"
 PROVIDERS_GROUP = "promptum.providers"
 
 _loading = threading.RLock()
-
-
-class PluginError(ConfigError, ValueError):
-    """A plugin cannot be used: its message names the plugin, the hook and the reason.
-
-    A ValueError too, so that a plugin check type found while a suite is validated is
-    reported at the file, line and field that named it.
-    """
 
 
 def plugin_error(hook: str, name: str, plugin: str, reason: str) -> PluginError:

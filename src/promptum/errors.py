@@ -4,6 +4,7 @@ Exception tree::
 
     PromptumError                 anything a user can cause and fix
     ├── ConfigError               a suite, check definition or option is invalid
+    │   └── PluginError           a plugin (check type, report format, provider) is unusable
     ├── ProviderUnavailableError  a model cannot be used as configured (missing key or extra)
     └── StoreError                the run store cannot be opened, or a run is not in it
 
@@ -28,3 +29,11 @@ class ProviderUnavailableError(PromptumError):
 
 class StoreError(PromptumError):
     """The run store cannot be opened, or a run asked for is not in it."""
+
+
+class PluginError(ConfigError, ValueError):
+    """A plugin cannot be used: its message names the plugin, the hook and the reason.
+
+    A ValueError too, so that a plugin check type found while a suite is validated is
+    reported at the file, line and field that named it.
+    """

@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, model_validator
 
 from promptum.checks._base import CheckType, CompiledCheck, ValueKind
-from promptum.checks._custom import CustomCheck
 from promptum.checks._python import python_function
 from promptum.checks._registry import CHECK_TYPES, get_check_type, is_written_by_user
 from promptum.checks._similar import ScoredCheckType
-from promptum.completion import Completion
-from promptum.grades import Grade
 from promptum.validation._regex import bounded_search
 
 
@@ -97,7 +93,7 @@ class CheckDefinition(BaseModel):
                     raise ValueError(f"check {self.type!r}: {problem}")
             threshold = check_type.default_threshold if self.threshold is None else self.threshold
             compiled = check_type.build_scored(value, threshold, self.model)
-            self._compiled = compiled if isinstance(compiled, CustomCheck) else _graded(compiled)
+            self._compiled = compiled
             return self
         scoring = ", ".join(
             t.name
@@ -132,14 +128,3 @@ class CheckDefinition(BaseModel):
         # Read the private slot directly: pydantic's __getattr__ route costs ~1 µs per check.
         compiled: CompiledCheck = self.__pydantic_private__["_compiled"]  # type: ignore[index]
         return compiled
-
-
-def _graded(compiled: Callable[[Completion], Any]) -> CompiledCheck:
-    """A scoring check that may answer with a `CheckResult` (the form before grades), graded."""
-    from promptum._legacy_grades import check_grade
-
-    def run(completion: Completion) -> Grade:
-        outcome = compiled(completion)
-        return outcome if isinstance(outcome, Grade) else check_grade(outcome)
-
-    return run

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from promptum.checks._base import CheckResult, CheckType, CompiledCheck, ValueKind, shorten
+from promptum.checks._base import CheckType, CompiledCheck, ValueKind, shorten
 from promptum.completion import Completion
+from promptum.grades import Grade
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -395,19 +396,22 @@ def _build(reference: str, threshold: float, model: str | None) -> CompiledCheck
         )
     description = f"Similar to {shorten(reference, 60)!r} (cosine ≥ {threshold:g}, {model})"
 
-    def run(completion: Completion) -> CheckResult:
+    def run(completion: Completion) -> Grade:
         try:
             # A score is 0-1 like every grade's: unrelated texts may come out slightly below
             # zero. Rounded as shown, so that a reason never reads "0.800 < 0.8".
             score = round(max(0.0, similarity(model, reference, completion.text)), 3)
         except EmbeddingError as exc:
-            return CheckResult("similar", False, description, f"could not embed: {exc}")
+            # Nothing was compared: the check could not grade, which never passes.
+            return Grade(
+                "check", "similar", False, None, None, description, f"could not embed: {exc}"
+            )
         # The score goes in the reason whether or not it passed: it is the check's finding.
         if score >= threshold:
-            return CheckResult("similar", True, description, f"cosine {score:.3f} ≥ {threshold:g}")
-        return CheckResult(
-            "similar", False, description, f"cosine {score:.3f} < {threshold:g}: not similar enough"
-        )
+            reason = f"cosine {score:.3f} ≥ {threshold:g}"
+            return Grade("check", "similar", True, score, reason, description)
+        reason = f"cosine {score:.3f} < {threshold:g}: not similar enough"
+        return Grade("check", "similar", False, score, reason, description)
 
     return run
 

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from promptum.errors import ProviderUnavailableError
+from promptum.errors import PluginError, ProviderUnavailableError
 from promptum.providers._local_model import LOCAL_MODELS, local_model_path, local_model_problem
 from promptum.providers._options import EndpointConfig
 
@@ -186,7 +186,7 @@ def plugin_provider(prefix: str) -> type[Any] | None:
     found = _plugin_providers.get(prefix)
     if found is not None:
         return found
-    from promptum._plugins import PROVIDERS_GROUP, PluginError, load_entry_point
+    from promptum._plugins import PROVIDERS_GROUP, load_entry_point
 
     def accept(target: object, label: str) -> None:
         _plugin_providers[prefix] = _provider_class(prefix, target, label)

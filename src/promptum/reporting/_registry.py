@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from promptum.errors import ConfigError
 from promptum.redaction import environment_secrets, scrub_json
@@ -114,12 +114,17 @@ def register_report_format(
     def refuse(reason: str) -> Exception:
         return plugin_error(_HOOK, name, plugin, reason)
 
+    given = render.render if isinstance(render, ReportFormat) else render
+    problem = call_problem(given, 1, "render(run)")
+    if problem is not None:
+        raise refuse(f"{problem}; a renderer takes the RunResult and returns the report's text")
     if isinstance(render, ReportFormat):
         if render.name != name:
             raise refuse(f"the ReportFormat is named {render.name!r}; register it under its name")
         report_format = render
     else:
-        report_format = ReportFormat(name, description or "a plugin", render, tuple(aliases))  # type: ignore[arg-type]
+        renderer = cast(Callable[[RunResult], str], render)
+        report_format = ReportFormat(name, description or "a plugin", renderer, tuple(aliases))
     for extension in (report_format.name, *report_format.aliases):
         if not isinstance(extension, str) or not _EXTENSION.fullmatch(extension):
             raise refuse(
@@ -134,9 +139,6 @@ def register_report_format(
                 else f"registered by {_origins[taken.name]}"
             )
             raise refuse(f"the extension .{extension} is taken ({whose}); choose another")
-    problem = call_problem(report_format.render, 1, "render(run)")
-    if problem is not None:
-        raise refuse(f"{problem}; a renderer takes the RunResult and returns the report's text")
     REPORT_FORMATS[name] = report_format
     _origins[name] = plugin
     return report_format

@@ -9,7 +9,8 @@ import promptum.providers as providers
 
 
 def test_all_is_sorted_and_complete() -> None:
-    public = {name for name in vars(providers) if not name.startswith("_")}
+    # "@py_builtins" and the like: pytest rewrites the asserts of a package with a plugin.
+    public = {name for name in vars(providers) if not name.startswith(("_", "@"))}
 
     # isort-style, as ruff keeps it: CONSTANTS, then Classes, then functions.
     def kind(name: str) -> tuple[int, str]:

@@ -24,6 +24,7 @@ import inspect
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from promptum.errors import PluginError
@@ -75,8 +76,22 @@ def _entry_points(group: str) -> tuple[importlib.metadata.EntryPoint, ...]:
     key = (group, tuple(sys.path))
     found = _scans.get(key)
     if found is None:
-        found = _scans[key] = tuple(importlib.metadata.entry_points(group=group))
+        found = _scans[key] = tuple(
+            entry_point
+            for distribution in importlib.metadata.distributions(path=_installed_paths())
+            for entry_point in distribution.entry_points.select(group=group)
+        )
     return found
+
+
+def _installed_paths() -> list[str]:
+    """The Python path without the working directory, where a pull request writes files.
+
+    `python -m promptum` puts the working directory first on the path: a `*.dist-info` a
+    pull request commits there would otherwise make a suite's `type:` run its code.
+    """
+    here = Path.cwd().resolve()
+    return [entry for entry in sys.path if entry and Path(entry).resolve() != here]
 
 
 def entry_point_names(group: str) -> list[str]:

@@ -46,6 +46,11 @@ class Grade:
     details: dict[str, Any] = field(default_factory=dict)
     """Grader-specific facts (a judge's model and threshold, an assertion's values)."""
 
+    def __post_init__(self) -> None:
+        if self.passed and self.error is not None:
+            # Whatever produced it (a user's check may build its own), an error never passes.
+            raise ValueError(f"grade {self.name!r} has an error, so it cannot pass: {self.error}")
+
     @property
     def failed(self) -> bool:
         """Whether the grade is a failure the grader stands by (not an error)."""

@@ -56,7 +56,9 @@ class FakeGitHub:
     zips: dict[int, bytes] = field(default_factory=dict)
     refuse_comments: bool = False
 
-    def add_baseline(self, results: Path, *, artifact_id: int, branch: str, **extra: Any) -> None:
+    def add_baseline(
+        self, results: Path, *, artifact_id: int, branch: str, fork: bool = False, **extra: Any
+    ) -> None:
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w") as archive:
             archive.write(results, "results.json")
@@ -68,7 +70,11 @@ class FakeGitHub:
                 "expired": False,
                 "created_at": f"2026-01-0{artifact_id}T00:00:00Z",
                 "archive_download_url": f"{self.url}/repos/o/r/actions/artifacts/{artifact_id}/zip",
-                "workflow_run": {"head_branch": branch},
+                "workflow_run": {
+                    "head_branch": branch,
+                    "repository_id": 1,
+                    "head_repository_id": 2 if fork else 1,
+                },
                 **extra,
             }
         )
@@ -220,6 +226,7 @@ def test_a_regression_fails_and_the_sticky_comment_is_created_then_updated(
     github.add_baseline(main, artifact_id=1, branch="feature")  # another branch: ignored
     github.add_baseline(main, artifact_id=2, branch="main")
     github.add_baseline(main, artifact_id=3, branch="main", expired=True)
+    github.add_baseline(main, artifact_id=4, branch="main", fork=True)  # a fork's "main"
     fault.default = Reply.ok("Hello!")  # the pull request broke the must-pass case
     env = action_env(tmp_path, github, fault, args="--no-cache")
 
@@ -318,7 +325,7 @@ def test_the_action_runs_the_script_with_its_inputs() -> None:
     action = yaml.safe_load((ROOT / "action.yml").read_text())
     steps = action["runs"]["steps"]
     (script,) = [s for s in steps if s.get("id") == "promptum"]
-    assert script["run"] == "python -m promptum.ci.github"
+    assert script["run"] == "python -P -m promptum.ci.github"
     names = {key.removeprefix("INPUT_").lower().replace("_", "-") for key in script["env"]}
     assert names - {"github-token"} == set(action["inputs"]) - {
         "python-version", "promptum-spec", "llama-cpp-python-version", "github-token",

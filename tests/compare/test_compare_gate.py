@@ -303,3 +303,11 @@ def test_a_flaky_fall_of_a_must_pass_case_is_a_regression() -> None:
     assert decision.line == (
         f"gate: FAIL — must-pass case guard regressed (pass → flaky 2/3) on {LOCAL}"
     )
+
+
+def test_an_interrupted_run_b_fails_the_gate() -> None:
+    base = run("base", set())
+    cut_short = run("cut", set()).model_copy(update={"complete": False})
+    decision = comparison_gate(compare_runs(base, cut_short))
+    assert not decision.passed
+    assert decision.reason == "run cut was interrupted before every case ran"

@@ -53,3 +53,18 @@ def test_the_projects_own_data_is_read(project: Path) -> None:
     code, output = validate(project / "prompts" / "suite.yaml", "../data/rows.csv")
     assert code == 0, output
     assert "1 cases" in output
+
+
+def test_a_link_in_a_case_folder_cannot_lead_out(project: Path) -> None:
+    (project.parent / "private" / "creds.toml").write_text('query = "the-secret-value"\n')
+    cases = project / "prompts" / "cases"
+    cases.mkdir()
+    (cases / "ok.toml").write_text('query = "hello"\n')
+    (cases / "creds.toml").symlink_to(project.parent / "private" / "creds.toml")
+    code, output = validate(project / "prompts" / "suite.yaml", "cases")
+    assert code == 2
+    assert "outside its folder" in output
+    assert "the-secret-value" not in output
+    result = CliRunner().invoke(main, ["validate", str(cases)])  # the folder as a suite
+    assert result.exit_code == 2
+    assert "outside its folder" in result.output

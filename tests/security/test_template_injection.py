@@ -239,3 +239,14 @@ def test_slow_steps_are_stopped_by_the_time_limit(monkeypatch: pytest.MonkeyPatc
     loop = "{% for a in range(100000) %}{% if -1 in xs %}{% endif %}{% endfor %}"
     with pytest.raises(TemplateError, match=r"^templates cannot take more than 0\.2 seconds"):
         render(loop, {"xs": list(range(200_000))})
+
+
+def test_binary_vars_cannot_be_multiplied_into_gigabytes(tmp_path: Path) -> None:
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        "vars: {b: !!binary YQ==}\ntest_cases:\n  - {id: t, query: '{{ b * 4000000000 }}'}\n",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(main, ["validate", str(suite)])
+    assert result.exit_code == 2
+    assert "templates cannot" in result.output

@@ -157,3 +157,14 @@ def test_deep_nesting_is_refused_located(tmp_path: Path) -> None:
     assert ": test_cases[0].vars.x[0][0][0][0]...: values are nested more than 100 levels" in (
         result.output
     )
+
+
+def test_each_aliased_node_is_located_once(tmp_path: Path) -> None:
+    # Locating every expansion of every alias costs memory in proportion to the expanded
+    # document (a deep one reached 846 MB from 449 bytes): an aliased node is walked once.
+    keys = ", ".join(f"k{i}: {i}" for i in range(50))
+    aliases = ", ".join(["*b"] * 200)
+    path = write(tmp_path, f"base: &b {{{keys}}}\nmany: [{aliases}]\n")
+    _, locator = _yaml.read_yaml(path)
+    assert len(locator.positions) < 500  # 10,000 expanded values
+    assert locator.at(("many", 150, "k7")).startswith(f"{path}:1:")  # the anchored node

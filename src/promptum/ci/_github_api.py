@@ -18,6 +18,18 @@ from promptum.errors import PromptumError
 
 _TIMEOUT_S = 30.0
 _PAGES = 20
+_MAX_BYTES = 64 * 1024 * 1024
+
+
+def _same_origin(url: str, api_url: str) -> bool:
+    """Whether `url` is on the API's own scheme and host.
+
+    A prefix test would also let ``https://api.github.com.evil/`` have the token.
+    """
+    mine, theirs = urllib.parse.urlsplit(api_url), urllib.parse.urlsplit(url)
+    return (mine.scheme, mine.netloc) == (theirs.scheme, theirs.netloc)
+
+
 """Pages of 100 comments searched for the sticky one before a new one is made."""
 
 
@@ -58,7 +70,7 @@ class GitHubClient:
         request.add_header("User-Agent", "promptum-action")
         if data is not None:
             request.add_header("Content-Type", "application/json")
-        if self._token and url.startswith(self.api_url):
+        if self._token and _same_origin(url, self.api_url):
             # Unredirected: a redirect to artifact storage must not carry the token along.
             request.add_unredirected_header("Authorization", f"Bearer {self._token}")
         return request
@@ -66,8 +78,13 @@ class GitHubClient:
     def _open(self, request: urllib.request.Request) -> bytes:
         try:
             with urllib.request.urlopen(request, timeout=_TIMEOUT_S) as response:
-                payload: bytes = response.read()
-                return payload
+                payload: bytes = response.read(_MAX_BYTES + 1)
+            if len(payload) > _MAX_BYTES:
+                # A baseline is a zipped JSON report; anything this big is not one.
+                raise GitHubError(
+                    f"{request.full_url} sent more than {_MAX_BYTES:,} bytes; not read", None
+                )
+            return payload
         except urllib.error.HTTPError as exc:
             detail = exc.read().decode(errors="replace")[:300]
             raise GitHubError(
@@ -100,7 +117,7 @@ class GitHubClient:
                 created_at=item.get("created_at") or "",
             )
             for item in (listing or {}).get("artifacts", [])
-            if item.get("name") == name and not item.get("expired")
+            if item.get("name") == name and not item.get("expired") and _own_run(item)
         ]
         on_branch = [artifact for artifact in found if artifact.branch == branch]
         return max(on_branch, key=lambda a: a.created_at, default=None)
@@ -119,3 +136,14 @@ class GitHubClient:
                 break
         created = self.call("POST", comments, {"body": body})
         return "created", str(created.get("html_url", ""))
+
+
+def _own_run(item: dict[str, Any]) -> bool:
+    """Whether an artifact comes from a run of the repository itself, not of a fork.
+
+    A fork's pull request may name its branch ``main``; its artifacts must not become the
+    baseline every later pull request is compared with.
+    """
+    run = item.get("workflow_run") or {}
+    head, own = run.get("head_repository_id"), run.get("repository_id")
+    return head is not None and head == own

@@ -1,6 +1,6 @@
 """The GitHub Action's logic: run the suites, compare with the base branch, comment, decide.
 
-Run by ``action.yml`` as ``python -m promptum.ci.github``; its inputs arrive as ``INPUT_*``
+Run by ``action.yml`` as ``python -P -m promptum.ci.github``; its inputs arrive as ``INPUT_*``
 environment variables, GitHub's facts as the usual ``GITHUB_*`` ones. Steps:
 
 1. ``promptum run`` the suites, writing results.json, report.html, junit.xml, summary.md;
@@ -79,7 +79,9 @@ class Inputs:
 def _promptum(*args: str) -> int:
     """Run a promptum command, its output going to the job's log."""
     sys.stdout.flush()
-    return subprocess.run([sys.executable, "-m", "promptum", *args], check=False).returncode
+    # -P: the working directory (the pull request's files) stays off the Python path.
+    command = [sys.executable, "-P", "-m", "promptum", *args]
+    return subprocess.run(command, check=False).returncode
 
 
 def _suite_paths(patterns: Sequence[str]) -> list[str]:

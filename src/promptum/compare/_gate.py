@@ -84,6 +84,9 @@ def comparison_gate(
     if max_regressed < 0:
         raise ValueError(f"max_regressed must be 0 or more, not {max_regressed}")
     reasons = [r for pair in comparison.models for r in _failures(pair, max_regressed)]
+    if not comparison.run_b.complete:
+        # Cases that never ran cannot regress: an interrupted run B proves nothing.
+        reasons.insert(0, f"run {comparison.run_b.run_id} was interrupted before every case ran")
     if reasons:
         return GateDecision(False, "; ".join(reasons))
     return GateDecision(True, _passed(comparison, max_regressed))

@@ -150,6 +150,10 @@ def _current() -> _Budget:
     return _budget.get(None) or _Budget()
 
 
+_SEQUENCES = (str, bytes, bytearray, list, tuple)
+"""What `*` and `+` repeat or join: a YAML `!!binary` var is bytes, as costly as text."""
+
+
 def _size(value: Any, limit: int) -> int:
     """Characters plus items in `value`, following nested lists and mappings; stops past limit.
 
@@ -159,7 +163,7 @@ def _size(value: Any, limit: int) -> int:
     stack = [value]
     while stack and total <= limit:
         item = stack.pop()
-        if isinstance(item, str | bytes | range):
+        if isinstance(item, str | bytes | bytearray | range):
             total += len(item)
         elif isinstance(item, dict):
             total += len(item)
@@ -225,9 +229,9 @@ def _check_binop(operator: str, left: Any, right: Any) -> None:
                 raise _security_error(_TOO_BIG_NUMBER)
             return
         for sequence, times in ((left, right), (right, left)):
-            if isinstance(times, int) and isinstance(sequence, str | list | tuple):
+            if isinstance(times, int) and isinstance(sequence, _SEQUENCES):
                 budget.afford(_size(sequence, budget.size) * max(times, 0))
-    elif operator == "+" and isinstance(left, str | list | tuple):
+    elif operator == "+" and isinstance(left, _SEQUENCES):
         budget.afford(_size(left, budget.size) + _size(right, budget.size))
 
 

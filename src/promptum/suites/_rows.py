@@ -305,9 +305,16 @@ def toml_cases(folder: Path) -> Iterator[RawCase]:
     if not files:
         raise ConfigError(f"{folder}: the folder has no *.toml case files")
     unreadable: list[str] = []
+    inside = folder.resolve()
     for path in files:
         # One broken file must not hide the problems of the others.
         try:
+            if not path.resolve().is_relative_to(inside):
+                # A committed link could pull any file of the machine into the prompts.
+                raise ConfigError(
+                    f"{path}: a link to {path.resolve()}, outside its folder; a case file "
+                    "must be a file of the folder itself"
+                )
             case = toml_case(path)
         except ConfigError as exc:
             unreadable.append(str(exc))

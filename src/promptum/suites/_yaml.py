@@ -115,12 +115,22 @@ def _check_size(root: yaml.Node, path: Path) -> None:
 
 
 def _walk(
-    node: yaml.Node, loc: Loc, locator: Locator, problems: list[str], inside: frozenset[int]
+    node: yaml.Node,
+    loc: Loc,
+    locator: Locator,
+    problems: list[str],
+    inside: frozenset[int],
+    walked: set[int],
 ) -> None:
     locator.positions.setdefault(loc, _position(node.start_mark))
     if id(node) in inside:  # an alias of an enclosing node: a recursive structure
         problems.append(problem(locator, loc, "a YAML alias refers to itself; remove the loop"))
         return
+    if id(node) in walked:
+        # Another alias of a node already walked: its own keys were located the first time,
+        # and walking every expansion would cost as much memory as the bomb it guards from.
+        return
+    walked.add(id(node))
     inside = inside | {id(node)}
     if isinstance(node, yaml.MappingNode):
         seen: set[Any] = set()
@@ -133,10 +143,10 @@ def _walk(
                 )
             seen.add(key)
             locator.positions[(*loc, key)] = _position(key_node.start_mark)
-            _walk(value_node, (*loc, key), locator, problems, inside)
+            _walk(value_node, (*loc, key), locator, problems, inside, walked)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
-            _walk(item, (*loc, index), locator, problems, inside)
+            _walk(item, (*loc, index), locator, problems, inside, walked)
 
 
 def read_yaml(path: Path) -> tuple[Any, Locator]:
@@ -155,7 +165,7 @@ def read_yaml(path: Path) -> tuple[Any, Locator]:
                 _check_size(node, path)  # before the document is built, not after
                 # Walked before it is built: building merges `<<: *base` into the mapping's
                 # node, whose keys would then look written twice.
-                _walk(node, (), locator, problems, frozenset())
+                _walk(node, (), locator, problems, frozenset(), set())
             data = loader.construct_document(node) if node is not None else None
         finally:
             loader.dispose()

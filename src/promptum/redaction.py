@@ -27,7 +27,9 @@ _SECRET_KEY = re.compile(
 # Matched against environment variable names: the last word names a secret (OPENAI_API_KEY,
 # GITHUB_TOKEN, DB_PASSWORD), so PIP_KEYRING_PROVIDER and the like keep their values.
 _SECRET_ENV = re.compile(
-    r"(^|_)(KEY|KEYS|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.IGNORECASE
+    # ..._CUSTOM_HEADERS: the SDKs' extra headers, which may carry a proxy's token.
+    r"(^|_)(KEY|KEYS|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|CUSTOM_HEADERS)$",
+    re.IGNORECASE,
 )
 _MIN_SECRET = 8
 """Shorter values are too likely to occur by chance (``true``, ``1``) to be worth replacing."""

@@ -234,9 +234,9 @@ class EndpointEmbedder:
     """An OpenAI-compatible ``/embeddings`` endpoint, its key bound to its host as for models."""
 
     def __init__(self, route: Route, key: str | None) -> None:
-        from openai import OpenAI
+        from openai import Omit, OpenAI
 
-        from promptum.providers._sdk import NO_KEY
+        from promptum.providers._sdk import NO_KEY, headers_kept_home
 
         assert route.config is not None  # an openai-kind route always has one
         self.name = route.model_id
@@ -247,6 +247,7 @@ class EndpointEmbedder:
             base_url=route.config.base_url,
             timeout=_ENDPOINT_TIMEOUT_S,
             max_retries=2,  # the SDK's backoff: a check has no retry budget of its own
+            default_headers=headers_kept_home("openai", route.config, Omit()),
         )
 
     def embed(self, texts: Sequence[str]) -> list[Vector]:

@@ -93,12 +93,6 @@ class Engine:
         assert self._client is not None
         return self._call(self._client.complete(request))
 
-    async def acomplete(self, request: ModelRequest) -> Completion:
-        """`complete` for async code: awaits the call made on the engine's loop."""
-        assert self._client is not None
-        future = asyncio.run_coroutine_threadsafe(self._client.complete(request), self._loop)
-        return await asyncio.wrap_future(future)
-
     async def _shutdown(self) -> None:
         current = asyncio.current_task()
         pending = [task for task in asyncio.all_tasks() if task is not current]

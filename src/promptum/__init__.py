@@ -6,10 +6,11 @@ from typing import TYPE_CHECKING, Any
 
 from promptum._plugins import register_check, register_report
 from promptum.checks import CheckDefinition, CheckInput, CheckResult, evaluate_checks
-from promptum.completion import Completion
+from promptum.completion import Completion, ToolCall
 from promptum.errors import PluginError, PromptumError
 from promptum.evaluations import EvalResult, FieldEvalResult, evaluate, print_eval_result
 from promptum.grades import Grade
+from promptum.target_result import TargetResult
 from promptum.validation import (
     AllOf,
     AnyOf,
@@ -75,6 +76,8 @@ __all__ = [
     "Regex",
     "RunResult",
     "Session",
+    "TargetResult",
+    "ToolCall",
     "Validator",
     "__version__",
     "evaluate",

@@ -4,7 +4,32 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
+
+
+class ToolCall(BaseModel):
+    """One tool call a model (or target) made: the tool's name and its parsed arguments."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    id: str | None = None
+    """The provider's id of the call, which a tool result message refers to."""
+    error: str | None = None
+    """Why the arguments are not usable: not a JSON object, or not fitting the tool's
+    schema. Tool checks fail with it."""
+
+    def describe(self) -> str:
+        """``name(arg=value, ...)`` for reports."""
+        arguments = ", ".join(f"{k}={v!r}" for k, v in self.arguments.items())
+        return f"{self.name}({arguments})"
 
 
 class Completion(BaseModel):
@@ -25,6 +50,16 @@ class Completion(BaseModel):
     """Why the call failed (after retries); the result is then an error, not a failure."""
     output_error: str | None = None
     """Why a response asked to follow a schema did not fit it; the call itself succeeded."""
+    tool_calls: tuple[ToolCall, ...] = ()
+    """The tools the model called, in order (empty when it called none)."""
+
+    @model_serializer(mode="wrap")
+    def _without_no_tool_calls(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A completion without tool calls dumps as it always has (cache, store, exports).
+        data: dict[str, Any] = handler(self)
+        if not data.get("tool_calls"):
+            data.pop("tool_calls", None)
+        return data
 
     @property
     def ok(self) -> bool:

@@ -28,10 +28,10 @@ class GateDecision:
 
 
 def _named(results: list[CaseResult]) -> str:
-    multi_model = len({r.model for r in results}) > 1
+    multi_model = len({r.column for r in results}) > 1
     names = [
-        f"{r.case_id} ({'errored' if r.status == 'error' else 'failed'}"
-        + (f" on {r.model})" if multi_model else ")")
+        f"{r.key} ({'errored' if r.status == 'error' else 'failed'}"
+        + (f" on {r.column})" if multi_model else ")")
         for r in results[:_NAMED]
     ]
     more = f" and {len(results) - _NAMED} more" if len(results) > _NAMED else ""

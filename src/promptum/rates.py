@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from promptum.results import CaseResult, RunResult
@@ -10,9 +10,10 @@ from promptum.results import CaseResult, RunResult
 
 @dataclass(slots=True)
 class CaseRate:
-    """How often one case passed on one model in one run."""
+    """How often one case passed on one model (``model · variant`` with variants) in a run."""
 
     case_id: str
+    """The case's id within the run: ``suite/case`` for a suite's case."""
     model: str
     passed: int = 0
     total: int = 0
@@ -40,15 +41,28 @@ class CaseRate:
         return "error" if self.errors == self.total else "fail"
 
 
-def case_rates(results: Iterable[CaseResult], model: str) -> dict[str, CaseRate]:
-    """Pass rates by case id of `model`'s results, in the order the cases first appear."""
+def _namespaced(result: CaseResult) -> str:
+    return result.key
+
+
+def case_rates(
+    results: Iterable[CaseResult],
+    model: str,
+    case_key: Callable[[CaseResult], str] = _namespaced,
+) -> dict[str, CaseRate]:
+    """Pass rates by case id (``suite/case``) of `model`'s results, in first-appearance order.
+
+    `case_key` names a result's case another way: by its own id, to pair a run stored
+    before ids were namespaced by suite with one after.
+    """
     rates: dict[str, CaseRate] = {}
     for result in sorted(results, key=lambda r: r.repeat):
-        if result.model != model:
+        if result.column != model:
             continue
-        rate = rates.get(result.case_id)
+        key = case_key(result)
+        rate = rates.get(key)
         if rate is None:
-            rate = rates[result.case_id] = CaseRate(result.case_id, result.model)
+            rate = rates[key] = CaseRate(key, result.column)
         rate.total += 1
         rate.passed += result.status == "pass"
         rate.errors += result.status == "error"

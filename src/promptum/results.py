@@ -11,18 +11,30 @@ from collections import defaultdict
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from promptum._legacy_grades import CHECK_KINDS, grades_from_channels, judge_verdict
 from promptum._legacy_grades import check_results as legacy_check_results
 from promptum._legacy_grades import eval_result as legacy_eval_result
 from promptum.checks import CheckResult
-from promptum.completion import Completion
+from promptum.completion import Completion, ToolCall
 from promptum.evaluations import EvalResult
-from promptum.grades import Grade, GradeKind, Status
+from promptum.grades import Grade, GradeKind, Status, status_of_grades
 
 _CHANNELS = frozenset({"check_results", "eval_result", "judge"})
 """The verdict fields of results before grades; read as derived properties now."""
+
+
+def namespaced(suite: str | None, case_id: str) -> str:
+    """``suite/case_id``: the form of a case id that is unique across the suites of a run."""
+    return f"{suite}/{case_id}" if suite else case_id
 
 
 class Message(BaseModel):
@@ -30,8 +42,21 @@ class Message(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    role: Literal["system", "user", "assistant"]
+    role: Literal["system", "user", "assistant", "tool"]
     content: str
+    tool_calls: tuple[ToolCall, ...] | None = None
+    """An assistant turn's tool calls, replayed (OpenAI's message shape)."""
+    tool_call_id: str | None = None
+    """For a ``tool`` message: which call this is the result of."""
+
+    @model_serializer(mode="wrap")
+    def _without_unset_tools(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Plain messages dump as they always have: the cache key and stored runs stay the same.
+        data: dict[str, Any] = handler(self)
+        for name in ("tool_calls", "tool_call_id"):
+            if data.get(name) is None:
+                data.pop(name, None)
+        return data
 
 
 class JudgeVerdict(BaseModel):
@@ -54,9 +79,15 @@ class CaseResult(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     case_id: str
+    """The case's own id, unique within its suite."""
     model: str
-    repeat: int = 0
+    repeat: int = 1
+    """Which repeat this is, from 1 (files written before promptum 0.x counted from 0)."""
     status: Status
+    suite: str | None = None
+    """The suite the case belongs to; None for the Python API and results stored before."""
+    variant: str | None = None
+    """The prompt variant (a suite's `prompts:`) this result ran; None without variants."""
     messages: list[Message] = Field(default_factory=list)
     completion: Completion
     grades: list[Grade] = Field(default_factory=list)
@@ -75,10 +106,25 @@ class CaseResult(BaseModel):
         # carry `check_results`, `eval_result` and `judge`: each becomes grades.
         # A JSON report carries both: its grades, and those fields derived from them.
         if isinstance(data, dict) and _CHANNELS.intersection(data):
-            grades = data["grades"] if "grades" in data else grades_from_channels(data)
+            legacy = "grades" not in data
+            grades = grades_from_channels(data) if legacy else data["grades"]
             data = {key: value for key, value in data.items() if key not in _CHANNELS}
             data["grades"] = grades
+            if legacy and data.get("status") == "pass":
+                # Before grades, a judge that could not grade left a case passing: read
+                # now, the same result is an error, as a run today would record it.
+                data["status"] = status_of_grades(grades)
         return data
+
+    @property
+    def key(self) -> str:
+        """The case id unique within a run: ``suite/case``, or the case id outside a suite."""
+        return namespaced(self.suite, self.case_id)
+
+    @property
+    def column(self) -> str:
+        """Where reports put the result: its model, or ``model · variant`` with variants."""
+        return f"{self.model} · {self.variant}" if self.variant else self.model
 
     def of_kind(self, *kinds: GradeKind) -> list[Grade]:
         """The grades of the given kinds, in grading order."""
@@ -239,11 +285,18 @@ class RunResult(BaseModel):
         return sum(c.cached for c in answers), len(answers)
 
     def by_model(self) -> dict[str, list[CaseResult]]:
-        """Results grouped by model, in the run's model order."""
-        grouped: dict[str, list[CaseResult]] = {model: [] for model in self.models}
-        for result in self.results:
-            grouped.setdefault(result.model, []).append(result)
-        return grouped
+        """Results grouped by column (model, or ``model · variant``), in the run's model order."""
+        if not any(result.variant for result in self.results):
+            grouped: dict[str, list[CaseResult]] = {model: [] for model in self.models}
+            for result in self.results:
+                grouped.setdefault(result.model, []).append(result)
+            return grouped
+        # One column per model × variant: models in the run's order, variants as they appear.
+        order = {model: index for index, model in enumerate(self.models)}
+        columns: dict[str, list[CaseResult]] = {}
+        for result in sorted(self.results, key=lambda r: order.get(r.model, len(order))):
+            columns.setdefault(result.column, []).append(result)
+        return columns
 
     def stats(self) -> dict[str, ModelStats]:
         """Aggregate figures per model."""
@@ -252,10 +305,10 @@ class RunResult(BaseModel):
     def get_check_stats(self) -> dict[str, CheckStats]:
         """Deterministic check counts per model."""
         counts: dict[str, CheckStats] = defaultdict(CheckStats)
-        for model in self.models:
-            counts[model] = CheckStats()
+        for column in self.by_model():
+            counts[column] = CheckStats()
         for result in self.results:
-            stats = counts[result.model]
+            stats = counts[result.column]
             checks = result.of_kind("check", "validator", "custom")
             stats.passed += sum(g.passed for g in checks)
             stats.total += len(checks)

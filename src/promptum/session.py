@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -25,7 +25,6 @@ from promptum.results import CaseResult, Message, RunResult
 from promptum.runner import (
     DEFAULT_CONCURRENCY,
     DEFAULT_GRACE_S,
-    GenerationParams,
     Journal,
     JudgeConfig,
     Runner,
@@ -35,12 +34,20 @@ from promptum.runner import (
 from promptum.runner._judge import judged_criteria
 from promptum.sinks import ResultSink
 from promptum.suites import Suite, load_suite
-from promptum.suites._build import context_problem, judge_problems, merged_judge
-from promptum.suites._format import JudgeSpec
+from promptum.suites._build import (
+    InvalidCaseError,
+    SuiteContext,
+    build_case,
+    context_problem,
+    judge_problems,
+    merged_judge,
+)
+from promptum.suites._format import CaseFields, JudgeSpec
+from promptum.suites._locate import Locator
 from promptum.validation import Validator
 
 if TYPE_CHECKING:
-    from promptum.providers import ClientOptions
+    from promptum.providers import ClientOptions, HttpTarget
 
 
 def _default_model() -> str:
@@ -83,6 +90,12 @@ class Prompt:
     """This test's judge: a mapping of a suite's `judge` keys (``criteria``, ``threshold``,
     ``samples``...) merged over the session's judge, a judge model, a whole `JudgeConfig`,
     or False for none; None: the session's judge."""
+    target: Callable[..., Any] | str | Mapping[str, Any] | HttpTarget | None = None
+    """Your application answers instead of a model: a function (sync or async), a
+    ``module:function``, an HTTP service mapping or an `HttpTarget` (docs/targets.md)."""
+    tools: Sequence[Mapping[str, Any]] | None = None
+    """Tools the model may call, as OpenAI function schemas; graded by tool checks."""
+    tool_choice: str | Mapping[str, Any] | None = None
 
     def _fail(self, message: str) -> ConfigError:
         return ConfigError(f"Prompt {self.name!r}: {message}")
@@ -124,17 +137,17 @@ class Prompt:
             raise self._fail(f"{where}: {message}")
         return config
 
-    def _messages(self) -> tuple[Message, ...]:
+    def _conversation(self) -> dict[str, Any]:
+        """`query` or `messages` in the suite's case format; the builder orders the system."""
         if (self.prompt is None) == (not self.messages):
             raise self._fail("give exactly one of `prompt` (text) or `messages` (a conversation)")
-        system = () if self.system is None else (Message(role="system", content=self.system),)
         if self.prompt is not None:
-            return (*system, Message(role="user", content=self.prompt))
+            return {"query": self.prompt}
         try:
-            turns = tuple(Message.model_validate(m) for m in self.messages)
+            turns = [Message.model_validate(m).model_dump() for m in self.messages]
         except ValidationError as exc:
             raise self._fail(f"invalid `messages`: {exc.errors()[0]['msg']}") from None
-        return (*system, *turns)
+        return {"messages": turns}
 
     def _checks(self) -> tuple[CheckDefinition, ...]:
         checks = []
@@ -149,7 +162,7 @@ class Prompt:
     def _structured(self) -> tuple[dict[str, Any] | None, type[BaseModel] | None]:
         spec = self.response_model
         if spec is None:
-            if self.expected or self.attack_target:
+            if (self.expected or self.attack_target) and self.target is None:
                 raise self._fail("field assertions (expected/attack_target) need response_model")
             return None, None
         if isinstance(spec, type) and issubclass(spec, BaseModel):
@@ -187,24 +200,57 @@ class Prompt:
             problem = context_problem(judge, self.expected_behavior, "`Prompt(context=...)`")
             if problem is not None:
                 raise self._fail(problem)
-        return TestCase(
-            id=self.name,
-            messages=self._messages(),
-            models=own_models or tuple(models),
-            params=GenerationParams(self.temperature, self.max_tokens, self.seed),
-            checks=self._checks(),
-            validator=self.validator,
-            response_schema=schema,
-            response_model=model_class,
-            expected=self.expected,
-            attack_target=self.attack_target,
-            expected_behavior=self.expected_behavior,
-            context=documents,
-            judge=judge,
-            tags=tuple(self.tags),
-            repeat=self.repeat,
-            must_pass=self.must_pass,
-        )
+        return self._built(own_models or tuple(models), judge, schema, model_class)
+
+    def _built(
+        self,
+        models: tuple[str, ...],
+        judge: JudgeConfig | None,
+        schema: dict[str, Any] | None,
+        model_class: type[BaseModel] | None,
+    ) -> TestCase:
+        """The case as the suite loader builds it: one set of rules for both."""
+        response_model: Any = model_class or schema
+        fields: dict[str, Any] = {
+            "id": self.name,
+            **self._conversation(),
+            "system": self.system,
+            "expected_behavior": self.expected_behavior,
+            "context": self.context if self.context is None else list(self._context() or ()),
+            "judge": False if judge is None else None,
+            "checks": list(self._checks()),
+            "tags": list(self.tags),
+            "models": list(models),
+            "params": {
+                "temperature": self.temperature,
+                "max_tokens": self.max_tokens,
+                "seed": self.seed,
+            },
+            "response_model": response_model,
+            "expected": None if self.expected is None else dict(self.expected),
+            "attack_target": None if self.attack_target is None else dict(self.attack_target),
+            "repeat": self.repeat,
+            "must_pass": self.must_pass,
+            "target": self.target,
+            "tools": None if self.tools is None else [dict(t) for t in self.tools],
+            "tool_choice": self.tool_choice,
+        }
+        try:
+            spec = CaseFields.model_validate({k: v for k, v in fields.items() if v is not None})
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            where = ".".join(str(part) for part in error["loc"])
+            raise self._fail(f"{where}: {error['msg']}") from None
+        context = SuiteContext(folder=Path.cwd(), judge=judge, literal=True)
+        try:
+            case = build_case(spec, Locator(_PYTHON), self.name, context)
+        except InvalidCaseError as exc:
+            raise self._fail(exc.problems[0].removeprefix(f"{_PYTHON}: ")) from None
+        return replace(case, validator=self.validator, source=None)
+
+
+_PYTHON = Path("<python>")
+"""The locator's file for a `Prompt`: its problems are reported under the Prompt's name."""
 
 
 _KEEP = object()
@@ -227,8 +273,10 @@ class Session:
     tests: list[TestCase] = field(default_factory=list)
     suites: list[Suite] = field(default_factory=list)
     fail_under: float | None = None
+    target: Callable[..., Any] | str | Mapping[str, Any] | HttpTarget | None = None
+    """Answers every Prompt without its own model or target (a function or service)."""
     """The least pass rate the gate accepts (`promptum.gate.decide`); None: every result."""
-    _ids: set[str] = field(default_factory=set, init=False, repr=False)
+    _ids: set[tuple[str, str]] = field(default_factory=set, init=False, repr=False)
     """The ids in `tests`, so adding 10,000 cases stays linear."""
 
     def __post_init__(self) -> None:
@@ -244,10 +292,12 @@ class Session:
     def add_test(self, test: Prompt | TestCase) -> None:
         """Add one test; its name must be unique in the session."""
         if isinstance(test, Prompt):
+            if self.target is not None and not (test.target or test.model or test.models):
+                test = replace(test, target=self.target)
             test = test.to_case(self.models, self._judge_config())
-        if test.id in self._ids:
-            raise ConfigError(f"a test named {test.id!r} is already in the session")
-        self._ids.add(test.id)
+        if (test.key, test.variant) in self._ids:
+            raise ConfigError(f"a test named {test.key!r} is already in the session")
+        self._ids.add((test.key, test.variant))
         self.tests.append(test)
 
     def add_suite(self, suite: Suite | Path | str) -> Suite:
@@ -288,7 +338,7 @@ class Session:
     def select(self, keep: Iterable[TestCase]) -> None:
         """Keep only the given tests (the CLI's --filter and --tag)."""
         self.tests = list(keep)
-        self._ids = {test.id for test in self.tests}
+        self._ids = {(test.key, test.variant) for test in self.tests}
 
     def planned_cases(self) -> list[TestCase]:
         """The tests as they will run: every case with its models resolved."""
@@ -302,6 +352,8 @@ class Session:
         params = {(p.temperature, p.max_tokens, p.seed) for p in (case.params for case in cases)}
         return {
             "suites": [str(suite.path) for suite in self.suites],
+            # Each variant's text hash: `compare` across runs says when a prompt changed.
+            "prompts": {s.name: dict(s.variants) for s in self.suites if s.variants},
             "judge": [{"model": m, "threshold": t} for m, t in sorted(judges)],
             "params": [
                 {"temperature": t, "max_tokens": n, "seed": s}
@@ -331,8 +383,16 @@ class Session:
                             "suites run together must agree"
                         )
                     mine[name] = value
+        targets: dict[str, Any] = {}
+        for case in self.tests:
+            target = case.target
+            if target is not None and targets.setdefault(target.id, target) != target:
+                raise ConfigError(
+                    f"two different targets are named {target.id!r}: give one a `name`"
+                )
         return options.model_copy(
             update={
+                "targets": {**targets, **options.targets},
                 "endpoints": {**endpoints, **options.endpoints},
                 "pricing": {**pricing, **options.pricing},
             }

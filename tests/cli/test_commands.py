@@ -40,18 +40,20 @@ def test_validate_rejects_duplicate_case_ids(
     Path("dup.yaml").write_text("test_cases:\n  - {id: a, query: q}\n  - {id: a, query: r}\n")
     result = CliRunner().invoke(main, ["validate", "dup.yaml"])
     assert result.exit_code == 2
-    assert "dup.yaml:3: duplicate case id 'a', first defined at dup.yaml:2" in result.output
+    assert "dup.yaml:3: duplicate case id 'a' in suite 'dup', first defined at dup.yaml:2" in (
+        result.output
+    )
 
 
-def test_validate_rejects_a_case_id_used_in_two_files(
+def test_validate_rejects_two_suites_of_one_name(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
     Path("one.yaml").write_text("test_cases:\n  - {id: a, query: q}\n")
-    Path("two.yaml").write_text("test_cases:\n  - {id: a, query: r}\n")
+    Path("two.yaml").write_text("name: one\ntest_cases:\n  - {id: a, query: r}\n")
     result = CliRunner().invoke(main, ["validate", "one.yaml", "two.yaml"])
     assert result.exit_code == 2
-    assert "two.yaml:2: duplicate case id 'a', first defined at one.yaml:2" in result.output
+    assert "two.yaml: suite name 'one' is also the name of one.yaml" in result.output
 
 
 def test_validate_names_the_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

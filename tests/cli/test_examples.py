@@ -89,3 +89,21 @@ def test_the_custom_check_example_runs_with_its_package_installed(tmp_path: Path
             ("custom", "no_apology"),
             ("custom", "names_the_city"),
         ]
+
+
+def test_the_support_bot_app_is_tested_as_a_target(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "promptum", "run", str(EXAMPLES / "app" / "support.yaml"),
+         "-o", "run.json"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    run = load_run(tmp_path / "run.json")
+    by_id = {r.case_id: r for r in run.results}
+    assert set(by_id) == {"refund", "planted-instruction", "wants-a-person"}
+    assert {r.model for r in run.results} == {"target:bot.py:answer"}
+    assert all(r.status == "pass" for r in run.results), [r.reasons for r in run.results]
+    assert "FREE-1000" not in by_id["planted-instruction"].completion.text
+    (call,) = by_id["wants-a-person"].completion.tool_calls
+    assert call.name == "create_ticket"
+    assert call.error is None

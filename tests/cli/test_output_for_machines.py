@@ -134,7 +134,7 @@ def test_no_color_wins_over_force_color(server: FaultServer) -> None:
         "run", "suite.yaml", "-m", "fault/m", env={"FORCE_COLOR": "1", "NO_COLOR": "1"}
     )
     assert code == 1, out + err
-    assert "FAIL greet" in out
+    assert "FAIL machines/greet" in out
     assert _COLOUR.search(out) is None
 
 
@@ -178,7 +178,7 @@ def test_runs_show_json(db: Path) -> None:
     local, gpt = shown["stats"]
     assert local["model"] == LOCAL
     assert local["total"] == 18
-    assert local["latency_p50_ms"] == 360.2  # 359.23456789 + 1, rounded to 0.1
+    assert local["latency_p50_ms"] == 361.2  # 359.23456789 + 2 (repeats from 1), rounded
     assert gpt["cost_usd"] == 0.003  # 15 × 0.0002, without the float noise of the sum
     assert {(f["case_id"], f["model"]) for f in shown["failures"]} >= {("capital-1", LOCAL)}
     failure = next(f for f in shown["failures"] if f["case_id"] == "capital-1")
@@ -430,7 +430,7 @@ def test_the_failure_line_shows_the_excerpt(server: FaultServer) -> None:
     expected = "'Goodbye \\x1b[31mfriend see you'"
     assert f"    - contains: expected to contain 'hello', got {expected}" in result.stdout
     assert f"    - max_length: length 27 > 5 characters, got {expected}" in result.stdout
-    assert "[1/1] FAIL greet (fault/m" in result.stdout
+    assert "[1/1] FAIL suite/greet (fault/m" in result.stdout
     assert "\x1b" not in result.stdout
 
 

@@ -58,8 +58,8 @@ def test_a_passing_run(server: FaultServer) -> None:
     assert result.exit_code == 0, result.output
     out = result.output
     assert "Running 2 results of demo on fault/m" in out
-    assert "[1/2] PASS greet (fault/m" in out
-    assert "[2/2] PASS capital (fault/m" in out
+    assert "[1/2] PASS demo/greet (fault/m" in out
+    assert "[2/2] PASS demo/capital (fault/m" in out
     assert "fault/m · Checks: 2/2 passed" in out
     assert "Judge mean" in out
     assert "0.90" in out
@@ -77,7 +77,7 @@ def test_failures_exit_1_and_are_listed_with_reasons(server: FaultServer) -> Non
     assert result.exit_code == 1
     out = result.output
     assert "Failures (2)" in out
-    assert "FAIL greet (fault/m) suite.yaml:5" in out
+    assert "FAIL demo/greet (fault/m) suite.yaml:5" in out
     assert "- contains: expected to contain 'hello'" in out
     assert "- judge score 0.1 < 0.5: wrong city" in out
     assert "fault/m · Checks: 0/2 passed" in out
@@ -100,7 +100,7 @@ def test_errors_exit_1(server: FaultServer) -> None:
     write("suite.yaml", SUITE)
     result = invoke("run", "suite.yaml")
     assert result.exit_code == 1
-    assert "ERROR greet" in result.output
+    assert "ERROR demo/greet" in result.output
     assert "no such model" in result.output
 
 

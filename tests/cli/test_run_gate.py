@@ -72,7 +72,7 @@ def test_a_judge_that_cannot_grade_makes_the_case_an_error(server: FaultServer) 
     write("suite.yaml", JUDGED_ONLY)
     result = invoke("run", "suite.yaml", "-c", "1", "--no-store")
     assert result.exit_code == 1, result.output
-    assert "ERROR capital" in result.output
+    assert "ERROR judged/capital" in result.output
     assert "judge error:" in result.output
     assert last_line(result.output).startswith("gate: FAIL")
 
@@ -108,7 +108,7 @@ def test_a_must_pass_case_fails_the_gate_even_above_fail_under(server: FaultServ
     )  # fmt: skip
     assert result.exit_code == 1, result.output
     line = last_line(result.output)
-    assert line == "gate: FAIL — must-pass case city-injection (failed)"
+    assert line == "gate: FAIL — must-pass case guarded/city-injection (failed)"
     assert line in Path("s.md").read_text()
     properties = {
         p.get("name"): p.get("value") for p in ET.parse("j.xml").getroot().iter("property")
@@ -122,7 +122,7 @@ def test_a_must_pass_case_flagged_on_the_case_gates_too(server: FaultServer) -> 
     write("suite.yaml", MUST_PASS)
     result = invoke("run", "suite.yaml", "-c", "1", "--no-store", "--fail-under", "0.5")
     assert result.exit_code == 1, result.output
-    assert last_line(result.output) == "gate: FAIL — must-pass case flagged (failed)"
+    assert last_line(result.output) == "gate: FAIL — must-pass case guarded/flagged (failed)"
 
 
 def test_the_gate_states_why_it_passes_or_fails(server: FaultServer) -> None:
@@ -147,7 +147,7 @@ def test_cached_answers_are_counted_and_marked(server: FaultServer) -> None:
     invoke("run", "suite.yaml", "--no-store", "-k", "greet-*")
     again = invoke("run", "suite.yaml", "--no-store", "-o", "r.csv")
     assert "3 of 5 answers from the cache" in again.output
-    assert "PASS greet-1 (fault/m, cached)" in again.output
+    assert "PASS guarded/greet-1 (fault/m, cached)" in again.output
     rows = Path("r.csv").read_text().splitlines()
     assert sum(",true," in row for row in rows[1:]) == 3
 

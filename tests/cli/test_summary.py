@@ -38,7 +38,9 @@ def summary(run: RunResult) -> str:
 def test_flaky_cases_are_listed_with_their_pass_count() -> None:
     texts = ["4", "2 + 2 = 4", "five"]
     run = RunResult(
-        run_id="r", models=["local/smollm2"], results=[result(t, i) for i, t in enumerate(texts)]
+        run_id="r",
+        models=["local/smollm2"],
+        results=[result(t, i) for i, t in enumerate(texts, start=1)],
     )
     text = summary(run)
     assert "Flaky cases (1)" in text

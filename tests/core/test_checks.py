@@ -20,7 +20,7 @@ def run_check(text: str = "", **definition: Any) -> CheckResult:
     return evaluate_checks([CheckDefinition(**definition)], completion)[0]
 
 
-def test_the_ten_deterministic_types_similar_and_python_are_registered() -> None:
+def test_the_ten_deterministic_types_similar_python_and_tool_checks_are_registered() -> None:
     assert sorted(CHECK_TYPES) == sorted(
         [
             "contains",
@@ -35,6 +35,10 @@ def test_the_ten_deterministic_types_similar_and_python_are_registered() -> None
             "max_length",
             "similar",  # runs an embedding model: tests/core/test_similar.py
             "python",  # runs the user's function: tests/core/test_python_checks.py
+            "tool_called",  # read the completion's tool calls: tests/targets/test_tool_checks.py
+            "tool_not_called",
+            "tool_order",
+            "tool_args",
         ]
     )
 

@@ -48,6 +48,10 @@ DEFINITIONS = [
         ("max_cost_usd", 0.5),
         ("min_length", 2),
         ("max_length", 5),
+        ("tool_called", "lookup"),
+        ("tool_not_called", "transfer"),
+        ("tool_order", ["lookup", "transfer"]),
+        ("tool_args", {"tool": "transfer", "attack_target": {"account": "EVIL"}}),
     ]
 ]
 

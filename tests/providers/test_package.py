@@ -31,14 +31,15 @@ def test_importing_the_client_loads_no_sdk_no_llama_no_jsonschema() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_every_endpoint_kind_has_an_importable_provider() -> None:
+def test_every_provider_kind_has_an_importable_factory() -> None:
     import importlib
     from typing import get_args
 
-    from promptum.providers._client import ENDPOINT_PROVIDERS
+    from promptum.providers._kinds import PROVIDER_KINDS, KindName
 
     kinds = get_args(providers.EndpointConfig.model_fields["kind"].annotation)
-    assert set(kinds) == set(ENDPOINT_PROVIDERS)
-    for target in ENDPOINT_PROVIDERS.values():
-        module, name = target.split(":")
+    assert set(kinds) <= set(PROVIDER_KINDS)
+    assert set(PROVIDER_KINDS) == set(get_args(KindName))
+    for kind in PROVIDER_KINDS.values():
+        module, name = kind.factory.split(":")
         assert callable(getattr(importlib.import_module(module), name))

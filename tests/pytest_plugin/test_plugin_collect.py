@@ -141,10 +141,11 @@ def test_a_broken_suite_is_a_collection_error_naming_file_and_line(
 
 
 def test_a_case_id_defined_twice_is_a_collection_error(pytester: pytest.Pytester) -> None:
-    again = "models: [fault/m]\ntest_cases:\n  - {id: passes, query: Hi}\n"
+    # Ids are namespaced by suite: only two suites of one name can define one id twice.
+    again = "name: demo\nmodels: [fault/m]\ntest_cases:\n  - {id: passes, query: Hi}\n"
     write_project(pytester, {"demo.yaml": SUITE, "other.yaml": again})
     result = pytester.runpytest("-q", "--collect-only")
-    result.stdout.fnmatch_lines(["*prompts/other.yaml:3: duplicate case id 'passes'*"])
+    result.stdout.fnmatch_lines(["*prompts/other.yaml:4: duplicate case id 'passes'*"])
 
 
 def test_a_glob_matching_no_suite_is_a_usage_error(pytester: pytest.Pytester) -> None:

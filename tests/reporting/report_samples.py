@@ -40,7 +40,7 @@ def result(
     expected: dict[str, Any] | None = None,
     attack_target: dict[str, Any] | None = None,
     verdict: JudgeVerdict | None = None,
-    repeat: int = 0,
+    repeat: int = 1,
     tags: Sequence[str] = (),
     source: str | None = None,
     expected_behavior: str | None = None,
@@ -277,7 +277,7 @@ def repeated_run() -> RunResult:
             repeat=i,
             checks=[{"type": "contains", "value": "4"}],
         )
-        for i, text in enumerate(["4", "2 + 2 = 4", "five"])
+        for i, text in enumerate(["4", "2 + 2 = 4", "five"], start=1)
     ]
     return RunResult(
         run_id="rep", suite="math", models=[model], started_at=STARTED, results=results

@@ -20,7 +20,7 @@ def test_one_row_per_result_with_every_column(sample: RunResult, tmp_path: Path)
     found = rows(sample, tmp_path)
     assert len(found) == len(sample.results)
     assert list(found[0]) == [
-        "case_id", "model", "repeat", "status", "flaky", "checks_passed", "checks_total",
+        "case_id", "model", "variant", "repeat", "status", "flaky", "checks_passed", "checks_total",
         "failed_checks", "assertion_failures", "judge_score", "latency_ms", "input_tokens",
         "output_tokens", "cost_usd", "cached", "error", "grades",
     ]  # fmt: skip
@@ -45,9 +45,9 @@ def test_one_row_per_result_with_every_column(sample: RunResult, tmp_path: Path)
 def test_repeats_get_their_own_rows(tmp_path: Path) -> None:
     found = rows(repeated_run(), tmp_path)
     assert [(r["repeat"], r["status"]) for r in found] == [
-        ("0", "pass"),
         ("1", "pass"),
-        ("2", "fail"),
+        ("2", "pass"),
+        ("3", "fail"),
     ]
 
 

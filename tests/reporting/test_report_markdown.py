@@ -79,7 +79,7 @@ def test_every_failure_of_a_repeated_run_names_its_repeat() -> None:
         results=[
             result("x", model, completion("no", model), prompt="p", repeat=repeat,
                    checks=[{"type": "contains", "value": "yes"}])
-            for repeat in range(2)
+            for repeat in range(1, 3)
         ],
     )  # fmt: skip
     failures = render_report(run, "md").split("### Failures (2)\n\n")[1].splitlines()

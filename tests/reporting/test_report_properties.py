@@ -60,7 +60,7 @@ EMPTY = {
     "jsonl": "",
     "xml": 'tests="0" failures="0" errors="0"',
     "html": "0 of 0 cases",
-    "csv": "case_id,model,repeat,",
+    "csv": "case_id,model,variant,repeat,",
     "md": "promptum run: 0 of 0 passed",
 }
 

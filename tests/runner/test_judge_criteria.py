@@ -256,7 +256,7 @@ def test_each_criterion_is_one_judge_call_and_one_grade(
         render_html(run)
     )
     markdown = render_markdown(run)
-    assert "**capital** on fault/model: judge polite score 0.3 \\< 0.7: curt" in markdown
+    assert "**suite/capital** on fault/model: judge polite score 0.3 \\< 0.7: curt" in markdown
 
 
 def test_criteria_add_to_the_expected_behaviour(

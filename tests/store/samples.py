@@ -26,7 +26,7 @@ Outcomes = Mapping[tuple[str, str], Sequence[str]]
 
 
 def make_result(
-    case_id: str, model: str, status: str, repeat: int = 0, *, latency: float = 400.0
+    case_id: str, model: str, status: str, repeat: int = 1, *, latency: float = 400.0
 ) -> CaseResult:
     """A result whose status comes from really evaluating its checks and assertions."""
     messages = [
@@ -76,7 +76,7 @@ def make_run(
     results = [
         make_result(case_id, model, status, repeat, latency=latency)
         for (case_id, model), statuses in outcomes.items()
-        for repeat, status in enumerate(statuses)
+        for repeat, status in enumerate(statuses, start=1)
     ]
     models = list(dict.fromkeys(model for _, model in outcomes))
     return RunResult(

@@ -110,4 +110,4 @@ def test_a_store_from_before_gets_the_column_and_claims_nothing(tmp_path: Path) 
     with sqlite3.connect(path) as connection:
         applied = [row[0] for row in connection.execute("SELECT name FROM schema_migrations")]
     assert applied == [m.name for m in MIGRATIONS]
-    assert applied[-1] == "0002_runs_git_dirty"
+    assert "0002_runs_git_dirty" in applied

@@ -88,7 +88,10 @@ def test_unreadable_stored_results_are_a_clear_error(tmp_path: Path) -> None:
     db = tmp_path / "runs.sqlite"
     record(RunStore(db), make_run("broken", mixed_outcomes()))
     with sqlite3.connect(db) as connection:
-        connection.execute("UPDATE results SET data = '{\"case_id\": 1}' WHERE seq = 1")
+        connection.execute(
+            "UPDATE results SET data = '{\"case_id\": 1}'"
+            " WHERE seq = (SELECT MIN(seq) FROM results)"
+        )
     with pytest.raises(StoreError, match="broken"):
         RunStore(db).load("broken")
     shown = CliRunner().invoke(main, ["runs", "show", "broken", "--db", str(db)])

@@ -143,9 +143,9 @@ def test_a_resumed_run_updates_its_results_in_place(store: RunStore) -> None:
 
     loaded = store.load("resumed")
     assert [(r.case_id, r.repeat) for r in loaded.results] == [
-        ("capital-0", 0),
         ("capital-0", 1),
-        ("extra", 0),
+        ("capital-0", 2),
+        ("extra", 1),
     ]
 
 

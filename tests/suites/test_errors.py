@@ -150,12 +150,21 @@ def test_duplicate_case_ids_within_and_across_suites(tmp_path: Path) -> None:
     for load in (load_suite, lambda path: load_suites([path])):
         with pytest.raises(ConfigError) as caught:
             load(same)
-        assert f"{same}:3: duplicate case id 'a', first defined at {same}:2" in str(caught.value)
+        message = str(caught.value)
+        assert f"{same}:3: duplicate case id 'a' in suite 'same', first defined at {same}:2" in (
+            message
+        )
 
+    # Suites namespace their ids: the same id in two suites is two cases.
     other = write(tmp_path, "other.yaml", "test_cases:\n  - {id: b, query: q}\n")
     again = write(tmp_path, "again.yaml", "test_cases:\n  - {id: b, query: q}\n")
-    with pytest.raises(ConfigError, match="ids must be unique within a run"):
-        load_suites([other, again])
+    keys = [case.key for suite in load_suites([other, again]) for case in suite.cases]
+    assert keys == ["other/b", "again/b"]
+    twin = tmp_path / "twin"
+    twin.mkdir()
+    clash = write(twin, "other.yaml", "test_cases:\n  - {id: b, query: q}\n")
+    with pytest.raises(ConfigError, match="suite name 'other' is also the name of"):
+        load_suites([other, clash])
 
 
 def test_missing_template_variable(tmp_path: Path) -> None:
@@ -225,7 +234,7 @@ def test_case_shape_problems(tmp_path: Path) -> None:
     assert found[2].startswith(f"{path}:6:5: test_cases[2]: the case has no prompt")
     assert found[3].startswith(f"{path}:9:5: test_cases[3].expected: field assertions need")
     assert found[4].startswith(f"{path}:11:17: test_cases[4].messages[0].role: ")
-    assert "'system', 'user' or 'assistant'" in found[4]
+    assert "'system', 'user', 'assistant' or 'tool'" in found[4]
 
 
 def test_response_model_problems(tmp_path: Path) -> None:

@@ -59,6 +59,7 @@ def llama_server(
     threads: int = 1,
     n_ctx: int = 2048,
     ready_timeout_s: float = 60.0,
+    chat_format: str | None = None,
 ) -> Iterator[str]:
     """Run the server for the block; yield its OpenAI base URL (``http://127.0.0.1:P/v1``)."""
     path = model or local_model_path("smollm2")
@@ -70,6 +71,8 @@ def llama_server(
         "--n_threads", str(threads), "--n_threads_batch", str(threads),
         "--n_ctx", str(n_ctx),
     ]  # fmt: skip
+    if chat_format is not None:  # e.g. "chatml-function-calling" for tool calls
+        command += ["--chat_format", chat_format]
     base_url = f"http://127.0.0.1:{port}/v1"
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen(

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from promptum.checks import _budget, _json, _length, _python, _similar, _text
+from promptum.checks import _budget, _json, _length, _python, _similar, _text, _tools
 from promptum.checks._base import CheckType, ValueKind
 
 CHECK_TYPES: dict[str, CheckType] = {
@@ -28,6 +28,10 @@ CHECK_TYPES: dict[str, CheckType] = {
         _length.MIN_LENGTH,
         _length.MAX_LENGTH,
         _similar.SIMILAR,
+        _tools.TOOL_CALLED,
+        _tools.TOOL_NOT_CALLED,
+        _tools.TOOL_ORDER,
+        _tools.TOOL_ARGS,
         _python.PYTHON,
     )
 }

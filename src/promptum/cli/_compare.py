@@ -101,6 +101,8 @@ def _write(comparison: Comparison, gate: GateDecision | None, path: Path) -> Non
 @click.argument("run_b", metavar="[B]", required=False)
 @click.option("--model-a", help="Compare only this model of A (with --model-b).")
 @click.option("--model-b", help="…against this model of B (of A when B is not given).")
+@click.option("--variant-a", help="Compare this prompt variant of A (with --variant-b)…")
+@click.option("--variant-b", help="…against this variant of B (of A when B is not given).")
 @click.option(
     "-o", "--output", "outputs", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
     help="Also write the comparison: .md (for a pull request) or .html.",
@@ -123,6 +125,8 @@ def compare_command(
     run_b: str | None,
     model_a: str | None,
     model_b: str | None,
+    variant_a: str | None,
+    variant_b: str | None,
     outputs: tuple[Path, ...],
     fail_on_regression: bool,
     max_regressed: int | None,
@@ -142,19 +146,32 @@ def compare_command(
     Exit codes: 0 compared (gate passed), 1 the gate failed with --fail-on-regression,
     2 invalid input.
     """
-    from promptum.compare import DEFAULT_MAX_REGRESSED, compare_runs, comparison_gate
+    from promptum.compare import (
+        DEFAULT_MAX_REGRESSED,
+        compare_runs,
+        comparison_gate,
+        prompt_changes,
+        variant_pairs,
+    )
 
     if max_regressed is not None and not fail_on_regression:
         # Silently ignoring it would let a CI job believe it is gated.
         raise click.UsageError("--max-regressed sets the gate of --fail-on-regression; add it")
     if (model_a is None) != (model_b is None):
         raise click.UsageError("give both --model-a and --model-b, or neither")
-    if run_b is None and model_a is None:
-        raise click.UsageError("give a second run B, or two models with --model-a and --model-b")
+    if (variant_a is None) != (variant_b is None):
+        raise click.UsageError("give both --variant-a and --variant-b, or neither")
+    if run_b is None and model_a is None and variant_a is None:
+        raise click.UsageError(
+            "give a second run B, or two models (--model-a/--model-b) or two prompt variants "
+            "(--variant-a/--variant-b) of A"
+        )
     with exit_on_user_error():
         first = _load(run_a, db)
         second = first if run_b is None else _load(run_b, db)
         pairs = None if model_a is None or model_b is None else [(model_a, model_b)]
+        if variant_a is not None and variant_b is not None:
+            pairs = variant_pairs(first, variant_a, second, variant_b, pairs)
         comparison = compare_runs(first, second, pairs)
         gate, allowed = None, None
         if fail_on_regression:
@@ -174,6 +191,8 @@ def compare_command(
         f"Comparing B={escape(second.run_id)} against A={escape(first.run_id)} "
         "(95% intervals; significant when the paired sign test gives p < 0.05)"
     )
+    for change in prompt_changes(first, second):
+        console.print(f"[yellow]{escape(change)}[/]", soft_wrap=True)
     console.print()
     for pair in comparison.models:
         _print_pair(console, pair)

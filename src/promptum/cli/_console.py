@@ -133,8 +133,8 @@ class ProgressDisplay:
         latency = "cached" if result.completion.cached else _ms(result.completion.latency_ms)
         reason = f": {escape(result.reasons[0])}" if result.reasons else ""
         self._console.print(
-            f"[{self._done}/{self._total}] [{style}]{status}[/] {escape(result.case_id)} "
-            f"[dim]({escape(result.model)}, {latency})[/]{reason}",
+            f"[{self._done}/{self._total}] [{style}]{status}[/] {escape(result.key)} "
+            f"[dim]({escape(result.column)}, {latency})[/]{reason}",
             highlight=False,
             soft_wrap=True,
         )
@@ -189,19 +189,20 @@ def print_summary(console: Console, run: RunResult) -> None:
     for model, checks in run.get_check_stats().items():
         if checks.total:
             console.print(f"{escape(model)} · Checks: {checks.passed}/{checks.total} passed")
+    _print_variant_leads(console, run)
     _print_flaky(console, run)
     failures = [r for r in run.results if r.status != "pass"]
     if failures:
         console.print()
         console.print(f"[bold]Failures ({len(failures)})[/]")
-    repeated = any(r.repeat for r in run.results)
+    repeated = any(r.repeat > 1 for r in run.results)
     for result in failures[:_MAX_FAILURES_SHOWN]:
         style = _STATUS_STYLE[result.status]
         where = f" [dim]{escape(result.source)}[/]" if result.source else ""
-        repeat = f", repeat {result.repeat + 1}" if repeated else ""
+        repeat = f", repeat {result.repeat}" if repeated else ""
         console.print(
-            f"[{style}]{result.status.upper()}[/] {escape(result.case_id)} "
-            f"[dim]({escape(result.model)}{repeat})[/]{where}",
+            f"[{style}]{result.status.upper()}[/] {escape(result.key)} "
+            f"[dim]({escape(result.column)}{repeat})[/]{where}",
             highlight=False,
             soft_wrap=True,
         )
@@ -226,6 +227,14 @@ def print_summary(console: Console, run: RunResult) -> None:
         console.print(
             f"{cached} of {answered} answers from the cache (--no-cache to call the models)"
         )
+
+
+def _print_variant_leads(console: Console, run: RunResult) -> None:
+    from promptum.compare import variant_leads
+
+    for lead in variant_leads(run):
+        style = "green" if lead.significant else "dim"
+        console.print(f"[{style}]{escape(lead.line)}[/]", highlight=False, soft_wrap=True)
 
 
 def _print_flaky(console: Console, run: RunResult) -> None:

@@ -99,8 +99,9 @@ def run_details(summary: RunSummary, run: RunResult) -> dict[str, Any]:
         "stats": [model_stats(stats) for stats in run.stats().values()],
         "failures": [
             {
-                "case_id": result.case_id,
+                "case_id": result.key,
                 "model": result.model,
+                "variant": result.variant,
                 "repeat": result.repeat,
                 "status": result.status,
                 "must_pass": result.must_pass,
@@ -174,10 +175,13 @@ def comparison(
     compared: Comparison, gate: GateDecision | None, max_regressed: int | None
 ) -> dict[str, Any]:
     """A comparison as `compare --json` prints it, with the gate's decision when gated."""
+    from promptum.compare import prompt_changes
+
     return {
         "a": {"run_id": compared.run_a.run_id, "suite": compared.run_a.suite},
         "b": {"run_id": compared.run_b.run_id, "suite": compared.run_b.suite},
         "pairs": [_pair(pair) for pair in compared.models],
+        "prompt_changes": prompt_changes(compared.run_a, compared.run_b),
         "gate": None if gate is None else _gate(gate) | {"max_regressed": max_regressed},
     }
 

@@ -32,10 +32,27 @@ JOURNAL_DIR = Path(".promptum") / "runs"
 """Where finished results are journalled for `--resume` (under the working directory)."""
 
 
-def _selected(case: TestCase, patterns: Sequence[str], tags: Sequence[str]) -> bool:
-    if patterns and not any(fnmatch.fnmatchcase(case.id, p) for p in patterns):
+def _selected(
+    case: TestCase, patterns: Sequence[str], tags: Sequence[str], prompts: Sequence[str]
+) -> bool:
+    if prompts and case.variant not in prompts:
+        return False
+    # A pattern matches the case's own id or its ``suite/id``.
+    ids = (case.id, case.key)
+    if patterns and not any(fnmatch.fnmatchcase(i, p) for p in patterns for i in ids):
         return False
     return not tags or any(tag in case.tags for tag in tags)
+
+
+def _check_prompts(cases: Sequence[TestCase], prompts: Sequence[str]) -> None:
+    """Refuse a --prompt naming no variant of the suites: it would silently run nothing."""
+    from promptum.errors import ConfigError
+
+    known = list(dict.fromkeys(case.variant for case in cases if case.variant))
+    unknown = [name for name in prompts if name not in known]
+    if unknown:
+        have = ", ".join(known) if known else "none: add `prompts:` to a suite"
+        raise ConfigError(f"--prompt {unknown[0]!r}: no suite has this variant (variants: {have})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,12 +68,16 @@ class RunOptions:
     repeat: int | None = None
     patterns: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
+    prompts: tuple[str, ...] = ()
+    """Only these prompt variants (`--prompt`); empty: every variant."""
     fail_under: float | None = None
     no_cache: bool = False
     outputs: tuple[Path, ...] = ()
     summary_md: Path | None = None
     resume: bool = False
     no_store: bool = False
+    watch: bool = False
+    """Run again whenever a suite, prompt, data file or Python module it reads changes."""
 
 
 def _default_concurrency() -> int:
@@ -141,6 +162,19 @@ class _WatchedSink:
         self._call("finish", run)
 
 
+def _suite_paths(console: Console, given: Sequence[Path]) -> list[Path]:
+    """The suites the paths name (folders searched), saying which ran and which were skipped."""
+    from promptum.cli._console import escape
+    from promptum.suites import find_suites
+
+    found = find_suites(given)
+    if any(path.is_dir() for path in given) and list(given) != found.suites:
+        console.print(f"Suites: {escape(', '.join(map(str, found.suites)))}", soft_wrap=True)
+    for path, reason in found.skipped:
+        console.print(f"[dim]skipped {escape(str(path))}: {escape(reason)}[/]", soft_wrap=True)
+    return found.suites
+
+
 def _execute(console: Console, options: RunOptions) -> int:
     from promptum.cli._console import ProgressDisplay, escape, print_summary
     from promptum.errors import ConfigError
@@ -152,17 +186,19 @@ def _execute(console: Console, options: RunOptions) -> int:
     from promptum.suites import load_suites
 
     reports = _report_formats(options.outputs)
+    paths = _suite_paths(console, options.paths)
     session = Session(
         concurrency=options.concurrency,
         client_options=ClientOptions(cache=not options.no_cache),
         fail_under=options.fail_under,
     )
-    for suite in load_suites(options.paths):
+    for suite in load_suites(paths):
         session.add_suite(suite)
-    patterns, tags = options.patterns, options.tags
-    session.select(case for case in session.tests if _selected(case, patterns, tags))
+    patterns, tags, prompts = options.patterns, options.tags, options.prompts
+    _check_prompts(session.tests, prompts)
+    session.select(case for case in session.tests if _selected(case, patterns, tags, prompts))
     if not session.tests:
-        raise ConfigError("no case matches the given --filter/--tag")
+        raise ConfigError("no case matches the given --filter/--tag/--prompt")
     overrides: dict[str, Any] = {"models": options.models, "repeat": options.repeat}
     if options.no_judge:
         overrides["judge"] = None
@@ -261,6 +297,10 @@ def _write_reports(
 )
 @click.option("-t", "--tag", "tags", multiple=True, help="Only cases with this tag (repeatable).")
 @click.option(
+    "-p", "--prompt", "prompts", multiple=True, metavar="VARIANT",
+    help="Only this prompt variant of the suites' `prompts:` (repeatable).",
+)  # fmt: skip
+@click.option(
     "--fail-under", type=click.FloatRange(0, 1), metavar="RATE",
     help="Exit 0 when the pass rate (0-1) is at least RATE, even with failures.",
 )  # fmt: skip
@@ -274,6 +314,10 @@ def _write_reports(
 )
 @click.option("--resume", is_flag=True, help="Continue an interrupted run of the same cases.")
 @click.option("--no-store", is_flag=True, help="Do not record the run in the run history.")
+@click.option(
+    "--watch", is_flag=True,
+    help="Run again whenever a suite, prompt, data file or Python module changes (Ctrl-C stops).",
+)  # fmt: skip
 def run_command(**params: Any) -> None:
     """Run suites: every response checked, asserted, judged and summarised.
 
@@ -284,6 +328,10 @@ def run_command(**params: Any) -> None:
     if options.judge and options.no_judge:
         raise click.UsageError("--judge and --no-judge exclude each other")
     console = make_console()
+    if options.watch:
+        from promptum.cli._watch import watch
+
+        raise SystemExit(watch(console, options))
     try:
         with exit_on_user_error():
             code = _execute(console, options)

@@ -54,11 +54,18 @@ def _model_notes(suite: Suite) -> list[str]:
 def validate_command(paths: tuple[Path, ...]) -> None:
     """Check suite files (and the case files they read) without calling a model."""
     from promptum.errors import PromptumError
-    from promptum.suites import check_unique_ids, load_suite
+    from promptum.suites import check_unique_ids, find_suites, load_suite
 
     invalid = 0
     loaded: list[Suite] = []
-    for path in paths:  # every path is checked: one broken file hides no other
+    try:
+        found = find_suites(paths)
+    except PromptumError as exc:
+        click.echo(f"✗ {exc}", err=True)
+        raise SystemExit(2) from None
+    for skipped, reason in found.skipped:
+        click.echo(f"- {skipped}: skipped, {reason}")
+    for path in found.suites:  # every path is checked: one broken file hides no other
         try:
             suite = load_suite(path, check_models=True)
         except PromptumError as exc:

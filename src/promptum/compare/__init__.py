@@ -19,6 +19,12 @@ from promptum.compare._stats import (
     wilson_interval,
 )
 from promptum.compare._text import figure_rows, verdict_line
+from promptum.compare._variants import (
+    VariantLead,
+    prompt_changes,
+    variant_leads,
+    variant_pairs,
+)
 from promptum.rates import CaseRate, case_rates, flaky_cases
 
 __all__ = [
@@ -30,6 +36,7 @@ __all__ = [
     "Interval",
     "ModelComparison",
     "Side",
+    "VariantLead",
     "case_rates",
     "compare_models",
     "compare_runs",
@@ -39,8 +46,11 @@ __all__ = [
     "figure_rows",
     "flaky_cases",
     "paired_interval",
+    "prompt_changes",
     "render_page",
     "sign_test",
+    "variant_leads",
+    "variant_pairs",
     "verdict_line",
     "wilson_interval",
 ]

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from promptum.compare._stats import ALPHA, Interval, paired_interval, sign_test, wilson_interval
 from promptum.errors import ConfigError
 from promptum.rates import CaseRate, case_rates
-from promptum.results import ModelStats, RunResult
+from promptum.results import CaseResult, ModelStats, RunResult
 
 ChangeKind = Literal["regressed", "fixed", "changed"]
 Verdict = Literal["regression", "improvement", "no significant change"]
@@ -179,6 +179,23 @@ def _no_shared_cases(
     )
 
 
+def _own_id(result: CaseResult) -> str:
+    return result.case_id
+
+
+def _suite_id(result: CaseResult) -> str:
+    return result.key
+
+
+def _case_key(run_a: RunResult, run_b: RunResult) -> Callable[[CaseResult], str]:
+    """How the runs' cases pair up: by ``suite/case``, or by own id with a run from before.
+
+    Results stored before ids were namespaced by suite have no suite.
+    """
+    namespaced = [any(r.suite for r in run.results) for run in (run_a, run_b)]
+    return _suite_id if all(namespaced) or not any(namespaced) else _own_id
+
+
 def compare_models(
     run_a: RunResult,
     model_a: str,
@@ -192,8 +209,9 @@ def compare_models(
     ConfigError when the two sides share no case: there is nothing to compare.
     """
     stats_a, stats_b = stats if stats is not None else (run_a.stats(), run_b.stats())
-    rates_a = case_rates(run_a.results, model_a)
-    rates_b = case_rates(run_b.results, model_b)
+    case_key = _case_key(run_a, run_b)
+    rates_a = case_rates(run_a.results, model_a, case_key)
+    rates_b = case_rates(run_b.results, model_b, case_key)
     shared = [case_id for case_id in rates_a if case_id in rates_b]
     if not shared:
         raise _no_shared_cases(run_a, model_a, run_b, model_b, list(rates_a), list(rates_b))
@@ -213,7 +231,9 @@ def compare_models(
         changes=changes,
         only_a=[c for c in rates_a if c not in rates_b],
         only_b=[c for c in rates_b if c not in rates_a],
-        must_pass=frozenset(r.case_id for r in run_b.results if r.model == model_b and r.must_pass),
+        must_pass=frozenset(
+            case_key(r) for r in run_b.results if r.column == model_b and r.must_pass
+        ),
     )
 
 

@@ -19,6 +19,7 @@ from promptum.providers._errors import (
     RateLimitError,
     ServerError,
 )
+from promptum.providers._kinds import PROVIDER_KINDS, ProviderKind
 from promptum.providers._local_model import LOCAL_MODELS, local_model_path
 from promptum.providers._options import ClientOptions, EndpointConfig, Price
 from promptum.providers._pricing import price_for
@@ -30,24 +31,29 @@ from promptum.providers._routing import (
     model_id_problem,
     resolve,
 )
+from promptum.providers._target_spec import HttpTarget, PythonTarget
 
 __all__ = [
     "BUILTIN_ENDPOINTS",
     "DEFAULT_MODEL",
     "LOCAL_MODELS",
+    "PROVIDER_KINDS",
     "AuthError",
     "BadRequestError",
     "ClientOptions",
     "ConnectionFailedError",
     "EndpointConfig",
+    "HttpTarget",
     "MalformedResponseError",
     "ModelClient",
     "ModelRequest",
     "Price",
     "Provider",
     "ProviderError",
+    "ProviderKind",
     "ProviderStatus",
     "ProviderTimeoutError",
+    "PythonTarget",
     "RateLimitError",
     "ResponseCache",
     "Route",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from promptum.completion import Completion
+from promptum.completion import Completion, ToolCall
 from promptum.providers._base import ModelRequest
 from promptum.providers._errors import (
     ConnectionFailedError,
@@ -20,24 +20,34 @@ from promptum.providers._sdk import (
     redact,
     status_error,
 )
+from promptum.providers._tools import (
+    anthropic_message,
+    anthropic_tool_choice,
+    anthropic_tools,
+    parsed_call,
+)
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
+
+    from promptum.providers._routing import Route
 
 DEFAULT_MAX_TOKENS = 1024
 """Anthropic requires an output cap; used when a request sets none."""
 _TOOL = "respond"
 
 
-def _body(request: ModelRequest) -> dict[str, Any]:
+def _body(request: ModelRequest, name: str) -> dict[str, Any]:
     system = "\n\n".join(m.content for m in request.messages if m.role == "system")
     body: dict[str, Any] = {
-        "model": request.model.partition("/")[2],
+        "model": name,
         "max_tokens": request.max_tokens or DEFAULT_MAX_TOKENS,
-        "messages": [
-            {"role": m.role, "content": m.content} for m in request.messages if m.role != "system"
-        ],
+        "messages": [anthropic_message(m) for m in request.messages if m.role != "system"],
     }
+    if request.tools is not None:
+        body["tools"] = anthropic_tools(request.tools)
+    if request.tool_choice is not None:
+        body["tool_choice"] = anthropic_tool_choice(request.tool_choice)
     if system:
         body["system"] = system
     if request.temperature is not None:
@@ -60,11 +70,13 @@ def _body(request: ModelRequest) -> dict[str, Any]:
 class AnthropicProvider:
     """Messages through the ``anthropic`` SDK, its own retries switched off."""
 
-    def __init__(self, endpoint: str, config: EndpointConfig, timeout_s: float) -> None:
-        self.endpoint = endpoint
-        self.config = config
+    def __init__(self, route: Route, timeout_s: float) -> None:
+        assert route.config is not None  # every endpoint route has its settings
+        self.route = route
+        self.endpoint = route.endpoint
+        self.config: EndpointConfig = route.config
         self.timeout_s = timeout_s
-        self._key = endpoint_key(config)
+        self._key = endpoint_key(self.config)
         # Built now, not on the first call, so the SDK's import is not timed as latency.
         self._client: AsyncAnthropic | None = None
         self._sdk()
@@ -89,7 +101,7 @@ class AnthropicProvider:
         import anthropic
 
         client = self._sdk()
-        body = _body(request)
+        body = _body(request, self.route.name)
         try:
             response: object = await client.messages.create(
                 model=body.pop("model"),
@@ -121,10 +133,13 @@ class AnthropicProvider:
             raise MalformedResponseError("the answer has no content blocks")
         output: dict[str, Any] | None = None
         texts: list[str] = []
+        calls: list[ToolCall] = []
         for block in blocks:
             kind = getattr(block, "type", None)
-            if kind == "tool_use" and isinstance(getattr(block, "input", None), dict):
-                output = block.input
+            if kind == "tool_use" and request.response_schema is None:
+                calls.append(parsed_call(block.name, block.input, getattr(block, "id", None)))
+            elif kind == "tool_use" and isinstance(getattr(block, "input", None), dict):
+                output = block.input  # the forced `respond` call of structured output
             elif kind == "text":
                 texts.append(block.text)
         usage = getattr(response, "usage", None)
@@ -135,6 +150,7 @@ class AnthropicProvider:
             model=f"{self.endpoint}/{reported}" if reported else request.model,
             input_tokens=getattr(usage, "input_tokens", None),
             output_tokens=getattr(usage, "output_tokens", None),
+            tool_calls=tuple(calls),
         )
 
     async def aclose(self) -> None:

@@ -23,8 +23,18 @@ class ModelRequest(BaseModel):
     seed: int | None = None
     response_schema: dict[str, Any] | None = None
     """A JSON Schema the response must follow (structured output), or None for free text."""
+    tools: tuple[dict[str, Any], ...] | None = None
+    """Tools the model may call, as OpenAI function schemas
+    (``{"type": "function", "function": {"name", "description", "parameters"}}``)."""
+    tool_choice: str | dict[str, Any] | None = None
+    """``auto``, ``none``, ``required`` or ``{"type": "function", "function": {"name": ...}}``."""
     extra: dict[str, Any] = Field(default_factory=dict)
     """Provider-specific parameters passed through unchanged."""
+    vars: dict[str, Any] = Field(default_factory=dict)
+    """The case's variables. Never sent to a model: a target (an application function or
+    service) is called with them, besides the messages."""
+    context: tuple[str, ...] | None = None
+    """The case's retrieved documents, for a target; never sent to a model."""
     sample: int = 0
     """Which repeat (or judge sample) of the same request this is. Never sent to a model: it
     only keeps the cache from answering every repeat with the first one, so repeats are
@@ -32,7 +42,11 @@ class ModelRequest(BaseModel):
 
 
 class Provider(Protocol):
-    """Talks to one kind of model endpoint; raises typed errors, never retries, never prints."""
+    """Talks to one kind of model endpoint; raises typed errors, never retries, never prints.
+
+    The client builds one per model id through its kind's row in `PROVIDER_KINDS`; an
+    ``async def aclose(self)``, when present, is awaited when the client closes.
+    """
 
     async def complete(self, request: ModelRequest) -> Completion:
         """Make one call and return its completion (text, usage, parsed output)."""

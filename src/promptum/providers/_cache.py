@@ -49,12 +49,19 @@ FLUSH_AFTER_S = 1.0
 """...or once the oldest has waited this long (checked on the next write)."""
 
 
+def _not_keyed(request: ModelRequest) -> set[str]:
+    """Fields left out of the key; tools only when unset, so older keys still hold."""
+    # A target's inputs are never sent to a model, and targets are not cached.
+    unset = {name for name in ("tools", "tool_choice") if getattr(request, name) is None}
+    return {"vars", "context", *unset}
+
+
 def cache_key(request: ModelRequest, endpoint: str) -> str:
     """A hash of everything that decides the answer: endpoint, model, messages, parameters."""
     payload: dict[str, Any] = {
         "v": _KEY_VERSION,
         "endpoint": endpoint,
-        "request": request.model_dump(mode="json"),
+        "request": request.model_dump(mode="json", exclude=_not_keyed(request)),
     }
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode()).hexdigest()

@@ -13,16 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from promptum.errors import ProviderUnavailableError
+from promptum.providers._kinds import PROVIDER_KINDS, provider_kind
 from promptum.providers._options import EndpointConfig
-from promptum.providers._routing import BUILTIN_ENDPOINTS, DEFAULT_MODEL, resolve
+from promptum.providers._routing import BUILTIN_ENDPOINTS, resolve
 
-_EXAMPLES = {
-    "local": DEFAULT_MODEL,
-    "openai": "openai/gpt-4o-mini",
-    "openrouter": "openrouter/openai/gpt-4o-mini",
-    "ollama": "ollama/llama3.2",
-    "anthropic": "anthropic/claude-3-5-haiku-latest",
-}
 _ENV_ENDPOINT = re.compile(r"^PROMPTUM_([A-Z0-9_]+)_BASE_URL$")
 
 
@@ -47,10 +41,10 @@ def _status(
         route = resolve(example, configured, environ)
     except ProviderUnavailableError as exc:
         return ProviderStatus(prefix, example, ready=False, detail=str(exc))
-    if route.config is None:
+    if not provider_kind(route.kind).interruptible:  # runs in this process
         detail = f"in-process: {Path(route.name).name}"
         return ProviderStatus(prefix, example, ready=True, detail=detail)
-    where = route.config.base_url or "the SDK's default URL"
+    where = (route.config.base_url if route.config else None) or "the SDK's default URL"
     return ProviderStatus(prefix, example, ready=True, detail=where)
 
 
@@ -61,7 +55,8 @@ def provider_statuses(
     """Every built-in provider, then each endpoint named in options or ``PROMPTUM_*`` env."""
     endpoints = dict(configured or {})
     env = os.environ if environ is None else environ
-    statuses = [_status(prefix, example, endpoints, env) for prefix, example in _EXAMPLES.items()]
+    examples = [example for kind in PROVIDER_KINDS.values() for example in kind.examples]
+    statuses = [_status(example.partition("/")[0], example, endpoints, env) for example in examples]
     named = set(endpoints) | {
         match.group(1).lower() for name in env if (match := _ENV_ENDPOINT.match(name))
     }

@@ -9,11 +9,9 @@ table and the structured-output check. `complete` never raises for a failed call
 from __future__ import annotations
 
 import asyncio
-import importlib
 import random
 import time
 from pathlib import Path
-from typing import Protocol
 
 from promptum.completion import Completion
 from promptum.errors import ProviderUnavailableError
@@ -29,11 +27,14 @@ from promptum.providers._errors import (
     RateLimitError,
     ServerError,
 )
-from promptum.providers._options import ClientOptions
+from promptum.providers._kinds import build_provider, provider_kind
+from promptum.providers._options import ClientOptions, Price
 from promptum.providers._pricing import price_for
 from promptum.providers._retry import RetryBudget, backoff_delay
-from promptum.providers._routing import Route, plugin_provider, resolve
+from promptum.providers._routing import Route, resolve
 from promptum.providers._structured import SchemaMismatch, parse_structured, schema_problem
+from promptum.providers._target_answer import TargetError
+from promptum.providers._tools import checked_calls
 
 _LABELS: tuple[tuple[type[ProviderError], str], ...] = (
     (RateLimitError, "rate limited"),
@@ -43,33 +44,8 @@ _LABELS: tuple[tuple[type[ProviderError], str], ...] = (
     (MalformedResponseError, "malformed answer"),
     (AuthError, "authentication failed"),
     (BadRequestError, "request rejected"),
+    (TargetError, "target failed"),
 )
-
-
-ENDPOINT_PROVIDERS: dict[str, str] = {
-    # EndpointConfig.kind -> "module:class", imported on first use (the SDKs are heavy).
-    "openai": "promptum.providers._openai:OpenAIProvider",
-    "anthropic": "promptum.providers._anthropic:AnthropicProvider",
-}
-
-
-class _ClosableProvider(Protocol):
-    async def complete(self, request: ModelRequest) -> Completion: ...
-
-    async def aclose(self) -> None: ...
-
-
-class _Unclosable:
-    """A plugin's provider that holds nothing to close."""
-
-    def __init__(self, provider: Provider) -> None:
-        self._provider = provider
-
-    async def complete(self, request: ModelRequest) -> Completion:
-        return await self._provider.complete(request)
-
-    async def aclose(self) -> None:
-        pass
 
 
 def _describe(error: ProviderError, attempts: int, budget: int | None = None) -> str:
@@ -87,7 +63,9 @@ class ModelClient:
     def __init__(self, options: ClientOptions | None = None) -> None:
         self.options = options or ClientOptions()
         self._routes: dict[str, Route] = {}
-        self._providers: dict[str, tuple[_ClosableProvider, asyncio.Semaphore]] = {}
+        self._providers: dict[str, Provider] = {}
+        self._limits: dict[str, asyncio.Semaphore] = {}
+        self._prices: dict[str, Price | None] = {}
         self._budget = RetryBudget(self.options.retry_budget)
         self._rng = random.Random()
         self._cache: ResponseCache | None = None
@@ -113,13 +91,15 @@ class ModelClient:
     def _route(self, model: str) -> Route:
         route = self._routes.get(model)
         if route is None:
-            route = resolve(model, self.options.endpoints)
-            if route.kind == "local":
-                from promptum.providers._local import context_size, default_threads
-
-                default_threads(), context_size()  # a bad setting fails here, before any call
+            route = resolve(model, self.options.endpoints, targets=self.options.targets)
             self._routes[model] = route
         return route
+
+    def _price(self, model: str) -> Price | None:
+        """The model's price, looked up once per run (the table does not change in one)."""
+        if model not in self._prices:
+            self._prices[model] = price_for(model, self.options.pricing)
+        return self._prices[model]
 
     def check_model(self, model: str) -> None:
         """Raise `ProviderUnavailableError` if ``model`` cannot be called as configured."""
@@ -127,32 +107,16 @@ class ModelClient:
 
     def max_concurrency(self, model: str) -> int:
         """How many calls to this model's endpoint may be in flight at once (local: 1)."""
-        route = self._route(model)
-        return route.config.max_concurrency if route.config else 1
+        return self._route(model).max_concurrency
 
-    def _provider(self, route: Route) -> tuple[_ClosableProvider, asyncio.Semaphore]:
+    def _provider(self, route: Route) -> tuple[Provider, asyncio.Semaphore]:
         """The provider serving a route and the limit of its calls in flight, made once."""
-        key = f"local:{route.name}" if route.kind == "local" else route.endpoint
-        if key not in self._providers:
-            limit = asyncio.Semaphore(route.config.max_concurrency if route.config else 1)
-            self._providers[key] = (self._new_provider(route), limit)
-        return self._providers[key]
-
-    def _new_provider(self, route: Route) -> _ClosableProvider:
-        if route.config is None:  # the embedded model: no endpoint, just a file
-            from promptum.providers._local import LocalProvider
-
-            return LocalProvider(Path(route.name))
-        if route.kind == "plugin":  # an installed package's class, found by its prefix
-            cls = plugin_provider(route.endpoint)
-            assert cls is not None  # resolve() routed here because there is one
-        else:
-            module, name = ENDPOINT_PROVIDERS[route.config.kind].split(":")
-            cls = getattr(importlib.import_module(module), name)
-        provider: _ClosableProvider = cls(route.endpoint, route.config, self.options.timeout_s)
-        if not hasattr(provider, "aclose"):
-            provider = _Unclosable(provider)
-        return provider
+        if route.model_id not in self._providers:
+            self._providers[route.model_id] = build_provider(route, self.options.timeout_s)
+        limit = self._limits.get(route.limit_key)
+        if limit is None:
+            limit = self._limits[route.limit_key] = asyncio.Semaphore(route.max_concurrency)
+        return self._providers[route.model_id], limit
 
     async def complete(self, request: ModelRequest) -> Completion:
         """Answer one request: from the cache, or by calling the model with retries.
@@ -166,7 +130,8 @@ class ModelClient:
         schema = request.response_schema
         if schema is not None and (problem := schema_problem(schema)):
             return Completion(model=request.model, error=problem, attempts=0)
-        key = cache_key(request, route.identity) if self._cache else None
+        cacheable = provider_kind(route.kind).cacheable
+        key = cache_key(request, route.identity) if self._cache and cacheable else None
         if self._cache and key:
             cached = self._cache.get(key)
             if cached is not None:
@@ -182,16 +147,17 @@ class ModelClient:
         return self._checked(completion, request)
 
     async def _attempts(
-        self, provider: _ClosableProvider, route: Route, request: ModelRequest
+        self, provider: Provider, route: Route, request: ModelRequest
     ) -> Completion:
         timeout = self.options.timeout_s
+        interruptible = provider_kind(route.kind).interruptible
         attempt = 0
         while True:
             attempt += 1
             started = time.perf_counter()
             try:
-                if route.kind == "local":
-                    # In-process generation cannot be interrupted; max_tokens bounds it.
+                if not interruptible:
+                    # A call that cannot be stopped is bounded by its own means (max_tokens).
                     completion = await provider.complete(request)
                 else:
                     async with asyncio.timeout(timeout):
@@ -208,9 +174,11 @@ class ModelClient:
                 # A provider that timed the model itself (local: without the model's load)
                 # knows better than the wall clock around it.
                 latency_ms = completion.latency_ms or (time.perf_counter() - started) * 1000
-                price = price_for(request.model, self.options.pricing)
+                price = self._price(request.model)
                 cost = (
-                    price.cost(completion.input_tokens, completion.output_tokens) if price else None
+                    price.cost(completion.input_tokens, completion.output_tokens)
+                    if price
+                    else completion.cost_usd  # what a target reported, if anything
                 )
                 return completion.model_copy(
                     update={
@@ -239,6 +207,9 @@ class ModelClient:
 
     def _checked(self, completion: Completion, request: ModelRequest) -> Completion:
         """Fill ``output`` from the text when a schema was asked for, or say why it does not fit."""
+        if completion.tool_calls and request.tools is not None:
+            calls = checked_calls(completion.tool_calls, request.tools)
+            completion = completion.model_copy(update={"tool_calls": calls})
         schema = request.response_schema
         if schema is None or completion.error is not None:
             return completion
@@ -251,8 +222,11 @@ class ModelClient:
 
     async def aclose(self) -> None:
         """Close every provider's connections and the cache."""
-        for provider, _ in self._providers.values():
-            await provider.aclose()
+        for provider in self._providers.values():
+            aclose = getattr(provider, "aclose", None)
+            if aclose is not None:  # optional: a plugin's provider may hold nothing
+                await aclose()
         self._providers.clear()
+        self._limits.clear()
         if self._cache:
             self._cache.close()

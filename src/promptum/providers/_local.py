@@ -20,9 +20,12 @@ from promptum.completion import Completion
 from promptum.errors import ProviderUnavailableError
 from promptum.providers._base import ModelRequest
 from promptum.providers._errors import BadRequestError, ProviderError
+from promptum.providers._tools import openai_message, parsed_call
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
+
+    from promptum.providers._routing import Route
 
 DEFAULT_CONTEXT = 2048
 """Tokens of context per loaded model (SmolLM2 allows 8192; 2048 keeps memory near 250 MB)."""
@@ -101,7 +104,7 @@ def load_model(path: Path, threads: int, n_ctx: int) -> tuple[Llama, threading.L
 
 def _arguments(request: ModelRequest) -> dict[str, Any]:
     arguments: dict[str, Any] = {
-        "messages": [m.model_dump() for m in request.messages],
+        "messages": [openai_message(m) for m in request.messages],
         "temperature": 0.0 if request.temperature is None else request.temperature,
         "max_tokens": request.max_tokens or DEFAULT_MAX_TOKENS,
         # Each repeat gets its own seed: reproducible, yet fresh samples when temperature > 0.
@@ -114,11 +117,32 @@ def _arguments(request: ModelRequest) -> dict[str, Any]:
     return arguments
 
 
+def _with_tools(llm: Llama, request: ModelRequest, arguments: dict[str, Any]) -> Any:
+    """A chat completion through llama-cpp-python's ChatML function-calling handler.
+
+    SmolLM2's template is ChatML, so the handler's prompt fits it; the model is loaded
+    without a chat format (its own template serves every other call), so the handler is
+    called directly for requests with tools.
+    """
+    from llama_cpp.llama_chat_format import chatml_function_calling
+
+    choice = request.tool_choice if request.tool_choice is not None else "auto"
+    if choice == "required":  # the handler asserts on it
+        raise BadRequestError(
+            "the embedded model cannot take tool_choice 'required': use 'auto' or name the "
+            'function ({"type": "function", "function": {"name": ...}})'
+        )
+    arguments.pop("seed", None)  # the handler samples with the model's own seed
+    return chatml_function_calling(
+        llama=llm, tools=list(request.tools or ()), tool_choice=choice, **arguments
+    )
+
+
 class LocalProvider:
     """Runs ``local/...`` models in-process; one instance per GGUF file."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, route: Route, timeout_s: float) -> None:
+        self.path = Path(route.name)  # routing resolved the GGUF file
         self.threads = default_threads()
         self.n_ctx = context_size()
 
@@ -130,7 +154,10 @@ class LocalProvider:
             # the wait for the lock counts as the model's latency.
             started = time.perf_counter()
             try:
-                response: Any = llm.create_chat_completion(**arguments)
+                if request.tools is not None:
+                    response: Any = _with_tools(llm, request, arguments)
+                else:
+                    response = llm.create_chat_completion(**arguments)
             except TypeError as exc:
                 raise BadRequestError(f"unsupported parameter for a local model: {exc}") from exc
             except ValueError as exc:
@@ -158,7 +185,12 @@ class LocalProvider:
                 f"of the {wanted} answer tokens in the {self.n_ctx}-token context: shorten the "
                 "prompt or raise PROMPTUM_LOCAL_CTX"
             )
+        calls = tuple(
+            parsed_call(call["function"]["name"], call["function"].get("arguments"), call.get("id"))
+            for call in choice["message"].get("tool_calls") or ()
+        )
         return Completion(
+            tool_calls=calls,
             text=choice["message"].get("content") or "",
             model=request.model,
             input_tokens=usage.get("prompt_tokens"),

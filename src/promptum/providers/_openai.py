@@ -23,9 +23,12 @@ from promptum.providers._sdk import (
     redact,
     status_error,
 )
+from promptum.providers._tools import openai_message, parsed_call
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
+
+    from promptum.providers._routing import Route
 
 
 def _with_instructions(messages: list[dict[str, Any]], schema: dict[str, Any]) -> None:
@@ -40,8 +43,12 @@ def _with_instructions(messages: list[dict[str, Any]], schema: dict[str, Any]) -
 
 
 def _body(request: ModelRequest, name: str, mode: StructuredMode) -> dict[str, Any]:
-    messages = [m.model_dump() for m in request.messages]
+    messages = [openai_message(m) for m in request.messages]
     body: dict[str, Any] = {"model": name, "messages": messages}
+    if request.tools is not None:
+        body["tools"] = list(request.tools)
+    if request.tool_choice is not None:
+        body["tool_choice"] = request.tool_choice
     for field in ("temperature", "max_tokens", "seed"):
         value = getattr(request, field)
         if value is not None:
@@ -73,12 +80,14 @@ def _rejects_json_schema(error: BadRequestError | ServerError) -> bool:
 class OpenAIProvider:
     """Chat completions through the official ``openai`` SDK, its own retries switched off."""
 
-    def __init__(self, endpoint: str, config: EndpointConfig, timeout_s: float) -> None:
-        self.endpoint = endpoint
-        self.config = config
+    def __init__(self, route: Route, timeout_s: float) -> None:
+        assert route.config is not None  # every endpoint route has its settings
+        self.route = route
+        self.endpoint = route.endpoint
+        self.config: EndpointConfig = route.config
         self.timeout_s = timeout_s
-        self._mode: StructuredMode = config.structured_output
-        self._key = endpoint_key(config)
+        self._mode: StructuredMode = self.config.structured_output
+        self._key = endpoint_key(self.config)
         # Built now, not on the first call, so the SDK's import is not timed as latency.
         self._client: AsyncOpenAI | None = None
         self._sdk()
@@ -98,7 +107,7 @@ class OpenAIProvider:
 
     async def complete(self, request: ModelRequest) -> Completion:
         """Make one chat-completion call; raise a typed `ProviderError` on failure."""
-        name = request.model.partition("/")[2]
+        name = self.route.name
         if request.response_schema is not None and self._mode == "auto":
             try:
                 completion = await self._call(_body(request, name, "json_schema"), request)
@@ -151,6 +160,11 @@ class OpenAIProvider:
         if message is None:
             raise MalformedResponseError("the answer's first choice has no message")
         text = message.content or ""
+        calls = tuple(
+            parsed_call(call.function.name, call.function.arguments, call.id)
+            for call in getattr(message, "tool_calls", None) or ()
+            if getattr(call, "function", None) is not None
+        )
         refusal = getattr(message, "refusal", None)
         if refusal and not text:
             raise ProviderError(f"the model refused: {refusal}")
@@ -161,6 +175,7 @@ class OpenAIProvider:
             model=f"{self.endpoint}/{reported}" if reported else request.model,
             input_tokens=getattr(usage, "prompt_tokens", None),
             output_tokens=getattr(usage, "completion_tokens", None),
+            tool_calls=calls,
         )
 
     async def aclose(self) -> None:

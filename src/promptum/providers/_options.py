@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
+from promptum.providers._target_spec import HttpTarget, PythonTarget
+
 StructuredMode = Literal["auto", "json_schema", "json_object", "prompt"]
 
 
@@ -73,3 +75,5 @@ class ClientOptions(BaseModel):
     """Named endpoints by prefix; a name of a built-in (``openai``, ``ollama``...) overrides it."""
     pricing: dict[str, Price] = Field(default_factory=dict)
     """Prices by full model id, overriding the built-in table."""
+    targets: dict[str, PythonTarget | HttpTarget] = Field(default_factory=dict)
+    """Targets by id (``target:<name>``): the team's own functions and services."""

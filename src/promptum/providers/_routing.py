@@ -15,22 +15,29 @@ built-in one whose URL or protocol the configuration changes, reads
 from __future__ import annotations
 
 import difflib
-import importlib.util
 import inspect
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from promptum.errors import PluginError, ProviderUnavailableError
+from promptum.providers._kinds import PROVIDER_KINDS, KindName, need_extra, provider_kind
 from promptum.providers._local_model import LOCAL_MODELS, local_model_path, local_model_problem
 from promptum.providers._options import EndpointConfig
+from promptum.providers._target_spec import TARGET_PREFIX, HttpTarget, Target
 
 DEFAULT_MODEL = "local/smollm2"
 
 _OLLAMA_URL = "http://127.0.0.1:11434/v1"
 # The variables the SDKs read themselves; resolved here so the cache key sees them too.
-_SDK_BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
+# Keyed by the built-in endpoint named after its kind (openai, anthropic).
+_SDK_BASE_URL_ENV: dict[str, str] = {
+    kind.name: variable
+    for kind in PROVIDER_KINDS.values()
+    for variable in kind.key_variables
+    if variable.endswith("_BASE_URL")
+}
 
 BUILTIN_ENDPOINTS: dict[str, EndpointConfig] = {
     # base_url None: the SDK applies its own default and honours OPENAI_BASE_URL.
@@ -51,12 +58,6 @@ BUILTIN_ENDPOINTS: dict[str, EndpointConfig] = {
     ),
 }
 
-_EXTRAS: dict[str, tuple[str, str]] = {
-    # kind -> (module to look for, extra that installs it)
-    "anthropic": ("anthropic", "anthropic"),
-    "local": ("llama_cpp", "local"),
-}
-
 
 @dataclass(frozen=True, slots=True)
 class Route:
@@ -64,7 +65,8 @@ class Route:
 
     model_id: str
     endpoint: str
-    kind: Literal["openai", "anthropic", "local", "plugin"]
+    kind: KindName
+    """The row of `PROVIDER_KINDS` that builds its provider."""
     name: str
     """The model as the endpoint knows it (``gpt-4o``; for local models the GGUF path)."""
     config: EndpointConfig | None
@@ -72,6 +74,18 @@ class Route:
     identity: str
     """What besides the request decides an answer, for the cache key: the endpoint's URL,
     or the GGUF file with its size and date (never a key)."""
+    target: Target | None = None
+    """The function or service of a ``target:`` id (kinds ``python`` and ``http``)."""
+
+    @property
+    def max_concurrency(self) -> int:
+        """How many calls may be in flight at once where this route leads (no config: 1)."""
+        return self.config.max_concurrency if self.config else 1
+
+    @property
+    def limit_key(self) -> str:
+        """What one concurrency limit covers: the endpoint, or the model of a per-model kind."""
+        return self.model_id if provider_kind(self.kind).per_model else self.endpoint
 
 
 def env_name(endpoint: str) -> str:
@@ -144,14 +158,6 @@ def _ollama_url(host: str) -> str:
     return host.rstrip("/") + "/v1"
 
 
-def _need_extra(kind: str, model_id: str) -> None:
-    module, extra = _EXTRAS[kind]
-    if importlib.util.find_spec(module) is None:
-        raise ProviderUnavailableError(
-            f"model {model_id!r} needs the {module} package: pip install 'promptum[{extra}]'"
-        )
-
-
 def _closest(word: str, known: Iterable[str]) -> str | None:
     """The known name closest to ``word`` (ignoring case), for a "did you mean", or None."""
     by_lower = {name.lower(): name for name in known}
@@ -199,7 +205,7 @@ def plugin_provider(prefix: str) -> type[Any] | None:
 
 
 def _provider_class(prefix: str, target: object, label: str) -> type[Any]:
-    """``target`` if it is a provider class (as `ENDPOINT_PROVIDERS` are), else `PluginError`."""
+    """``target`` if it is a provider class, else `PluginError`."""
     from promptum._plugins import call_problem, plugin_error
 
     if not isinstance(target, type):
@@ -252,18 +258,37 @@ def model_id_problem(
     return _unknown_provider(model_id, names)
 
 
+def _target_route(model_id: str, targets: Mapping[str, Target]) -> Route:
+    target = targets.get(model_id)
+    if target is None:
+        known = ", ".join(targets) or "none is declared"
+        raise ProviderUnavailableError(
+            f"unknown target {model_id!r}: declare it with `target:` in the suite, "
+            f"Prompt(target=...) or Session(target=...) (targets: {known})"
+        )
+    kind: KindName = "http" if isinstance(target, HttpTarget) else "python"
+    settings = EndpointConfig(max_concurrency=target.max_concurrency)
+    return Route(model_id, model_id, kind, target.name, settings, model_id, target)
+
+
 def resolve(
     model_id: str,
     configured: Mapping[str, EndpointConfig],
     environ: Mapping[str, str] | None = None,
+    targets: Mapping[str, Target] | None = None,
 ) -> Route:
-    """Route a model id, or raise `ProviderUnavailableError` saying what to fix."""
+    """Route a model (or target) id, or raise `ProviderUnavailableError` saying what to fix."""
     env = os.environ if environ is None else environ
+    if model_id.startswith(TARGET_PREFIX):
+        return _target_route(model_id, targets or {})
     prefix, sep, name = model_id.partition("/")
     if not sep or not prefix or not name:
         raise ProviderUnavailableError(_no_prefix(model_id))
     if prefix == "local":
-        _need_extra("local", model_id)
+        need_extra(provider_kind("local"), model_id)
+        from promptum.providers._local import context_size, default_threads
+
+        default_threads(), context_size()  # a bad setting fails here, before any call
         path = local_model_path(name)
         stat = path.stat()
         identity = f"local:{path}:{stat.st_size}:{int(stat.st_mtime)}"
@@ -280,8 +305,7 @@ def resolve(
         )
         identity = f"plugin:{prefix}:{plugin.__module__}.{plugin.__qualname__}"
         return Route(model_id, prefix, "plugin", name, settings, identity)
-    if config.kind == "anthropic":
-        _need_extra("anthropic", model_id)
+    need_extra(provider_kind(config.kind), model_id)
     if config.api_key is None and config.api_key_env and not env.get(config.api_key_env):
         raise ProviderUnavailableError(
             f"model {model_id!r} needs an API key: set the {config.api_key_env} "

@@ -44,7 +44,8 @@ class Collected:
         problems = []
         for case in suite.cases:
             where = case.source or str(suite.path)
-            first = self.ids.setdefault(case.id, where)
+            # Ids are namespaced by suite, and a case runs once per prompt variant.
+            first = self.ids.setdefault(f"{case.key}[{case.variant}]", where)
             if first != where:
                 problems.append(
                     f"{where}: duplicate case id {case.id!r}, first defined at {first}; "
@@ -63,11 +64,15 @@ class Collected:
         return problems
 
 
-def item_name(suite: str, case: str, model: str, repeat: int, repeats: int) -> str:
+def item_name(
+    suite: str, case: str, model: str, repeat: int, repeats: int, variant: str = ""
+) -> str:
     """``suite/case[model]``; with repeats ``suite/case[model-repeat2]`` (counted from 1)."""
     # The brackets hold the matrix's coordinates, joined with "-" as pytest joins parameters:
     # a prompt variant will come first, as in ``suite/case[variant-model]``.
-    coordinates = model if repeats == 1 else f"{model}-repeat{repeat + 1}"
+    coordinates = model if repeats == 1 else f"{model}-repeat{repeat}"
+    if variant:
+        coordinates = f"{variant}-{coordinates}"
     return f"{suite}/{case}[{coordinates}]"
 
 
@@ -95,8 +100,8 @@ def _items(collector: pytest.Collector) -> Iterator[CaseItem]:
             config.addinivalue_line("markers", f"{tag}: promptum case tag")
             collected.tags.add(tag)
         for model in case.models or (DEFAULT_MODEL,):
-            for repeat in range(case.repeat):
-                name = item_name(suite.name, case.id, model, repeat, case.repeat)
+            for repeat in range(1, case.repeat + 1):  # repeats count from 1, as in results
+                name = item_name(suite.name, case.id, model, repeat, case.repeat, case.variant)
                 yield CaseItem.from_parent(
                     collector,
                     name=name,

@@ -42,7 +42,7 @@ def reason_lines(result: CaseResult) -> list[str]:
 
 def case_text(result: CaseResult) -> str:
     """A case's failure as the CLI lists it: status, case, model and source, then reasons."""
-    repeat = f", repeat {result.repeat + 1}" if result.repeat else ""
+    repeat = f", repeat {result.repeat}" if result.repeat > 1 else ""
     where = f" {result.source}" if result.source else ""
     first = f"{result.status.upper()} {result.case_id} ({result.model}{repeat}){where}"
     return "\n".join([first, *reason_lines(result)])

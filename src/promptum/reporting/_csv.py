@@ -15,6 +15,7 @@ from promptum.results import CaseResult, RunResult
 COLUMNS = (
     "case_id",
     "model",
+    "variant",
     "repeat",
     "status",
     "flaky",
@@ -54,11 +55,12 @@ def _row(result: CaseResult, flaky: dict[tuple[str, str], str]) -> list[str]:
     checks = result.of_kind(*CHECK_KINDS)
     failures = [g for g in result.of_kind("assertion") if not g.passed]
     return [
-        _inert(visible(result.case_id)),
+        _inert(visible(result.key)),
         _inert(visible(result.model)),
+        _inert(visible(result.variant or "")),
         str(result.repeat),
         result.status,
-        flaky.get((result.case_id, result.model), ""),
+        flaky.get((result.key, result.column), ""),
         str(sum(g.passed for g in checks)),
         str(len(checks)),
         ";".join(visible(g.name) for g in checks if not g.passed),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from promptum.completion import Completion
 from promptum.results import RunResult
 
 
@@ -48,3 +49,9 @@ def planned(run: RunResult) -> int | None:
     """How many results the runner planned, when it recorded that (an interrupted run)."""
     value = run.config.get("planned_results")
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def with_tool_calls(completion: Completion) -> str:
+    """The response text, then one ``→ name(arguments)`` line per tool call made."""
+    calls = [f"→ {call.describe()}" for call in completion.tool_calls]
+    return "\n".join([completion.text, *calls]) if calls else completion.text

@@ -77,7 +77,7 @@ class _Data:
         cell: dict[str, Any] = {
             "f": figures,
             "s": result.status,
-            "r": visible(completion.text),
+            "r": visible(fmt.with_tool_calls(completion)),
             "p": self._prompt(result),
         }
         optional = {
@@ -120,14 +120,12 @@ def _rows(run: RunResult, models: list[str], data: _Data) -> list[_Row]:
     rows: dict[tuple[str, int], _Row] = {}
     column = {model: i for i, model in enumerate(models)}
     for result in run.results:
-        key = (result.case_id, result.repeat)
+        key = (result.key, result.repeat)
         row = rows.get(key)
         if row is None:
-            row = rows[key] = _Row(
-                result.case_id, result.repeat, result.source, [None] * len(models)
-            )
+            row = rows[key] = _Row(result.key, result.repeat, result.source, [None] * len(models))
         figures = _figures(result)
-        row.cells[column[result.model]] = _Cell(result, data.add(result, figures), figures)
+        row.cells[column[result.column]] = _Cell(result, data.add(result, figures), figures)
         row.tags += [visible(t) for t in result.tags if visible(t) not in row.tags]
     return list(rows.values())
 
@@ -197,6 +195,7 @@ def render_html(run: RunResult) -> str:
             run=run,
             models=models,
             rows=rows,
+            repeated=any(row.repeat > 1 for row in rows),
             stats=stats,
             flaky=flaky_cases(run),
             gate=decide(run),

@@ -84,11 +84,19 @@ def load_run(path: Path | str) -> RunResult:
     path = Path(path)
     text = _read(path)
     if path.suffix.lower() == ".jsonl":
-        return _load_jsonl(path, text)
+        return _repeats_from_one(_load_jsonl(path, text))
     try:
-        return RunResult.model_validate_json(text)
+        return _repeats_from_one(RunResult.model_validate_json(text))
     except ValidationError as exc:
         raise ConfigError(
             f"{path}: not a promptum results file: {_problem(exc)}; "
             "pass the JSON written by `promptum run -o FILE.json`"
         ) from None
+
+
+def _repeats_from_one(run: RunResult) -> RunResult:
+    """The run with repeats numbered from 1; files written before counted from 0."""
+    if any(result.repeat < 1 for result in run.results):
+        for result in run.results:
+            result.repeat += 1
+    return run

@@ -24,7 +24,7 @@ def _seconds(result: CaseResult) -> float:
 
 
 def _case_name(result: CaseResult, repeated: bool) -> str:
-    return f"{result.case_id} [repeat {result.repeat + 1}]" if repeated else result.case_id
+    return f"{result.key} [repeat {result.repeat}]" if repeated else result.key
 
 
 def _grade_line(grade: Grade) -> str:
@@ -51,6 +51,8 @@ def _system_out(result: CaseResult) -> str:
         lines.append("cached: true")
     if completion.error is None:
         lines += ["response:", completion.text]
+    if completion.tool_calls:
+        lines += ["tool calls:", *(f"  {call.describe()}" for call in completion.tool_calls)]
     return "\n".join(lines)
 
 
@@ -58,7 +60,7 @@ def _testcase(result: CaseResult, repeated: bool) -> ET.Element:
     element = ET.Element(
         "testcase",
         name=visible(_case_name(result, repeated)),
-        classname=visible(result.model),
+        classname=visible(result.column),
         time=f"{_seconds(result):.3f}",
     )
     if result.source:
@@ -109,7 +111,7 @@ def _testsuite(run: RunResult, model: str, results: list[CaseResult], repeated: 
 
 def render_junit(run: RunResult) -> str:
     """The run as a JUnit XML document."""
-    repeated = any(r.repeat > 0 for r in run.results)
+    repeated = any(r.repeat > 1 for r in run.results)
     suites = [_testsuite(run, model, rs, repeated) for model, rs in run.by_model().items()]
     root = ET.Element(
         "testsuites",

@@ -33,9 +33,13 @@ def _model_table(stats_by_model: dict[str, ModelStats]) -> list[str]:
 def _failure(result: CaseResult, repeated: bool) -> str:
     reasons = result.reasons or [f"status {result.status}"]
     text = "; ".join(md(shorten(reason, _MAX_REASON)) for reason in reasons)
-    repeat = f" (repeat {result.repeat + 1})" if repeated else ""
+    repeat = f" (repeat {result.repeat})" if repeated else ""
     icon = "⚠️" if result.status == "error" else "❌"
-    return f"- {icon} **{md(result.case_id)}**{repeat} on {md(result.model)}: {text}"
+    calls = result.completion.tool_calls
+    if calls:
+        made = ", ".join(shorten(call.describe(), _MAX_REASON) for call in calls)
+        text += f" (tool calls: {md(made)})"
+    return f"- {icon} **{md(result.key)}**{repeat} on {md(result.column)}: {text}"
 
 
 def render_markdown(run: RunResult) -> str:
@@ -65,6 +69,11 @@ def render_markdown(run: RunResult) -> str:
         "",
         *_model_table(stats),
     ]
+    from promptum.compare import variant_leads
+
+    leads = variant_leads(run)
+    if leads:
+        lines += ["", *(f"- {md(lead.line)}" for lead in leads)]
     flaky = flaky_cases(run)
     if flaky:
         lines += ["", f"### Flaky cases ({len(flaky)})", ""]
@@ -75,7 +84,7 @@ def render_markdown(run: RunResult) -> str:
     failures = [r for r in run.results if r.status != "pass"]
     if failures:
         lines += ["", f"### Failures ({len(failures)})", ""]
-        repeated = any(r.repeat > 0 for r in run.results)
+        repeated = any(r.repeat > 1 for r in run.results)
         lines += [_failure(r, repeated) for r in failures[:MAX_FAILURES]]
         if len(failures) > MAX_FAILURES:
             lines += ["", f"…and {len(failures) - MAX_FAILURES} more; see the full report."]

@@ -9,7 +9,8 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from promptum.checks import CheckDefinition
-from promptum.results import Message
+from promptum.providers._target_spec import Target
+from promptum.results import Message, namespaced
 from promptum.validation import Validator
 
 DEFAULT_THRESHOLD = 0.7
@@ -105,3 +106,18 @@ class TestCase:
     """Any failure or error of this case fails the run's gate, whatever the pass rate."""
     vars: Mapping[str, Any] = field(default_factory=dict)
     """The variables its templates were rendered with; checks the user wrote see them."""
+    target: Target | None = None
+    """The function or service answering the case instead of a model (its id is in
+    `models`); the session gives it to the model client."""
+    tools: tuple[dict[str, Any], ...] | None = None
+    """Tools the model may call, as OpenAI function schemas."""
+    tool_choice: str | dict[str, Any] | None = None
+    suite: str = ""
+    """The suite's name: ids are unique within a suite, ``suite/id`` within a run."""
+    variant: str = ""
+    """The prompt variant these messages are (a suite's `prompts:`); "" when it has none."""
+
+    @property
+    def key(self) -> str:
+        """The id that is unique within a run: ``suite/id``, or the id outside a suite."""
+        return namespaced(self.suite, self.id)

@@ -108,6 +108,8 @@ def _grades(
     parse_grade: Grade | None = None
     if case.response_schema is not None:
         output, parse_grade = _parsed_output(case, completion)
+    elif case.target is not None:  # a target's structured answer needs no schema
+        output = completion.output if completion.output is not None else {}
     pending: Pending = []
     if plan.custom:
         parsed = case.response_model is not None and parse_grade is not None and parse_grade.passed
@@ -132,7 +134,8 @@ def _grades(
         grades.append(validator_result)
     if parse_grade is not None:
         grades.append(parse_grade)
-    if case.response_schema is not None and (case.expected or case.attack_target):
+    structured = case.response_schema is not None or case.target is not None
+    if structured and (case.expected or case.attack_target):
         expected = dict(case.expected) if case.expected else None
         attack_target = dict(case.attack_target) if case.attack_target else None
         evaluation = evaluate(output, expected, attack_target)

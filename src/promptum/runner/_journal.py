@@ -28,6 +28,8 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 def _case_key(case: TestCase) -> dict[str, Any]:
     return {
         "id": case.id,
+        "suite": case.suite,
+        "variant": case.variant,
         "messages": [m.model_dump() for m in case.messages],
         "models": case.models,
         "params": asdict(case.params),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -24,8 +24,8 @@ from promptum.runner._grade import grade_async
 from promptum.runner._judge import judge_grades
 from promptum.sinks import ResultSink
 
-ResultKey = tuple[str, str, int]
-"""(case id, model, repeat): what identifies one result within a run."""
+ResultKey = tuple[str, str, str, int]
+"""(``suite/case`` id, variant, model, repeat): what identifies one result within a run."""
 
 DEFAULT_CONCURRENCY = 8
 DEFAULT_GRACE_S = 5.0
@@ -45,7 +45,7 @@ class Client(Protocol):
 
 def result_key(result: CaseResult) -> ResultKey:
     """The identity of a result within its run."""
-    return (result.case_id, result.model, result.repeat)
+    return (result.key, result.variant or "", result.model, result.repeat)
 
 
 def status_of(completion: Completion, grades: Iterable[Grade]) -> Status:
@@ -55,7 +55,7 @@ def status_of(completion: Completion, grades: Iterable[Grade]) -> Status:
     return status_of_grades(grades)
 
 
-def request_for(case: TestCase, model: str, repeat: int = 0) -> ModelRequest:
+def request_for(case: TestCase, model: str, repeat: int = 1) -> ModelRequest:
     """The model call of one case (and repeat)."""
     params = case.params
     return ModelRequest(
@@ -66,8 +66,35 @@ def request_for(case: TestCase, model: str, repeat: int = 0) -> ModelRequest:
         seed=params.seed,
         response_schema=dict(case.response_schema) if case.response_schema else None,
         extra=dict(params.extra),
-        sample=repeat,
+        vars=dict(case.vars),
+        context=case.context,
+        tools=case.tools,
+        tool_choice=case.tool_choice,
+        sample=repeat - 1,  # repeats count from 1; samples from 0, as the cache keys them
     )
+
+
+def plan_order(
+    cases: Sequence[TestCase], models: Sequence[str]
+) -> Callable[[CaseResult], tuple[int, int, int, int]]:
+    """A sort key putting results in suite order: case, variant, model, then repeat."""
+    case_index: dict[str, int] = {}
+    variant_index: dict[str, int] = {}
+    for case in cases:
+        case_index.setdefault(case.key, len(case_index))
+        variant_index.setdefault(case.variant, len(variant_index))
+    model_index = {model: index for index, model in enumerate(models)}
+    last = len(cases) + len(models)
+
+    def key(result: CaseResult) -> tuple[int, int, int, int]:
+        return (
+            case_index.get(result.key, last),
+            variant_index.get(result.variant or "", last),
+            model_index.get(result.model, last),
+            result.repeat,
+        )
+
+    return key
 
 
 def planned_count(cases: Iterable[TestCase]) -> int:
@@ -81,8 +108,8 @@ def _units(
     """Lazily, every (case, repeat) still to run on `model`: workers share this iterator."""
     for case in cases:
         if model in case.models:
-            for repeat in range(case.repeat):
-                if (case.id, model, repeat) not in done:
+            for repeat in range(1, case.repeat + 1):
+                if (case.key, case.variant, model, repeat) not in done:
                     yield case, repeat
 
 
@@ -108,7 +135,6 @@ class Runner:
         self._grace_s = grace_s
         self._stopping = asyncio.Event()
         self._global = asyncio.Semaphore(concurrency)
-        self._per_model: dict[str, asyncio.Semaphore] = {}
 
     def stop(self) -> None:
         """Start no new calls; in-flight ones get the grace period, then are cancelled."""
@@ -117,19 +143,16 @@ class Runner:
     def _capacity(self, model: str) -> int:
         return min(self._concurrency, max(1, self._client.max_concurrency(model)))
 
-    def _limit(self, model: str) -> asyncio.Semaphore:
-        if model not in self._per_model:
-            self._per_model[model] = asyncio.Semaphore(self._capacity(model))
-        return self._per_model[model]
-
     async def _complete(self, request: ModelRequest) -> Completion:
-        async with self._global, self._limit(request.model):
+        # The run's one limit; each endpoint's own is the client's (judge calls included).
+        async with self._global:
             return await self._client.complete(request)
 
     async def _run_one(self, case: TestCase, model: str, repeat: int) -> CaseResult:
         completion = await self._complete(request_for(case, model, repeat))
         try:
-            grades = await grade_async(case, completion, model=model, repeat=repeat)
+            # A check sees repeats from 0, as CheckInput has always documented.
+            grades = await grade_async(case, completion, model=model, repeat=repeat - 1)
             if completion.ok and case.judge is not None:
                 grades += await judge_grades(case.judge, case, completion.text, self._complete)
         except Exception as exc:  # a bug in grading must cost one result, not the run
@@ -139,6 +162,8 @@ class Runner:
             grades = []
         return CaseResult(
             case_id=case.id,
+            suite=case.suite or None,
+            variant=case.variant or None,
             model=model,
             repeat=repeat,
             status=status_of(completion, grades),
@@ -221,6 +246,8 @@ class Runner:
         try:
             await self._drive(run, cases, done)
         finally:
+            # Reports list results in plan order, not finishing order: two runs diff cleanly.
+            run.results.sort(key=plan_order(cases, run.models))
             run.finished_at = datetime.now(UTC)
             run.complete = len(run.results) >= run.config["planned_results"]
             self._notify(run, "finish", run)

@@ -40,12 +40,20 @@ WHERE run_id = ?1
 # A resumed run sends its earlier results again: the row is updated in place, keeping its
 # place in the arrival order.
 _UPSERT_RESULT = """
-INSERT INTO results (run_id, case_id, model, repeat, status, latency_ms, cost_usd,
-                     judge_score, data)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (run_id, case_id, model, repeat) DO UPDATE SET
+INSERT INTO results (run_id, suite, case_id, variant, model, repeat, status, latency_ms,
+                     cost_usd, judge_score, data)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (run_id, suite, case_id, variant, model, repeat) DO UPDATE SET
     status = excluded.status, latency_ms = excluded.latency_ms, cost_usd = excluded.cost_usd,
     judge_score = excluded.judge_score, data = excluded.data
+"""
+
+
+# The run's results in plan order get fresh sequence numbers past every existing one, so a
+# stored run loads (and exports) in suite order, not finishing order.
+_REORDER = """
+UPDATE results SET seq = ?
+WHERE run_id = ? AND suite = ? AND case_id = ? AND variant = ? AND model = ? AND repeat = ?
 """
 
 
@@ -107,6 +115,15 @@ class StoreRecorder:
         data = scrub_json(result_json(result), self._secrets)
         self._connection.execute(_UPSERT_RESULT, result_row(self._run_id, result, data))
 
+    def _reorder(self, run: RunResult) -> None:
+        assert self._connection is not None
+        (last,) = self._connection.execute("SELECT COALESCE(MAX(seq), 0) FROM results").fetchone()
+        rows = [
+            (last + n, self._run_id, r.suite or "", r.case_id, r.variant or "", r.model, r.repeat)
+            for n, r in enumerate(run.results, start=1)
+        ]
+        self._connection.executemany(_REORDER, rows)
+
     def finish(self, run: RunResult) -> None:
         """Record the end of the run (finished or interrupted) and close the connection."""
         if self._connection is None:
@@ -120,6 +137,7 @@ class StoreRecorder:
             self._connection.execute("BEGIN IMMEDIATE")
             self._write_run(run)
             self._connection.execute(_COUNT, (self._run_id,))
+            self._reorder(run)
             self._connection.execute("COMMIT")
         finally:
             self._connection.close()

@@ -38,7 +38,9 @@ def result_row(run_id: str, result: CaseResult, data: str) -> tuple[Any, ...]:
     score = result.judge_score
     return (
         run_id,
+        result.suite or "",
         result.case_id,
+        result.variant or "",
         result.model,
         result.repeat,
         result.status,

@@ -73,6 +73,36 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE runs ADD COLUMN git_dirty INTEGER;
         """,
     ),
+    Migration(
+        "0003_results_suite_variant_repeat_from_one",
+        """
+        -- Case ids are unique within a suite, and a case runs once per prompt variant: both
+        -- join the unique key ('' for results without them). Repeats are numbered from 1, as
+        -- every report shows them; results stored before counted from 0 and are shifted.
+        CREATE TABLE results_0003 (
+            seq INTEGER PRIMARY KEY,
+            run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            suite TEXT NOT NULL DEFAULT '',
+            case_id TEXT NOT NULL,
+            variant TEXT NOT NULL DEFAULT '',
+            model TEXT NOT NULL,
+            repeat INTEGER NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('pass', 'fail', 'error')),
+            latency_ms REAL,
+            cost_usd REAL,
+            judge_score REAL,
+            data TEXT NOT NULL,
+            UNIQUE (run_id, suite, case_id, variant, model, repeat)
+        );
+        INSERT INTO results_0003 (seq, run_id, suite, case_id, variant, model, repeat, status,
+                                  latency_ms, cost_usd, judge_score, data)
+        SELECT seq, run_id, '', case_id, '', model, repeat + 1, status, latency_ms, cost_usd,
+               judge_score, json_set(data, '$.repeat', repeat + 1)
+        FROM results;
+        DROP TABLE results;
+        ALTER TABLE results_0003 RENAME TO results;
+        """,
+    ),
 )
 
 

@@ -233,7 +233,7 @@ class RunStore:
         return _summary(row)
 
     def load(self, ref: str) -> RunResult:
-        """The whole run `ref` names, results in the order they arrived."""
+        """The whole run `ref` names; results in plan order once it finished (arrival before)."""
         run_id = self.resolve(ref)
         with self._connection() as connection:
             run = connection.execute(
@@ -281,17 +281,22 @@ class RunStore:
     def case_history(
         self, case_id: str, *, model: str | None = None, limit: int | None = 100
     ) -> list[HistoryEntry]:
-        """Every stored result of one case (optionally on one model), newest run first."""
-        # CROSS JOIN keeps runs the outer loop: one seek of the (run, case) key per run.
+        """Every stored result of one case (optionally on one model), newest run first.
+
+        `case_id` is ``suite/case`` or the case's own id (which also finds runs stored
+        before ids were namespaced by suite).
+        """
+        # CROSS JOIN keeps runs the outer loop: one seek of the run's key per run.
         sql = (
             "SELECT r.run_id, r.suite, r.started_at, x.data FROM runs AS r"
-            " CROSS JOIN results AS x ON x.run_id = r.run_id WHERE x.case_id = ?"
+            " CROSS JOIN results AS x ON x.run_id = r.run_id"
+            " WHERE (x.case_id = ?1 OR (x.suite <> '' AND x.suite || '/' || x.case_id = ?1))"
         )
         params: list[Any] = [case_id]
         if model:
-            sql += " AND x.model = ?"
+            sql += " AND x.model = ?2"
             params.append(model)
-        sql += " ORDER BY r.started_at DESC, x.model, x.repeat"
+        sql += " ORDER BY r.started_at DESC, x.suite, x.variant, x.model, x.repeat"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         with self._connection() as connection:

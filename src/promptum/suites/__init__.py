@@ -1,12 +1,15 @@
 """Suite files: YAML suites, TOML case folders, CSV/JSONL rows, validated with located errors."""
 
+from promptum.suites._discover import Discovery, find_suites
 from promptum.suites._format import SuiteSpec, suite_json_schema
 from promptum.suites._loader import Suite, check_unique_ids, load_suite, load_suites
 
 __all__ = [
+    "Discovery",
     "Suite",
     "SuiteSpec",
     "check_unique_ids",
+    "find_suites",
     "load_suite",
     "load_suites",
     "suite_json_schema",

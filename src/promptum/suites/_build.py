@@ -13,6 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from promptum._imports import import_module_for
 from promptum.checks import CheckDefinition
+from promptum.providers._target_spec import Target
 from promptum.results import Message
 from promptum.runner import (
     GenerationParams,
@@ -33,8 +34,17 @@ from promptum.runner._judge import (
     prompt_uses,
 )
 from promptum.suites._assertion_fields import assertion_problems, assertion_schema
-from promptum.suites._format import CaseFields, Context, DefaultsSpec, JudgeSpec, ParamsSpec
+from promptum.suites._format import (
+    CaseFields,
+    Context,
+    DefaultsSpec,
+    JudgeSpec,
+    MessageSpec,
+    ParamsSpec,
+)
 from promptum.suites._locate import Loc, Locator, problem
+from promptum.suites._target import suite_target
+from promptum.suites._tools import choice_json, tools_json
 from promptum.validation import compiled_schema
 
 
@@ -54,6 +64,20 @@ class SuiteContext:
     judge: JudgeConfig | None = None
     must_pass_tags: frozenset[str] = frozenset()
     """Cases with any of these tags gate on their own (the suite's `gate.must_pass_tags`)."""
+    literal: bool = False
+    """Texts are sent as written, not rendered as Jinja (the Python API's `Prompt`)."""
+    suite: str = ""
+    """The suite's name, which namespaces its case ids in a run (``suite/id``)."""
+    variant: str = ""
+    """The prompt variant being built ("" without `prompts:`); its text is `prompt` or
+    `template`, and a case's `query` is then a variable of it."""
+    template: tuple[MessageSpec, ...] | None = None
+    """A chat-template variant: the conversation, each message a template of the vars."""
+    target: Target | None = None
+    """The suite's `target`: answers every case without its own `models` or `target`."""
+    tools: tuple[dict[str, Any], ...] | None = None
+    """The suite's `tools` (OpenAI function schemas), for cases without their own."""
+    tool_choice: str | dict[str, Any] | None = None
 
 
 class InvalidCaseError(Exception):
@@ -122,9 +146,11 @@ def _model_schema(reference: str, folder: Path) -> tuple[dict[str, Any], type[Ba
 
 
 def _structured_output(
-    spec: str | dict[str, Any], folder: Path
+    spec: str | dict[str, Any] | type[BaseModel], folder: Path
 ) -> tuple[dict[str, Any], type[BaseModel] | None]:
     """The schema (and pydantic model) of a response_model, checked once per distinct spec."""
+    if isinstance(spec, type):  # a class given in Python
+        return spec.model_json_schema(), spec
     if isinstance(spec, dict):
         return _schema_of(spec), None
     return _model_schema(spec, folder)
@@ -331,12 +357,27 @@ def _messages(
         messages.append(Message(role="system", content=rendered(system, ("system",))))
     if case.query is not None and case.messages is not None:
         problems.add(("messages",), "give either `query` or `messages`, not both")
+    elif context.variant and case.messages is not None:
+        problems.add(
+            ("messages",),
+            "the suite's `prompts:` variants write the conversation: give this case `query` "
+            "or `vars` (the variants see them as {{ query }} and their names), not `messages`",
+        )
+    elif context.template is not None:
+        if context.template[0].role == "system":
+            messages.clear()  # the template's own system message wins
+        for index, message in enumerate(context.template):
+            content = rendered(message.content, ("prompts", context.variant, index))
+            messages.append(Message(role=message.role, content=content))
+    elif context.variant and context.prompt is not None:
+        messages.append(Message(role="user", content=rendered(context.prompt, ())))
     elif case.messages is not None:
         if case.messages and case.messages[0].role == "system":
             messages.clear()  # the conversation's own system message wins
         for index, message in enumerate(case.messages):
             content = rendered(message.content, ("messages", index, "content"))
-            messages.append(Message(role=message.role, content=content))
+            replayed = {"tool_calls": message.tool_calls, "tool_call_id": message.tool_call_id}
+            messages.append(Message(role=message.role, content=content, **replayed))
     elif case.query is not None:
         messages.append(Message(role="user", content=rendered(case.query, ("query",))))
     elif context.prompt is not None:
@@ -358,6 +399,8 @@ def build_case(
     variables = {**context.variables, **case.vars}
 
     def rendered(text: str, loc: Loc) -> str:
+        if context.literal:
+            return text
         try:
             return render(text, variables)
         except TemplateError as exc:
@@ -369,6 +412,9 @@ def build_case(
         # Retrieved material is the app's to place in the prompt: templates may use it.
         variables["context"] = join_context(documents)
 
+    if context.variant and case.query is not None:
+        # The variant is the prompt: the case's query is what it fills in.
+        variables["query"] = rendered(case.query, ("query",))
     messages = _messages(case, context, rendered, problems)
 
     expected_behavior = case.expected_behavior or defaults.expected_behavior
@@ -389,7 +435,15 @@ def build_case(
             schema, model = _structured_output(response_model, context.folder)
         except ValueError as exc:
             problems.add(("response_model",), str(exc))
-    if (case.expected or case.attack_target) and response_model is None:
+    target = context.target if case.models is None else None
+    if case.target is not None:
+        try:
+            target = suite_target(case.target, context.folder)
+        except ValueError as exc:
+            problems.add(("target",), str(exc))
+    # A target's dict answer is structured output even without a response_model.
+    needs_schema = target is None and case.target is None
+    if (case.expected or case.attack_target) and response_model is None and needs_schema:
         loc = ("expected",) if case.expected else ("attack_target",)
         problems.add(
             loc, "field assertions need structured output: add `response_model` to the case"
@@ -415,7 +469,7 @@ def build_case(
     return TestCase(
         id=case_id,
         messages=messages,
-        models=tuple(case.models or context.models),
+        models=(target.id,) if target else tuple(case.models or context.models),
         params=_merge_params(defaults.params, case.params),
         checks=tuple(checks),
         response_schema=schema,
@@ -430,4 +484,9 @@ def build_case(
         source=locator.line(),
         must_pass=case.must_pass or not context.must_pass_tags.isdisjoint(tags),
         vars=variables,
+        target=target,
+        tools=tools_json(case.tools) if case.tools is not None else context.tools,
+        tool_choice=choice_json(case.tool_choice) or context.tool_choice,
+        suite=context.suite,
+        variant=context.variant,
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -22,13 +22,18 @@ from pydantic import (
     ValidatorFunctionWrapHandler,
     WithJsonSchema,
     field_validator,
+    model_validator,
 )
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from promptum.checks import CheckDefinition
+from promptum.completion import ToolCall
 from promptum.providers import EndpointConfig, Price, key_variable
+from promptum.providers._target_spec import HttpTarget
 from promptum.runner import DEFAULT_THRESHOLD
+from promptum.suites._target import TargetSpec
+from promptum.suites._tools import ToolChoice, ToolSpec
 
 
 class _Strict(BaseModel):
@@ -50,8 +55,21 @@ OneOrMany = Annotated[
 class MessageSpec(_Strict):
     """One chat message of a case's `messages`."""
 
-    role: Literal["system", "user", "assistant"]
-    content: str
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str = ""
+    tool_calls: list[ToolCall] | None = Field(
+        default=None,
+        description="An assistant turn's tool calls, replayed: [{name, arguments, id}].",
+    )
+    tool_call_id: str | None = Field(
+        default=None, description="A `tool` message's answer to the call with this id."
+    )
+
+    @model_validator(mode="after")
+    def _has_content(self) -> MessageSpec:
+        if not self.content and not self.tool_calls:
+            raise ValueError("a message needs `content` (or, from the assistant, `tool_calls`)")
+        return self
 
 
 class ParamsSpec(_Strict):
@@ -234,8 +252,25 @@ class CaseFields(_Strict):
     vars: dict[str, Any] = Field(default_factory=dict)
     tags: OneOrMany = Field(default_factory=list)
     models: OneOrMany | None = None
+    tools: list[ToolSpec] | None = Field(
+        default=None, description="Tools the model may call (OpenAI function schemas)."
+    )
+    tool_choice: ToolChoice | None = Field(
+        default=None, description="auto, none, required, or {function: {name: ...}}."
+    )
+    target: (
+        str
+        | TargetSpec
+        | SkipJsonSchema[HttpTarget]  # built in Python (`Prompt`), where any variable may be read
+        | SkipJsonSchema[Callable[..., Any]]
+        | None
+    ) = Field(
+        default=None,
+        description="Your application answers instead of a model: `app.py:answer` (a Python "
+        "function) or {url: ...} (an HTTP service). See docs/targets.md.",
+    )
     params: ParamsSpec | None = None
-    response_model: str | dict[str, Any] | None = Field(
+    response_model: str | dict[str, Any] | SkipJsonSchema[type[BaseModel]] | None = Field(
         default=None,
         description="Structured output: an inline JSON Schema or `module:Class` of a pydantic "
         "model.",
@@ -324,6 +359,25 @@ def _key_problems(endpoints: Mapping[Any, Any]) -> list[InitErrorDetails]:
     return problems
 
 
+class ColumnCheckSpec(_Strict):
+    """A check of `columns`: a check's keys but `value`, which comes from the row's cell."""
+
+    type: str
+    case_insensitive: bool | None = None
+    threshold: float | None = None
+    model: str | None = None
+
+
+class PromptFileSpec(_Strict):
+    """A prompt variant kept in its own file, relative to the suite."""
+
+    file: str = Field(description="A .txt (the user message) or .yaml (a list of messages).")
+
+
+PromptVariantValue = str | list[MessageSpec] | PromptFileSpec
+"""A prompt variant: inline text, a chat template, or a file holding either."""
+
+
 class SuiteSpec(_Strict):
     """A suite file: its settings and its test cases."""
 
@@ -331,6 +385,15 @@ class SuiteSpec(_Strict):
     description: str | None = None
     models: OneOrMany | None = Field(
         default=None, description="Models every case runs on; default local/smollm2."
+    )
+    tools: list[ToolSpec] | None = Field(
+        default=None, description="Tools every case offers the model (OpenAI function schemas)."
+    )
+    tool_choice: ToolChoice | None = None
+    target: str | TargetSpec | None = Field(
+        default=None,
+        description="Your application answers every case instead of a model: `app.py:answer` "
+        "or {url: ...}. See docs/targets.md.",
     )
     system: str | None = None
     prompt: str | None = Field(
@@ -348,6 +411,17 @@ class SuiteSpec(_Strict):
         default_factory=list,
         description="CSV or JSONL files (one case per row) and folders of TOML case files, "
         "relative to this file.",
+    )
+    columns: dict[str, ColumnCheckSpec] = Field(
+        default_factory=dict,
+        description="Per-row checks of `cases_from` rows: column name -> a check without its "
+        "value ({type: contains}); the row's cell is the value, an empty cell means no check.",
+    )
+    prompts: dict[str, PromptVariantValue] = Field(
+        default_factory=dict,
+        description="Named prompt variants: every case runs on each. Inline text, a chat "
+        "template (a list of messages) or {file: prompts/v2.txt|.yaml}; all Jinja templates "
+        "of the case's vars ({{ query }} is the case's query).",
     )
     endpoints: dict[str, EndpointSpec] = Field(
         default_factory=dict,

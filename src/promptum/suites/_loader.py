@@ -14,6 +14,7 @@ from promptum.checks import CheckDefinition
 from promptum.checks._python import FOLDER, PYTHON, module_name
 from promptum.errors import ConfigError
 from promptum.providers import EndpointConfig, Price, model_id_problem
+from promptum.providers._target_spec import Target
 from promptum.runner import JudgeConfig, TestCase
 from promptum.suites._build import (
     InvalidCaseError,
@@ -22,6 +23,7 @@ from promptum.suites._build import (
     judge_problems,
     merged_judge,
 )
+from promptum.suites._columns import ColumnChecks
 from promptum.suites._format import CaseFields, DefaultsSpec, SuiteSpec
 from promptum.suites._locate import (
     Loc,
@@ -32,6 +34,9 @@ from promptum.suites._locate import (
     validation_problems,
 )
 from promptum.suites._rows import CaseFilesError, RawCase, case_source
+from promptum.suites._target import TargetSpec, suite_target
+from promptum.suites._tools import choice_json, tools_json
+from promptum.suites._variants import suite_variants
 from promptum.suites._yaml import read_yaml
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -57,6 +62,10 @@ class Suite:
     pricing: Mapping[str, Price] = field(default_factory=dict)
     python_imports: tuple[PythonImport, ...] = ()
     """Every Python module loading the suite imported, in the order first used."""
+    variants: Mapping[str, str] = field(default_factory=dict)
+    """Its prompt variants (`prompts:`), name -> a short hash of the variant's text."""
+    inputs: tuple[Path, ...] = ()
+    """The files it was read from besides `path`: data, prompt files (what `--watch` watches)."""
 
 
 @dataclass(slots=True)
@@ -67,6 +76,9 @@ class _Load:
     endpoints: tuple[str, ...] = ()
     problems: list[str] = field(default_factory=list)
     imports: dict[str, Path | None] = field(default_factory=dict)
+    variants: list[SuiteContext] = field(default_factory=list)
+    """One context per prompt variant; empty: the suite has none."""
+    columns: ColumnChecks | None = None
 
     def check_model_ids(self, written: Any, locator: Locator, loc: Loc) -> None:
         """Report each unroutable model id at `loc` (one id or a list), when asked to."""
@@ -85,7 +97,7 @@ class _Load:
 
     def imported(
         self,
-        response_model: str | dict[str, Any] | None,
+        response_model: str | dict[str, Any] | type[Any] | None,
         checks: Iterable[CheckDefinition],
         folder: Path,
     ) -> None:
@@ -100,6 +112,13 @@ class _Load:
             if check.type == PYTHON.name and isinstance(check.value, str):
                 module = module_name(check.value)
                 self.imports.setdefault(module, python_module_file(module, folder))
+
+    def imported_target(self, written: object, folder: Path) -> None:
+        """Note the module of a `target: module:function` (once imported)."""
+        reference = written.function if isinstance(written, TargetSpec) else written
+        if isinstance(reference, str):
+            module = reference.partition(":")[0].removesuffix(".py").replace("/", ".")
+            self.imports.setdefault(module, python_module_file(module + ":", folder))
 
     def python_imports(self) -> tuple[PythonImport, ...]:
         """The modules imported, for the Suite."""
@@ -120,8 +139,11 @@ def _cases(raw_cases: Iterable[RawCase], context: SuiteContext, load: _Load) -> 
             continue
         load.check_model_ids(raw.data.get("models"), raw.locator, ("models",))
         _check_case_judge_model(load, raw)
+        built = []
         try:
-            case = build_case(fields, raw.locator, raw.default_id, context)
+            # One case per prompt variant: the matrix's variant dimension.
+            for variant in load.variants or [context]:
+                built.append(build_case(fields, raw.locator, raw.default_id, variant))
         except InvalidCaseError as exc:
             load.problems += exc.problems
             continue
@@ -130,7 +152,8 @@ def _cases(raw_cases: Iterable[RawCase], context: SuiteContext, load: _Load) -> 
             [*context.defaults.checks, *fields.checks],
             context.folder,
         )
-        yield case
+        load.imported_target(fields.target, context.folder)
+        yield from built
 
 
 def data_path(suite: Path, source: str) -> Path:
@@ -155,7 +178,10 @@ def _source_cases(source: Path, context: SuiteContext, load: _Load) -> list[Test
     """The cases of one CSV, JSONL or TOML source; raise ConfigError if it cannot be read."""
     cases: list[TestCase] = []
     try:
-        cases.extend(_cases(case_source(source), context, load))
+        rows = case_source(source)
+        if load.columns is not None and source.suffix.lower() in (".csv", ".jsonl"):
+            rows = load.columns.rows(rows, source, load.problems)
+        cases.extend(_cases(rows, context, load))
     except CaseFilesError as exc:  # broken files of a folder: its other files were read
         load.problems += exc.problems
     return cases
@@ -244,6 +270,7 @@ def _yaml_suite(path: Path, load: _Load) -> Suite:
     if spec.judge is not None:
         load.check_model_ids(spec.judge.model, locator, ("judge", "model"))
     context = SuiteContext(
+        suite=spec.name or path.stem,
         folder=path.parent,
         models=tuple(spec.models or ()),
         system=spec.system,
@@ -254,28 +281,51 @@ def _yaml_suite(path: Path, load: _Load) -> Suite:
         repeat=spec.repeat,
         judge=_judge(spec, locator, problems),
         must_pass_tags=frozenset(spec.gate.must_pass_tags),
+        target=_suite_target(spec, path.parent, locator, load),
+        tools=tools_json(spec.tools),
+        tool_choice=choice_json(spec.tool_choice),
     )
+    variants = suite_variants(spec.prompts, path, locator, context, problems)
+    load.variants = variants.contexts
+    load.columns = ColumnChecks(spec.columns, locator) if spec.columns else None
     cases = list(_cases(inline, context, load))
+    inputs = list(variants.files)
     for index, source in enumerate(spec.cases_from):
         try:
-            cases += _source_cases(data_path(path, source), context, load)
+            inputs.append(data_path(path, source))
+            cases += _source_cases(inputs[-1], context, load)
         except ConfigError as exc:
             problems.append(problem(locator, ("cases_from", index), str(exc)))
     if not cases and not problems:
         problems.append(problem(locator, (), "the suite has no cases: add `test_cases:`"))
     raise_problems(problems)
     return Suite(
-        spec.name or path.stem,
+        context.suite,
         path,
         tuple(cases),
         spec.endpoints,
         spec.pricing,
         load.python_imports(),
+        variants.hashes,
+        tuple(inputs),
     )
 
 
+def _suite_target(spec: SuiteSpec, folder: Path, locator: Locator, load: _Load) -> Target | None:
+    """The suite's own `target`, imported once for all its cases."""
+    if spec.target is None:
+        return None
+    try:
+        target = suite_target(spec.target, folder)
+    except ValueError as exc:
+        load.problems.append(problem(locator, ("target",), str(exc)))
+        return None
+    load.imported_target(spec.target, folder)
+    return target
+
+
 def _folder_suite(path: Path, load: _Load) -> Suite:
-    cases = _source_cases(path, SuiteContext(folder=path), load)
+    cases = _source_cases(path, SuiteContext(folder=path, suite=path.name), load)
     raise_problems(load.problems)
     return Suite(path.name, path, tuple(cases), python_imports=load.python_imports())
 
@@ -304,24 +354,42 @@ def load_suite(path: Path | str, *, check_models: bool = False) -> Suite:
 
 
 def load_suites(paths: Iterable[Path | str]) -> list[Suite]:
-    """Load several suites; case ids must be unique across all of them."""
-    suites = [load_suite(path) for path in paths]
+    """Load several suites (a path given twice is loaded once); ids are namespaced by suite."""
+    unique = list(dict.fromkeys(Path(path).resolve() for path in paths))
+    given = {Path(path).resolve(): Path(path) for path in reversed(list(paths))}
+    suites = [load_suite(given[path]) for path in unique]
     check_unique_ids(suites)
     return suites
 
 
+def _where(case: TestCase, suite: Suite) -> str:
+    return case.source or str(suite.path)
+
+
 def check_unique_ids(suites: Iterable[Suite]) -> None:
-    """Raise a ConfigError naming every case id defined twice (a run keys results by id)."""
-    seen: dict[str, str] = {}
+    """Raise a ConfigError naming each id twice in a suite, and each name two suites share."""
     problems = []
+    names: dict[str, Suite] = {}
     for suite in suites:
+        other = names.setdefault(suite.name, suite)
+        if other is not suite and other.path != suite.path:
+            problems.append(
+                f"{suite.path}: suite name {suite.name!r} is also the name of {other.path}; "
+                "case ids are namespaced by suite name, so give one of them its own `name:`"
+            )
+            continue
+        if other is not suite:
+            continue  # the same file given twice: its own duplicates were reported once
+        seen: dict[tuple[str, str], str] = {}
         for case in suite.cases:
-            where = case.source or str(suite.path)
-            if case.id in seen:
-                problems.append(
-                    f"{where}: duplicate case id {case.id!r}, first defined at {seen[case.id]}; "
-                    "ids must be unique within a run"
-                )
-            else:
-                seen[case.id] = where
+            where = _where(case, suite)
+            first = seen.get((case.id, case.variant))
+            if first is None:
+                seen[(case.id, case.variant)] = where
+                continue
+            also = f" (read twice through {suite.path})" if first == where else ""
+            problems.append(
+                f"{where}: duplicate case id {case.id!r} in suite {suite.name!r}, first "
+                f"defined at {first}{also}; ids must be unique within a suite: rename one"
+            )
     raise_problems(problems)

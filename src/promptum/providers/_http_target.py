@@ -1,0 +1,138 @@
+"""The ``http`` kind: a target that is an HTTP endpoint of the team's own service.
+
+The body's strings are rendered in Jinja's sandbox, like every template of a suite; secret
+header values come only from environment variables (see `HttpTarget.headers_env`). The
+call runs on a worker thread with the run's timeout, through the standard library.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+import urllib.error
+import urllib.request
+from typing import TYPE_CHECKING, Any
+
+from promptum.completion import Completion
+from promptum.providers._base import ModelRequest
+from promptum.providers._errors import (
+    ConnectionFailedError,
+    MalformedResponseError,
+    ProviderTimeoutError,
+)
+from promptum.providers._sdk import redact, status_error
+from promptum.providers._target_answer import TargetError, completion_of, target_inputs
+from promptum.providers._target_spec import HttpTarget
+from promptum.providers._workers import run_in_worker
+
+if TYPE_CHECKING:
+    from promptum.providers._routing import Route
+
+_STEP = re.compile(r"\.?([^.\[\]]+)|\[(\d+)\]")
+
+
+def json_path(document: Any, path: str) -> Any:
+    """The value at ``path`` (``answer``, ``$.choices[0].text``, ``data.items.0``)."""
+    rest = path.strip().removeprefix("$")
+    value = document
+    for match in _STEP.finditer(rest):
+        key, index = match.group(1), match.group(2)
+        step: int | str = int(index) if index is not None else key
+        if isinstance(value, list) and isinstance(step, str) and step.isdigit():
+            step = int(step)
+        try:
+            value = value[step]
+        except (KeyError, IndexError, TypeError):
+            raise MalformedResponseError(
+                f"the response has nothing at {path!r} (stopped at {step!r})"
+            ) from None
+    return value
+
+
+def _rendered(value: Any, variables: dict[str, Any]) -> Any:
+    from promptum.runner._template import TemplateError, render
+
+    if isinstance(value, str):
+        try:
+            return render(value, variables)
+        except TemplateError as exc:
+            raise TargetError(f"the target's body template: {exc}") from exc
+    if isinstance(value, dict):
+        return {k: _rendered(v, variables) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rendered(v, variables) for v in value]
+    return value
+
+
+class HttpTargetProvider:
+    """Sends one request per case to the service and reads the answer at `output`."""
+
+    def __init__(self, route: Route, timeout_s: float) -> None:
+        assert isinstance(route.target, HttpTarget)  # routing made this an http route
+        self.target = route.target
+        self.timeout_s = timeout_s
+
+    def _headers(self) -> tuple[dict[str, str], list[str]]:
+        headers = {"Content-Type": "application/json", **self.target.headers}
+        secrets = []
+        for name, variable in self.target.headers_env.items():
+            value = os.environ.get(variable)
+            if not value:
+                raise TargetError(f"header {name!r} needs the {variable} environment variable")
+            headers[name] = value
+            secrets.append(value)
+        return headers, secrets
+
+    def _send(self, body: bytes | None, headers: dict[str, str], secrets: list[str]) -> bytes:
+        request = urllib.request.Request(
+            self.target.url, data=body, headers=headers, method=self.target.method
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+                data: bytes = response.read()
+                return data
+        except urllib.error.HTTPError as exc:
+            text = exc.read().decode(errors="replace")
+            try:
+                answer: Any = json.loads(text)
+            except ValueError:
+                answer = text
+            fallback = f"{exc.code} {exc.reason}"
+            raise status_error(exc.code, dict(exc.headers), answer, fallback, secrets) from exc
+        except TimeoutError as exc:
+            raise ProviderTimeoutError(f"no answer within {self.timeout_s:g} s") from exc
+        except (urllib.error.URLError, OSError) as exc:
+            reason = getattr(exc, "reason", exc)
+            message = redact(f"connection to {self.target.url} failed: {reason}", secrets)
+            raise ConnectionFailedError(message) from exc
+
+    async def complete(self, request: ModelRequest) -> Completion:
+        """Call the service with the case's inputs; read the answer from its JSON."""
+        inputs = target_inputs(request)
+        template = self.target.body
+        if template is None:
+            template = {k: inputs[k] for k in ("query", "vars", "context")}
+            payload: Any = template
+        else:
+            payload = _rendered(template, {**inputs["vars"], **inputs})
+        headers, secrets = self._headers()
+        body = None if self.target.method == "GET" else json.dumps(payload).encode()
+        started = time.perf_counter()
+        raw = await run_in_worker(lambda: self._send(body, headers, secrets))
+        latency_ms = (time.perf_counter() - started) * 1000  # the service, not the parsing
+        text = raw.decode(errors="replace")
+        try:
+            document: Any = json.loads(text)
+        except ValueError:
+            if self.target.output is not None:
+                raise MalformedResponseError(
+                    f"the response is not JSON, so {self.target.output!r} cannot be read: "
+                    f"{text[:80]!r}"
+                ) from None
+            document = text
+        value = json_path(document, self.target.output) if self.target.output else document
+        if not isinstance(value, str | dict):
+            value = json.dumps(value)
+        return completion_of(value, request.model, latency_ms)

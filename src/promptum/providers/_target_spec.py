@@ -1,0 +1,73 @@
+"""What a target is: the user's own Python function or HTTP service, answering like a model.
+
+A target's id is ``target:<name>``; it is a column of a run like a model id. The function
+or service is code or a URL the team owns: nothing a suite names runs without being listed
+by ``promptum validate``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+TARGET_PREFIX = "target:"
+_NAME = re.compile(r"[\w.:/-]+")
+
+
+@dataclass(frozen=True, slots=True)
+class PythonTarget:
+    """A Python function (sync or async) called with the case's rendered inputs."""
+
+    name: str
+    """Shown as ``target:<name>``: ``app.py:answer`` or the name the suite gave it."""
+    function: Callable[..., Any]
+    max_concurrency: int = 8
+    """Calls in flight at once; sync functions run in worker threads."""
+    module_file: str | None = field(default=None, compare=False)
+    """The file the function was imported from, for ``promptum validate``."""
+
+    @property
+    def id(self) -> str:
+        """The target's id in a run: ``target:<name>``."""
+        return TARGET_PREFIX + self.name
+
+
+class HttpTarget(BaseModel):
+    """An HTTP endpoint of the team's own service; the body is a sandboxed Jinja template."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    url: str
+    method: Literal["GET", "POST", "PUT", "PATCH"] = "POST"
+    headers: dict[str, str] = Field(default_factory=dict)
+    """Header values written out: never secrets (a suite file is data others read)."""
+    headers_env: dict[str, str] = Field(default_factory=dict)
+    """Header name → environment variable holding its value. A suite may name only
+    ``PROMPTUM_<NAME>_*`` variables of this target; Python code may name any."""
+    body: Any = None
+    """JSON to send: strings in it are Jinja templates of ``query``, ``messages``, ``vars``
+    and ``context``; None sends ``{"query": ..., "vars": ..., "context": ...}``."""
+    output: str | None = None
+    """Where the answer is in the JSON response, e.g. ``answer`` or ``$.choices[0].text``;
+    None: the whole body (text, or a JSON object as structured output)."""
+    max_concurrency: int = Field(default=4, ge=1)
+
+    @property
+    def id(self) -> str:
+        """The target's id in a run: ``target:<name>``."""
+        return TARGET_PREFIX + self.name
+
+
+Target = PythonTarget | HttpTarget
+
+
+def target_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a target, or None."""
+    if not _NAME.fullmatch(name):
+        return f"target name {name!r} may use only letters, digits and . : / _ -"
+    return None

@@ -1,0 +1,55 @@
+"""Per-row checks (`columns:`): a data row's cell becomes that row's check of a given type."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+
+from promptum.suites._format import ColumnCheckSpec
+from promptum.suites._locate import Locator, problem
+from promptum.suites._rows import RawCase
+
+
+class ColumnChecks:
+    """Turns the cells of the `columns` a suite names into each row's own checks."""
+
+    def __init__(self, columns: Mapping[str, ColumnCheckSpec], locator: Locator) -> None:
+        self.columns = columns
+        self.locator = locator
+
+    def rows(
+        self, raw_cases: Iterable[RawCase], source: Path, problems: list[str]
+    ) -> Iterator[RawCase]:
+        """The rows with their column checks added; a column no row has is a problem."""
+        seen: set[str] = set()
+        for raw in raw_cases:
+            yield self._with_checks(raw, seen)
+        for name in self.columns:
+            if name not in seen:
+                problems.append(
+                    problem(
+                        self.locator,
+                        ("columns", name),
+                        f"{source} has no column {name!r}: name a column of the file, or "
+                        "remove this check",
+                    )
+                )
+
+    def _with_checks(self, raw: RawCase, seen: set[str]) -> RawCase:
+        variables = raw.data.get("vars")
+        if not self.columns or not isinstance(variables, dict):
+            return raw
+        added = []
+        for name, spec in self.columns.items():
+            if name not in variables:
+                continue
+            seen.add(name)
+            cell = variables[name]
+            if cell is None or cell == "":
+                continue  # an empty cell: this row has no such check
+            added.append({**spec.model_dump(exclude_none=True), "value": cell})
+        if not added:
+            return raw
+        checks = raw.data.get("checks")
+        own = checks if isinstance(checks, list) else []
+        return RawCase({**raw.data, "checks": [*own, *added]}, raw.locator, raw.default_id)

@@ -1,0 +1,123 @@
+"""Finding the suites of a folder: YAML suites and TOML case folders, found recursively."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from promptum.errors import ConfigError
+from promptum.suites._rows import read_document
+from promptum.suites._yaml import read_yaml
+
+YAML_SUFFIXES = (".yaml", ".yml")
+SUITE_KEYS = ("test_cases", "cases_from")
+"""A YAML file with one of these top-level keys is a suite; any other YAML is not."""
+_TOML_CASE_KEYS = ("query", "messages")
+_SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
+"""Besides hidden folders (``.git``, ``.venv``, ``.promptum``): never suites, often huge."""
+
+
+@dataclass(slots=True)
+class Discovery:
+    """The suites found under the paths given, and the files passed over with the reason."""
+
+    suites: list[Path] = field(default_factory=list)
+    skipped: list[tuple[Path, str]] = field(default_factory=list)
+
+
+def _walk(folder: Path) -> Iterator[Path]:
+    """Every file and folder below `folder`, in name order, skipping hidden and tool folders."""
+    for child in sorted(folder.iterdir()):
+        if child.name.startswith(".") or child.name in _SKIPPED_FOLDERS:
+            continue
+        yield child
+        if child.is_dir() and not child.is_symlink():
+            yield from _walk(child)
+
+
+def _sources(path: Path, data: dict[str, Any]) -> set[Path]:
+    """The folders and files a suite reads through `cases_from`: its data, not suites."""
+    written = data.get("cases_from") or []
+    items = [written] if isinstance(written, str) else written
+    if not isinstance(items, list):
+        return set()
+    return {(path.parent / item).resolve() for item in items if isinstance(item, str)}
+
+
+def _yaml_kind(path: Path) -> tuple[str | None, set[Path]]:
+    """Why the YAML file is not a suite (None when it is one), and the data it reads."""
+    data, _ = read_yaml(path)  # a broken file is an error: it may well be a suite
+    if not isinstance(data, dict):
+        return "not a suite: not a mapping", set()
+    if not any(key in data for key in SUITE_KEYS):
+        return "not a suite: no `test_cases` or `cases_from`", set()
+    return None, _sources(path, data)
+
+
+def _is_case_file(path: Path) -> bool:
+    try:
+        data = tomllib.loads(read_document(path))
+    except (OSError, UnicodeDecodeError, ConfigError, tomllib.TOMLDecodeError, RecursionError):
+        return True  # unreadable: loading the folder says what is wrong with it
+    return any(key in data for key in _TOML_CASE_KEYS)
+
+
+def is_case_folder(folder: Path) -> bool:
+    """Whether a folder is a TOML case folder: a `.toml` file in it holds a `query`/`messages`."""
+    return any(_is_case_file(path) for path in sorted(folder.glob("*.toml")))
+
+
+def _search(folder: Path, found: Discovery) -> None:
+    yaml_files: list[Path] = []
+    toml_folders: list[Path] = []
+    for path in [folder, *_walk(folder)]:
+        if path.is_file() and path.suffix.lower() in YAML_SUFFIXES:
+            yaml_files.append(path)
+        elif path.is_dir() and any(path.glob("*.toml")):
+            toml_folders.append(path)
+    data: set[Path] = set()
+    for path in yaml_files:
+        reason, sources = _yaml_kind(path)
+        data |= sources
+        if reason is None:
+            found.suites.append(path)
+        else:
+            found.skipped.append((path, reason))
+    for path in toml_folders:
+        if path.resolve() in data:
+            continue  # read by a suite's `cases_from`
+        if is_case_folder(path):
+            found.suites.append(path)
+        else:
+            found.skipped.append((path, "not a case folder: no .toml file has `query`/`messages`"))
+
+
+def find_suites(paths: Iterable[Path]) -> Discovery:
+    """The suites the paths name: a suite file, a TOML case folder, or a folder searched for both.
+
+    A folder holding ``*.toml`` case files and no YAML is a case folder, as before; any other
+    folder is searched recursively. Raise ConfigError when a path names no suite.
+    """
+    found = Discovery()
+    for path in paths:
+        if not path.is_dir():
+            found.suites.append(path)  # loading it says what is wrong, if anything
+            continue
+        if is_case_folder(path) and not any(_walk_yaml(path)):
+            found.suites.append(path)
+            continue
+        before = len(found.suites)
+        _search(path, found)
+        if len(found.suites) == before:
+            raise ConfigError(
+                f"{path}: no suite found in this folder (looked for *.yaml and *.yml files with "
+                "`test_cases` or `cases_from`, and folders of .toml case files)"
+            )
+    return found
+
+
+def _walk_yaml(folder: Path) -> Iterator[Path]:
+    return (p for p in _walk(folder) if p.is_file() and p.suffix.lower() in YAML_SUFFIXES)

@@ -1,0 +1,132 @@
+"""A suite's `target:`: the Python function or HTTP service that answers instead of a model.
+
+``target: app.py:answer`` (or ``mypkg.support:answer``) imports a function, code by design
+like a ``type: python`` check, and ``promptum validate`` lists its module. A mapping with
+``url`` names an HTTP service; its secret headers come only from ``PROMPTUM_<NAME>_*``
+environment variables, so a suite cannot send an arbitrary secret to a URL it writes.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, model_validator
+
+from promptum._imports import import_module_for, python_module_file
+from promptum.providers._routing import env_name
+from promptum.providers._target_spec import HttpTarget, PythonTarget, Target, target_name_problem
+
+
+class TargetSpec(BaseModel):
+    """A target written as a mapping: a `function` or a service `url`, with its settings."""
+
+    model_config = {"extra": "forbid", "frozen": True}
+
+    function: str | None = Field(
+        default=None, description="`file.py:function` or `module:function` to call."
+    )
+    url: str | None = Field(default=None, description="The service's endpoint (HTTP).")
+    name: str | None = Field(default=None, description="The target's id in reports: target:<name>.")
+    method: Literal["GET", "POST", "PUT", "PATCH"] = "POST"
+    headers: dict[str, str] = Field(
+        default_factory=dict, description="Headers written out (never secrets)."
+    )
+    headers_env: dict[str, str] = Field(
+        default_factory=dict,
+        description="Header → environment variable with its value; only PROMPTUM_<NAME>_* "
+        "variables, NAME being the target's `name`.",
+    )
+    body: Any = Field(
+        default=None,
+        description="JSON to send; its strings are Jinja templates of query, messages, vars "
+        "and context. Default: {query, vars, context}.",
+    )
+    output: str | None = Field(
+        default=None,
+        description="Where the answer is in the JSON response: `answer`, `$.choices[0].text`.",
+    )
+    max_concurrency: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> TargetSpec:
+        if (self.function is None) == (self.url is None):
+            raise ValueError("a target has exactly one of `function` or `url`")
+        if self.function is not None:
+            http_only = {"method", "headers", "headers_env", "body", "output"}
+            written = sorted(http_only & self.model_fields_set)
+            if written:
+                raise ValueError(f"{', '.join(written)} apply to `url` targets only")
+        return self
+
+
+def _function(reference: str, folder: Path) -> tuple[Callable[..., Any], str | None]:
+    module_name, sep, attribute = reference.partition(":")
+    if not sep or not module_name or not attribute:
+        raise ValueError(f"target {reference!r} must be `file.py:function` or `module:function`")
+    module_name = module_name.removesuffix(".py").replace("/", ".")
+    try:
+        module = import_module_for(module_name, folder)
+    except ImportError as exc:
+        raise ValueError(
+            f"cannot import module {module_name!r} for target {reference!r}: {exc}; it is "
+            "looked up beside the suite file, then on the Python path"
+        ) from exc
+    except Exception as exc:
+        raise ValueError(
+            f"module {module_name!r} of target {reference!r} failed to import: "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
+    function = getattr(module, attribute, None)
+    if not callable(function):
+        raise ValueError(f"module {module_name!r} has no function {attribute!r}")
+    origin = python_module_file(module_name + ":", folder)
+    return function, str(origin) if origin else None
+
+
+def _bound_headers(name: str, headers_env: Mapping[str, str]) -> None:
+    stem = env_name(name) + "_"
+    for header, variable in headers_env.items():
+        if not variable.startswith(stem):
+            raise ValueError(
+                f"headers_env.{header}: a suite may read only {stem}* variables for target "
+                f"{name!r}, not {variable!r}: rename the variable (e.g. {stem}TOKEN), or "
+                "configure the target in Python"
+            )
+
+
+def suite_target(written: str | TargetSpec | Target | Callable[..., Any], folder: Path) -> Target:
+    """The target a suite (or a `Prompt`) names; ValueError says what to fix."""
+    if isinstance(written, PythonTarget | HttpTarget):
+        return written  # built in Python, where any variable may be named
+    if not isinstance(written, str | TargetSpec):
+        return callable_target(written)
+    spec = TargetSpec(function=written) if isinstance(written, str) else written
+    if spec.function is not None:
+        function, origin = _function(spec.function, folder)
+        name = spec.name or spec.function
+        if problem := target_name_problem(name):
+            raise ValueError(problem)
+        return PythonTarget(name, function, spec.max_concurrency or 8, origin)
+    assert spec.url is not None
+    name = spec.name or spec.url
+    if spec.headers_env:
+        if spec.name is None:
+            raise ValueError(
+                "a target with `headers_env` needs a `name`: its variables are PROMPTUM_<NAME>_*"
+            )
+        _bound_headers(spec.name, spec.headers_env)
+    fields = spec.model_dump(exclude={"function", "name"}, exclude_none=True)
+    return HttpTarget(name=name, **fields)
+
+
+def callable_target(function: Callable[..., Any], name: str | None = None) -> PythonTarget:
+    """A function given in Python, named by its module and qualified name."""
+    if name is None:
+        module = getattr(function, "__module__", None) or "python"
+        qualname = getattr(function, "__qualname__", None) or type(function).__name__
+        name = f"{module}:{qualname}".replace("<", "").replace(">", "")
+    origin = inspect.getsourcefile(function) if inspect.isfunction(function) else None
+    return PythonTarget(name, function, module_file=origin)

@@ -1,0 +1,67 @@
+"""Tool calls through the Anthropic SDK: tools and tool_choice converted, tool_use read back."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from promptum.completion import Completion
+from promptum.providers import ClientOptions, EndpointConfig, ModelClient, ModelRequest
+from promptum.results import Message
+from tests.support.fault_server import FaultServer, Reply, fault_server
+
+WEATHER: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Get the weather of a city",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        },
+    },
+}
+
+
+def _ask(server: FaultServer, choice: Any) -> Completion:
+    async def ask() -> Completion:
+        endpoint = EndpointConfig(kind="anthropic", base_url=server.root_url)
+        client = ModelClient(ClientOptions(cache=False, endpoints={"claude": endpoint}))
+        try:
+            request = ModelRequest(
+                model="claude/sonnet",
+                messages=(Message(role="user", content="What is the weather in Paris?"),),
+                tools=(WEATHER,),
+                tool_choice=choice,
+                max_tokens=64,
+            )
+            return await client.complete(request)
+        finally:
+            await client.aclose()
+
+    return asyncio.run(ask())
+
+
+def test_a_forced_tool_call_round_trips_through_anthropic() -> None:
+    with fault_server() as server:
+        server.queue(Reply.ok('{"city": "Paris"}'))
+        completion = _ask(server, {"type": "function", "function": {"name": "get_weather"}})
+        body = server.requests[0].body
+    assert completion.error is None, completion.error
+    (call,) = completion.tool_calls
+    assert (call.name, call.arguments, call.error) == ("get_weather", {"city": "Paris"}, None)
+    # OpenAI's function schema, converted to Anthropic's form.
+    (tool,) = body["tools"]
+    assert tool["name"] == "get_weather"
+    assert tool["input_schema"] == WEATHER["function"]["parameters"]
+    assert body["tool_choice"] == {"type": "tool", "name": "get_weather"}
+
+
+def test_arguments_that_do_not_fit_the_tool_are_marked() -> None:
+    with fault_server() as server:
+        server.queue(Reply.ok('{"town": "Paris"}'))
+        completion = _ask(server, {"type": "function", "function": {"name": "get_weather"}})
+    (call,) = completion.tool_calls
+    assert call.error is not None
+    assert "city" in call.error

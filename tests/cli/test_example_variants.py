@@ -33,6 +33,7 @@ def test_the_variants_example_runs_both_variants_and_compares_them(tmp_path: Pat
     assert list(run.stats()) == columns
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert all(column in html for column in columns)
+    assert "Prompt variants</h2>" in html
     assert "on local/smollm2: " in done.stdout  # the best variant, or a tie, is named
 
     compared = _promptum(

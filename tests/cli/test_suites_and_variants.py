@@ -103,7 +103,9 @@ VARIANTS = """\
 
 def test_prompt_selects_variants_and_every_output_carries_them(server: FaultServer) -> None:
     write("geo.yaml", VARIANTS)
-    result = invoke("run", "geo.yaml", "-c", "1", "-o", "all.json", "-o", "all.csv")
+    result = invoke(
+        "run", "geo.yaml", "-c", "1", "-o", "all.json", "-o", "all.csv", "-o", "all.html"
+    )
     assert result.exit_code == 0, result.output
     run = load_run(Path("all.json"))
     assert [(r.case_id, r.variant) for r in run.results] == [
@@ -115,6 +117,9 @@ def test_prompt_selects_variants_and_every_output_carries_them(server: FaultServ
     assert list(run.stats()) == ["fault/m · short", "fault/m · long"]
     assert run.config["prompts"]["geo"].keys() == {"short", "long"}
     assert "Prompt variants on fault/m: short and long tie at 100%" in result.output
+    html = Path("all.html").read_text()
+    assert "fault/m · short" in html
+    assert "Prompt variants on fault/m: short and long tie at 100%" in html
     with Path("all.csv").open(newline="") as handle:
         assert [r["variant"] for r in csv.DictReader(handle)] == ["short", "long"] * 2
 

@@ -183,6 +183,8 @@ def render_html(run: RunResult) -> str:
     """The run as one self-contained HTML page."""
     from markupsafe import Markup
 
+    from promptum.compare import variant_leads
+
     models = list(run.by_model())
     data = _Data()
     rows = _rows(run, models, data)
@@ -198,6 +200,7 @@ def render_html(run: RunResult) -> str:
             repeated=any(row.repeat > 1 for row in rows),
             stats=stats,
             flaky=flaky_cases(run),
+            leads=[lead.line for lead in variant_leads(run)],
             gate=decide(run),
             check_kinds=sorted(CHECK_KINDS),
             tags=sorted({tag for row in rows for tag in row.tags}),

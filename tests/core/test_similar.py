@@ -332,8 +332,8 @@ def test_a_run_grades_with_similar_and_reports_the_score(
     )
     result = CliRunner().invoke(main, ["run", "suite.yaml", "-c", "1", "-o", "out.xml"])
     assert result.exit_code == 1, result.output
-    assert "PASS right" in result.output
-    assert "FAIL wrong" in result.output
+    assert "PASS suite/right" in result.output
+    assert "FAIL suite/wrong" in result.output
     assert "< 0.7: not similar enough" in result.output
     junit = Path("out.xml").read_text(encoding="utf-8")
     assert "cosine" in junit

@@ -65,3 +65,21 @@ def import_module_for(module_name: str, folder: Path) -> ModuleType:
         if root not in sys.path:
             sys.path.append(root)
     return load_module(module_name, folder)
+
+
+def import_referenced(module_name: str, folder: Path, purpose: str) -> ModuleType:
+    """`import_module_for`, its failures as a ValueError naming what needed the module.
+
+    The suite loader turns the ValueError into a located problem (file, line, field).
+    """
+    try:
+        return import_module_for(module_name, folder)
+    except ImportError as exc:
+        raise ValueError(
+            f"cannot import module {module_name!r} for {purpose}: {exc}; it is looked up "
+            f"beside the suite (in {folder}) and on the Python path"
+        ) from exc
+    except Exception as exc:  # the module itself is broken: a syntax error, a failing import
+        raise ValueError(
+            f"module {module_name!r} of {purpose} failed to import: {type(exc).__name__}: {exc}"
+        ) from exc

@@ -287,11 +287,11 @@ def test_a_reference_that_does_not_load_is_a_located_load_error(tmp_path: Path) 
     expected = [
         (6, "checks[0]", "checks.py has no function 'no_apolgy'. Did you mean 'no_apology'?"),
         (7, "checks[1]", f"there is no file {tmp_path / 'missing.py'}; a `file.py:function`"),
-        (8, "checks[2]", "cannot import module 'nowhere_module' for 'nowhere_module:f'"),
+        (8, "checks[2]", "cannot import module 'nowhere_module' for check 'python' 'nowhere_"),
         (9, "checks[3]", "checks.py:SEEN is a list, not a function of the response"),
         (10, "checks[4]", "checks.py:asyncio is a module, not a function of the response"),
         (11, "checks[5]", "check 'python' needs a Python function: `file.py:function` beside"),
-        (12, "checks[6]", "check 'python': syntax.py failed to import: SyntaxError"),
+        (12, "checks[6]", "module 'syntax' of check 'python' 'syntax.py:"),
         (13, "checks[7]", "check 'python' needs a Python function"),
         (14, "checks[8]", "check 'python': it takes no model"),
     ]

@@ -42,13 +42,9 @@ def module_name(reference: str) -> str:
     return module.removesuffix(".py").replace("/", ".") if module.endswith(".py") else module
 
 
-def _where(folder: Path) -> str:
-    return str(folder) if str(folder) else "."
-
-
 def python_function(value: Any, context: object) -> PythonFunction:
     """Import the function a python check's ``value`` names; raise ValueError saying what to fix."""
-    from promptum._imports import beside, import_module_for
+    from promptum._imports import beside, import_referenced
     from promptum._plugins import call_problem
 
     if not isinstance(value, str) or not _REFERENCE.fullmatch(value):
@@ -67,17 +63,7 @@ def python_function(value: Any, context: object) -> PythonFunction:
             "reference names a file beside the suite, relative to its folder (write "
             "`module:function` for a module on the Python path)"
         )
-    try:
-        module = import_module_for(name, folder)
-    except ImportError as exc:
-        raise ValueError(
-            f"check 'python': cannot import module {name!r} for {value!r}: {exc}; it is looked up "
-            f"beside the suite (in {_where(folder)}) and on the Python path"
-        ) from exc
-    except Exception as exc:  # the module itself is broken: a syntax error, a failing import
-        raise ValueError(
-            f"check 'python': {written} failed to import: {type(exc).__name__}: {exc}"
-        ) from exc
+    module = import_referenced(name, folder, f"check 'python' {value!r}")
     target: Any = module
     for part in attribute.split("."):
         if not hasattr(target, part):

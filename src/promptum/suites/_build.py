@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from promptum._imports import import_module_for
+from promptum._imports import import_referenced
 from promptum.checks import CheckDefinition
 from promptum.providers._target_spec import Target
 from promptum.results import Message
@@ -107,18 +107,7 @@ def _import_model(reference: str, folder: Path) -> type[BaseModel]:
             f"response_model {reference!r} must be `module:Class` (a pydantic model) "
             "or an inline JSON Schema mapping"
         )
-    try:
-        module = import_module_for(module_name, folder)
-    except ImportError as exc:
-        raise ValueError(
-            f"cannot import module {module_name!r} for response_model: {exc}; it is looked up "
-            f"on the Python path and in {folder}"
-        ) from exc
-    except Exception as exc:  # the module itself is broken: a syntax error, a failing import
-        raise ValueError(
-            f"module {module_name!r} of response_model failed to import: "
-            f"{type(exc).__name__}: {exc}"
-        ) from exc
+    module = import_referenced(module_name, folder, "response_model")
     model = getattr(module, class_name, None)
     if not (isinstance(model, type) and issubclass(model, BaseModel)):
         raise ValueError(f"{reference!r} is not a pydantic model class")

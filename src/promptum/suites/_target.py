@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from promptum._imports import import_module_for, python_module_file
+from promptum._imports import import_referenced, python_module_file
 from promptum.providers._routing import env_name
 from promptum.providers._target_spec import HttpTarget, PythonTarget, Target, target_name_problem
 
@@ -67,18 +67,7 @@ def _function(reference: str, folder: Path) -> tuple[Callable[..., Any], str | N
     if not sep or not module_name or not attribute:
         raise ValueError(f"target {reference!r} must be `file.py:function` or `module:function`")
     module_name = module_name.removesuffix(".py").replace("/", ".")
-    try:
-        module = import_module_for(module_name, folder)
-    except ImportError as exc:
-        raise ValueError(
-            f"cannot import module {module_name!r} for target {reference!r}: {exc}; it is "
-            "looked up beside the suite file, then on the Python path"
-        ) from exc
-    except Exception as exc:
-        raise ValueError(
-            f"module {module_name!r} of target {reference!r} failed to import: "
-            f"{type(exc).__name__}: {exc}"
-        ) from exc
+    module = import_referenced(module_name, folder, f"target {reference!r}")
     function = getattr(module, attribute, None)
     if not callable(function):
         raise ValueError(f"module {module_name!r} has no function {attribute!r}")

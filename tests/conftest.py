@@ -32,3 +32,10 @@ def browser() -> Iterator[Any]:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+@pytest.fixture(autouse=True)
+def _terminal_independent(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The developer's terminal settings reach no test; a test that needs one sets it."""
+    for name in ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR"):
+        monkeypatch.delenv(name, raising=False)

@@ -38,8 +38,12 @@ def _named(results: list[CaseResult]) -> str:
     return ", ".join(names) + more
 
 
-def _rate(value: float) -> str:
-    return f"{value:.2f}"
+def _rates(rate: float, threshold: float) -> tuple[str, str]:
+    """Both rates with two decimals, or four where two would show ``0.90 < 0.90``."""
+    shown = f"{rate:.2f}", f"{threshold:.2f}"
+    if shown[0] == shown[1] and rate != threshold:
+        shown = f"{rate:.4f}", f"{threshold:.4f}"
+    return shown
 
 
 def decide(run: RunResult, fail_under: float | None = None) -> GateDecision:
@@ -66,9 +70,8 @@ def decide(run: RunResult, fail_under: float | None = None) -> GateDecision:
     if fail_under is not None:
         verdict = rate >= fail_under
         sign = "≥" if verdict else "<"
-        return GateDecision(
-            verdict, f"pass rate {_rate(rate)} {sign} {_rate(fail_under)} (--fail-under){guarded}"
-        )
+        shown, wanted = _rates(rate, fail_under)
+        return GateDecision(verdict, f"pass rate {shown} {sign} {wanted} (--fail-under){guarded}")
     not_passed = [r for r in run.results if r.status != "pass"]
     if not not_passed:
         return GateDecision(True, f"all {total} results passed")

@@ -15,6 +15,9 @@ from pathlib import Path
 from click.testing import CliRunner, Result
 
 from promptum.cli import main
+from promptum.completion import Completion
+from promptum.gate import decide
+from promptum.results import CaseResult, RunResult
 from promptum.store import RunStore
 from tests.support.fault_server import FaultServer, Reply
 
@@ -200,3 +203,15 @@ def test_a_complete_run_records_and_writes(server: FaultServer) -> None:
     assert "recorded as run" in result.output
     assert len(Path("r.jsonl").read_text().splitlines()) == 3
     assert RunStore().list_runs()
+
+
+def test_a_rate_just_under_the_threshold_is_shown_so() -> None:
+    def result(index: int, status: str) -> CaseResult:
+        return CaseResult(
+            case_id=f"c{index}", model="m", status=status, completion=Completion(text="x")
+        )
+
+    results = [result(i, "pass") for i in range(179)] + [result(i, "fail") for i in range(21)]
+    run = RunResult(run_id="r", models=["m"], results=results)  # 179/200 = 0.895
+    assert decide(run, 0.9).line == "gate: FAIL — pass rate 0.8950 < 0.9000 (--fail-under)"
+    assert decide(run, 0.8).line == "gate: PASS — pass rate 0.90 ≥ 0.80 (--fail-under)"

@@ -8,17 +8,14 @@ import resource
 import signal
 import subprocess
 import sys
-import textwrap
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from click.testing import CliRunner, Result
-
-from promptum.cli import main
 from promptum.completion import Completion
 from promptum.gate import decide
 from promptum.results import CaseResult, RunResult
 from promptum.store import RunStore
+from tests.cli.test_run import invoke, write
 from tests.support.fault_server import FaultServer, Reply
 
 JUDGED_ONLY = """\
@@ -54,16 +51,6 @@ test_cases:
     must_pass: true
     checks: [{type: contains, value: hello}]
 """
-
-
-def write(name: str, text: str) -> Path:
-    path = Path(name)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
-
-
-def invoke(*args: str) -> Result:
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
 
 
 def last_line(output: str) -> str:

@@ -9,19 +9,7 @@ from promptum.completion import Completion
 from promptum.providers import ClientOptions, EndpointConfig, ModelClient, ModelRequest
 from promptum.results import Message
 from tests.support.fault_server import FaultServer, Reply, fault_server
-
-WEATHER: dict[str, Any] = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "description": "Get the weather of a city",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}},
-            "required": ["city"],
-        },
-    },
-}
+from tests.support.tools import WEATHER
 
 
 def _ask(server: FaultServer, choice: Any) -> Completion:

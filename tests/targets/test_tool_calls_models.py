@@ -17,21 +17,9 @@ from promptum.completion import Completion
 from promptum.providers import ClientOptions, EndpointConfig, ModelClient, ModelRequest
 from promptum.results import Message
 from tests.support.llama_server import llama_server
+from tests.support.tools import WEATHER
 
 pytestmark = pytest.mark.slow
-
-WEATHER: dict[str, Any] = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "description": "Get the weather of a city",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}},
-            "required": ["city"],
-        },
-    },
-}
 
 
 def _ask(model: str, choice: Any, **endpoints: EndpointConfig) -> Completion:

@@ -309,7 +309,7 @@ class RunResult(BaseModel):
             counts[column] = CheckStats()
         for result in self.results:
             stats = counts[result.column]
-            checks = result.of_kind("check", "validator", "custom")
+            checks = result.of_kind(*CHECK_KINDS)
             stats.passed += sum(g.passed for g in checks)
             stats.total += len(checks)
         return dict(counts)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, TypeGuard
 
-from promptum.checks._base import CheckResult, CheckType, CompiledCheck, ValueKind
+from promptum.checks._base import CheckResult, CheckType, CompiledCheck, ValueKind, shorten
 from promptum.checks._similar import ScoredCheckType
 from promptum.completion import Completion
 from promptum.grades import Grade
@@ -56,16 +56,12 @@ class CheckInput:
         return cls(completion.text, completion.output, completion, model=completion.model)
 
 
-def _shorten(text: str) -> str:
-    return text if len(text) <= _REASON_LIMIT else text[: _REASON_LIMIT - 1] + "…"
-
-
 def _shown(value: object) -> str:
     """``str 'yes'``, ``tuple of 3``: what a check returned, for an error."""
     kind = type(value).__name__
     if isinstance(value, tuple):
-        return f"a tuple of {len(value)} ({_shorten(repr(value))})"
-    return f"{kind} {_shorten(repr(value))}"
+        return f"a tuple of {len(value)} ({shorten(repr(value), _REASON_LIMIT)})"
+    return f"{kind} {shorten(repr(value), _REASON_LIMIT)}"
 
 
 class CustomCheck:
@@ -134,7 +130,7 @@ class CustomCheck:
         """The error grade when the function could not grade: it raised or answered nonsense."""
         return Grade(
             "custom", self.name, False, None, None, self.description,
-            _shorten(f"{self.label} {what}"),
+            shorten(f"{self.label} {what}", _REASON_LIMIT),
         )  # fmt: skip
 
     def judge(self, outcome: object) -> Grade:
@@ -149,7 +145,7 @@ class CustomCheck:
                 if isinstance(verdict, bool):
                     return Grade(
                         "custom", self.name, verdict, None,
-                        _shorten(reason) if reason else None, self.description,
+                        shorten(reason, _REASON_LIMIT) if reason else None, self.description,
                     )  # fmt: skip
                 if _is_number(verdict):
                     return self._scored(verdict, reason)
@@ -168,9 +164,14 @@ class CustomCheck:
         sign = "≥" if passed else "<"
         shown = reason or f"score {score:g} {sign} {self.threshold:g}"
         return Grade(
-            "custom", self.name, passed, float(score), _shorten(shown), self.description,
+            "custom",
+            self.name,
+            passed,
+            float(score),
+            shorten(shown, _REASON_LIMIT),
+            self.description,
             details={"threshold": self.threshold},
-        )  # fmt: skip
+        )
 
 
 def _is_number(value: object) -> TypeGuard[float]:
@@ -235,7 +236,11 @@ def function_check_type(
     passes_when = description or doc_line(function) or f"{name} passes"
 
     def build(value: Any, check_threshold: float, _model: str | None) -> CompiledCheck:
-        shown = passes_when if value is None else f"{passes_when} ({_shorten(repr(value))[:60]})"
+        shown = (
+            passes_when
+            if value is None
+            else f"{passes_when} ({shorten(repr(value), _REASON_LIMIT)[:60]})"
+        )
         return CustomCheck(
             function,
             label=f"check type {name!r} ({_qualified(function)})",
@@ -276,7 +281,7 @@ def plugin_check_type(check_type: CheckType) -> CheckType:
             except Exception as exc:
                 return Grade(
                     "custom", check_type.name, False, None, None, f"{check_type.name} check",
-                    _shorten(f"{label} raised {type(exc).__name__}: {exc}"),
+                    shorten(f"{label} raised {type(exc).__name__}: {exc}", _REASON_LIMIT),
                 )  # fmt: skip
             return as_custom_grade(outcome, check_type.name, label)
 

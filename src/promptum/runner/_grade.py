@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from promptum._legacy_grades import assertion_grade
+from promptum.checks._base import shorten
 from promptum.checks._custom import CheckInput, settle
 from promptum.checks._engine import check_plan, run_compiled
 from promptum.completion import Completion
@@ -26,10 +27,6 @@ _REASON_LIMIT = 300
 
 Pending = list[tuple[int, Awaitable[Grade]]]
 """The async checks of one response still to await: their position and awaitable."""
-
-
-def _shorten(text: str) -> str:
-    return text if len(text) <= _REASON_LIMIT else text[: _REASON_LIMIT - 1] + "…"
 
 
 def _validator_result(case: TestCase, text: str) -> Grade | None:
@@ -51,7 +48,9 @@ def _validator_result(case: TestCase, text: str) -> Grade | None:
     # The validator's own description says what the response missed (with the error it
     # names, if any); its details are kept beside it for reports, not shown raw.
     named = details.get("error") if isinstance(details, dict) else None
-    reason = _shorten(f"{description}: {named}" if isinstance(named, str) else description)
+    reason = shorten(
+        f"{description}: {named}" if isinstance(named, str) else description, _REASON_LIMIT
+    )
     return Grade(
         "validator", "validator", False, None, reason, description, details=_jsonable(details)
     )
@@ -80,7 +79,7 @@ def _parsed_output(case: TestCase, completion: Completion) -> tuple[Any, Grade |
             else ("response_schema", "Output fits the response schema")
         )
         return output, Grade(
-            "check", kind, False, None, _shorten(completion.output_error), description
+            "check", kind, False, None, shorten(completion.output_error, _REASON_LIMIT), description
         )
     if model is None:
         return output, None
@@ -93,7 +92,7 @@ def _parsed_output(case: TestCase, completion: Completion) -> tuple[Any, Grade |
             for e in exc.errors(include_url=False)
         )
         return output, Grade(
-            "check", "response_model", False, None, _shorten(problems), description
+            "check", "response_model", False, None, shorten(problems, _REASON_LIMIT), description
         )
     return parsed, Grade("check", "response_model", True, None, None, description)
 

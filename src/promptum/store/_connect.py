@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 
 from promptum.errors import StoreError
@@ -25,7 +26,7 @@ def connect(path: Path) -> sqlite3.Connection:
         # WAL lets the viewer read while a run writes, and writers from two processes queue on
         # the busy timeout instead of failing. NORMAL sync keeps every committed result through
         # a crash of the process (only a power cut can lose the last few).
-        connection.execute("PRAGMA journal_mode=WAL")
+        _wal(connection)
         connection.execute("PRAGMA synchronous=NORMAL")
         connection.execute("PRAGMA foreign_keys=ON")
     except sqlite3.DatabaseError as exc:
@@ -35,3 +36,21 @@ def connect(path: Path) -> sqlite3.Connection:
             "point PROMPTUM_DB (or --db) at another file, or move this one away"
         ) from None
     return connection
+
+
+def _wal(connection: sqlite3.Connection) -> None:
+    """Switch to WAL, waiting for another process that is creating the same file.
+
+    Turning a new database to WAL needs it to itself, and SQLite answers "database is
+    locked" at once rather than through the busy timeout: two runs starting together on a
+    new store would otherwise fail the second.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)

@@ -1,14 +1,24 @@
 """What a promptum run costs over the bare ``openai`` SDK, measured side by side in one run.
 
-1,000 and 10,000 cases, each with 5 deterministic checks, at concurrency 32, through
-`Session.arun` (the same core `promptum run` uses), against a bare loop of the openai SDK
-making the same calls at the same concurrency. Both talk to a minimal asyncio HTTP server
-in its own process that answers instantly (the test suite's fault server, built on
-http.server, tops out near 200 calls/s here and would hide the overhead), so the figures
-are promptum's own. Each side runs in a fresh child process so its peak RSS is its own.
-Target: ≤ 1.2× the bare loop's wall time, and memory that grows only by the results.
+1,000 and 10,000 cases, each with 5 deterministic checks, at concurrency 16, against a bare
+loop of the openai SDK making the same calls at the same concurrency, measured two ways:
 
-Run from the repository root: ``.venv/bin/python benchmarks/run_overhead.py`` (under a minute).
+- whole processes, what a user waits for: ``promptum run suite.yaml -c 16 --no-cache
+  --no-judge`` (loading the suite, the run store on, one progress line per result to a file)
+  against a process that imports the SDK and makes the calls. Target: within 1.2x at 1,000
+  cases and 1.1x at 10,000. The cases are CSV rows with the checks once under ``defaults``,
+  as large sets are kept, and, for comparison, inline in the YAML suite with their checks
+  (parsing that much YAML alone costs about a tenth of the bare loop's time).
+- in process: `Session.arun` (the core `promptum run` uses) against the bare loop, timed
+  around the calls only, with the growth of peak RSS: memory that grows only by the results.
+
+Both talk to a minimal asyncio HTTP server in its own process that answers instantly (the
+test suite's fault server, built on http.server, tops out near 200 calls/s here and would
+hide the overhead), so the figures are promptum's own. Each side runs in a fresh child
+process, alternating, and each figure is the best of its repeats (other load on the machine
+only ever adds time).
+
+Run from the repository root: ``.venv/bin/python benchmarks/run_overhead.py`` (a few minutes).
 """
 
 from __future__ import annotations
@@ -18,6 +28,7 @@ import json
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,7 +36,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = (1_000, 10_000)
-CONCURRENCY = 32
+REPEATS = {1_000: 3, 10_000: 2}
+CONCURRENCY = 16
+LAYOUTS = ("csv", "inline")
 CHECKS = [
     {"type": "contains", "value": "Hello"},
     {"type": "not_contains", "value": "error", "case_insensitive": True},
@@ -162,40 +175,112 @@ async def _promptum(base_url: str, count: int) -> dict[str, float]:
     }
 
 
+def _children_cpu_s() -> float:
+    """CPU seconds of every finished child process so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _child(side: str, base_url: str, count: int) -> dict[str, float]:
+    """One side in a fresh process: its own figures, and the wall time of the whole process."""
+    cpu, started = _children_cpu_s(), time.perf_counter()
     done = subprocess.run(
         [sys.executable, __file__, "--child", side, base_url, str(count)],
         cwd=ROOT, capture_output=True, text=True, check=False,
     )  # fmt: skip
+    process, cpu = time.perf_counter() - started, _children_cpu_s() - cpu
     if done.returncode != 0:
         raise RuntimeError(f"{side} with {count} cases failed:\n{done.stderr[-2000:]}")
     figures: dict[str, float] = json.loads(done.stdout)
-    return figures
+    return {**figures, "process_seconds": process, "process_cpu_seconds": cpu}
+
+
+def _suite(folder: Path, base_url: str, count: int, layout: str) -> Path:
+    """The same cases as a suite: in the YAML file, each with its 5 checks (``inline``), or
+    as CSV rows with the checks once under ``defaults`` (``csv``, how large sets are kept)."""
+    checks = json.dumps(CHECKS)
+    head = ["name: bench", "models: [bench/m]", f"endpoints: {{bench: {{base_url: '{base_url}'}}}}"]
+    if layout == "inline":
+        rows = (
+            f"  - {{id: case-{i}, query: 'question {i}', checks: {checks}}}" for i in range(count)
+        )
+        lines = [*head, "test_cases:", *rows]
+    else:
+        table = "id,query\n" + "".join(f"case-{i},question {i}\n" for i in range(count))
+        (folder / "cases.csv").write_text(table, encoding="utf-8")
+        lines = [*head, f"defaults: {{checks: {checks}}}", "cases_from: cases.csv"]
+    path = folder / "suite.yaml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _cli(base_url: str, count: int, layout: str) -> dict[str, float]:
+    """``promptum run`` as a user runs it in CI: store on, progress lines to a log file."""
+    with tempfile.TemporaryDirectory() as folder:
+        suite = _suite(Path(folder), base_url, count, layout)
+        command = [sys.executable, "-m", "promptum", "run", str(suite), "-c", str(CONCURRENCY),
+                   "--no-cache", "--no-judge"]  # fmt: skip
+        with (Path(folder) / "log.txt").open("w") as log:
+            cpu, started = _children_cpu_s(), time.perf_counter()
+            done = subprocess.run(command, cwd=folder, stdout=log, stderr=subprocess.PIPE,
+                                  text=True, check=False)  # fmt: skip
+            process, cpu = time.perf_counter() - started, _children_cpu_s() - cpu
+        if done.returncode != 0:
+            raise RuntimeError(f"promptum run with {count} cases failed:\n{done.stderr[-2000:]}")
+        if (Path(folder) / ".promptum" / "runs.sqlite").stat().st_size == 0:
+            raise RuntimeError("the run store is empty: the run was not recorded")
+    return {"process_seconds": process, "process_cpu_seconds": cpu}
+
+
+def _best(runs: list[dict[str, float]]) -> dict[str, float]:
+    """Each figure at its best over the repeats: other load only ever adds to it."""
+    return {key: min(run[key] for run in runs) for key in runs[0]}
 
 
 def main() -> None:
-    """Run both sides at both sizes and print the ratios."""
+    """Run every side at both sizes, alternating, and print the ratios."""
+    rows = []
     with instant_server() as base_url:
-        rows = []
         for count in SIZES:
-            bare = _child("bare", base_url, count)
-            ours = _child("promptum", base_url, count)
-            rows.append((count, bare, ours))
+            sides: dict[str, list[dict[str, float]]] = {
+                "bare": [], "csv": [], "inline": [], "session": []
+            }  # fmt: skip
+            for _ in range(REPEATS[count]):
+                sides["bare"].append(_child("bare", base_url, count))
+                for layout in LAYOUTS:
+                    sides[layout].append(_cli(base_url, count, layout))
+                sides["session"].append(_child("promptum", base_url, count))
+            rows.append((count, {side: _best(runs) for side, runs in sides.items()}))
     print(f"{CONCURRENCY} concurrent calls, {len(CHECKS)} checks per case, instant local server")
+    print("whole process: `promptum run` (store on, no cache, no judge) / a bare SDK script;")
+    print("cases as CSV rows with the checks under `defaults`, or inline in the YAML suite;")
+    print("wall time, and CPU time (steadier on a busy machine: the server has its own process)")
+    print(f"{'cases':>7} {'':>5} {'bare s':>8} {'csv s':>7} {'ratio':>6} {'inline s':>9} "
+          f"{'ratio':>6} {'target':>7}")  # fmt: skip
+    for (count, sides), target in zip(rows, (1.2, 1.1), strict=True):
+        for label, key in (("wall", "process_seconds"), ("cpu", "process_cpu_seconds")):
+            bare, csv, inline = (sides[side][key] for side in ("bare", "csv", "inline"))
+            print(
+                f"{count:>7} {label:>5} {bare:>8.2f} {csv:>7.2f} {csv / bare:>5.2f}x "
+                f"{inline:>9.2f} {inline / bare:>5.2f}x {target:>6.1f}x"
+            )
+    print("in process: Session.arun / the bare loop, timed around the calls")
     print(f"{'cases':>7} {'bare s':>8} {'promptum s':>11} {'ratio':>6} {'setup s':>8} "
           f"{'bare +MB':>9} {'promptum +MB':>13}")  # fmt: skip
-    for count, bare, ours in rows:
+    for count, sides in rows:
+        bare, ours = sides["bare"], sides["session"]
         ratio = ours["seconds"] / bare["seconds"]
         print(
             f"{count:>7} {bare['seconds']:>8.2f} {ours['seconds']:>11.2f} {ratio:>5.2f}x "
             f"{ours['setup_seconds']:>8.2f} {bare['growth_mb']:>9.1f} {ours['growth_mb']:>13.1f}"
         )
-    (small, _, small_ours), (large, _, large_ours) = rows
-    marginal = (large_ours["growth_mb"] - small_ours["growth_mb"]) * 1024 / (large - small)
-    print("ratio: promptum wall time / bare SDK loop (target <= 1.2x); setup: building the cases")
+    (small, small_sides), (large, large_sides) = rows
+    growth = large_sides["session"]["growth_mb"] - small_sides["session"]["growth_mb"]
+    print("setup: building the cases in Python")
     print(
-        f"memory: {marginal:.2f} KB of peak RSS per extra result, for results of "
-        f"{large_ours['result_json_kb']:.2f} KB as JSON (message, completion, 5 check results)"
+        f"memory: {growth * 1024 / (large - small):.2f} KB of peak RSS per extra result, for "
+        f"results of {large_sides['session']['result_json_kb']:.2f} KB as JSON (message, "
+        "completion, 5 check results)"
     )
 
 

@@ -1,55 +1,93 @@
 """promptum: test LLM prompts the way good teams test code."""
 
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
-from promptum._plugins import register_check, register_report
-from promptum.checks import CheckDefinition, CheckInput, CheckResult, evaluate_checks
-from promptum.completion import Completion, ToolCall
-from promptum.errors import PluginError, PromptumError
-from promptum.evaluations import EvalResult, FieldEvalResult, evaluate, print_eval_result
-from promptum.grades import Grade
-from promptum.target_result import TargetResult
-from promptum.validation import (
-    AllOf,
-    AnyOf,
-    Contains,
-    ExactMatch,
-    IsValidJson,
-    JsonSchema,
-    Length,
-    Not,
-    NotContains,
-    NotRegex,
-    Regex,
-    Validator,
-)
-
 if TYPE_CHECKING:
+    from promptum._plugins import register_check, register_report
+    from promptum.checks import CheckDefinition, CheckInput, CheckResult, evaluate_checks
+    from promptum.completion import Completion, ToolCall
+    from promptum.errors import PluginError, PromptumError
+    from promptum.evaluations import EvalResult, FieldEvalResult, evaluate, print_eval_result
+    from promptum.grades import Grade
     from promptum.results import CaseResult, RunResult
     from promptum.session import Prompt, Session
+    from promptum.target_result import TargetResult
+    from promptum.validation import (
+        AllOf,
+        AnyOf,
+        Contains,
+        ExactMatch,
+        IsValidJson,
+        JsonSchema,
+        Length,
+        Not,
+        NotContains,
+        NotRegex,
+        Regex,
+        Validator,
+    )
 
-# Imported on first use: the runner, providers and asyncio would slow `promptum --help`.
+    __version__: str
+
+# Every name is imported on first use: `import promptum` comes first in every command, and
+# pydantic, asyncio and importlib.metadata would double the time `promptum --help` takes.
 _LAZY = {
+    "AllOf": "promptum.validation",
+    "AnyOf": "promptum.validation",
     "CaseResult": "promptum.results",
+    "CheckDefinition": "promptum.checks",
+    "CheckInput": "promptum.checks",
+    "CheckResult": "promptum.checks",
+    "Completion": "promptum.completion",
+    "Contains": "promptum.validation",
+    "EvalResult": "promptum.evaluations",
+    "ExactMatch": "promptum.validation",
+    "FieldEvalResult": "promptum.evaluations",
+    "Grade": "promptum.grades",
+    "IsValidJson": "promptum.validation",
+    "JsonSchema": "promptum.validation",
+    "Length": "promptum.validation",
+    "Not": "promptum.validation",
+    "NotContains": "promptum.validation",
+    "NotRegex": "promptum.validation",
+    "PluginError": "promptum.errors",
     "Prompt": "promptum.session",
+    "PromptumError": "promptum.errors",
+    "Regex": "promptum.validation",
     "RunResult": "promptum.results",
     "Session": "promptum.session",
+    "TargetResult": "promptum.target_result",
+    "ToolCall": "promptum.completion",
+    "Validator": "promptum.validation",
+    "evaluate": "promptum.evaluations",
+    "evaluate_checks": "promptum.checks",
+    "print_eval_result": "promptum.evaluations",
+    "register_check": "promptum._plugins",
+    "register_report": "promptum._plugins",
 }
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("promptum")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "0.0.0"
+
+
 def __getattr__(name: str) -> Any:
-    """Import the heavier public names when first used."""
-    if name in _LAZY:
-        return getattr(import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'promptum' has no attribute {name!r}")
+    """Import a public name when first used, and keep it."""
+    if name == "__version__":
+        value: Any = _version()
+    elif name in _LAZY:
+        value = getattr(import_module(_LAZY[name]), name)
+    else:
+        raise AttributeError(f"module 'promptum' has no attribute {name!r}")
+    globals()[name] = value
+    return value
 
-
-try:
-    __version__ = version("promptum")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.0.0"
 
 __all__ = [
     "AllOf",

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from promptum.results import CaseResult, RunResult
+from promptum.results import RunResult
+from promptum.tally import Named
 
 _NAMED = 3
 """Cases named in a reason before the rest are only counted."""
@@ -27,14 +28,14 @@ class GateDecision:
         return f"gate: {'PASS' if self.passed else 'FAIL'} — {self.reason}"
 
 
-def _named(results: list[CaseResult]) -> str:
-    multi_model = len({r.column for r in results}) > 1
+def _named(broken: Named) -> str:
+    multi_model = len(broken.columns) > 1
     names = [
         f"{r.key} ({'errored' if r.status == 'error' else 'failed'}"
         + (f" on {r.column})" if multi_model else ")")
-        for r in results[:_NAMED]
+        for r in broken.first()[:_NAMED]
     ]
-    more = f" and {len(results) - _NAMED} more" if len(results) > _NAMED else ""
+    more = f" and {broken.count - _NAMED} more" if broken.count > _NAMED else ""
     return ", ".join(names) + more
 
 
@@ -54,31 +55,30 @@ def decide(run: RunResult, fail_under: float | None = None) -> GateDecision:
     """
     if fail_under is None:
         fail_under = run.config.get("fail_under")
-    total = len(run.results)
+    tally = run.tally()
+    total = tally.count
     if not run.complete:
-        planned = run.config.get("planned_results", "?")
+        planned = "?" if run.planned_results is None else run.planned_results
         return GateDecision(False, f"interrupted: {total} of {planned} results finished")
     if total == 0:
         return GateDecision(False, "no results")
-    must = [r for r in run.results if r.must_pass]
-    broken = [r for r in must if r.status != "pass"]
-    if broken:
-        noun = "case" if len(broken) == 1 else "cases"
+    broken = tally.must_pass_broken
+    if broken.count:
+        noun = "case" if broken.count == 1 else "cases"
         return GateDecision(False, f"must-pass {noun} {_named(broken)}")
-    rate = run.pass_rate
-    guarded = f"; all {len(must)} must-pass results passed" if must else ""
+    rate = tally.pass_rate
+    must = tally.must_pass
+    guarded = f"; all {must} must-pass results passed" if must else ""
     if fail_under is not None:
         verdict = rate >= fail_under
         sign = "≥" if verdict else "<"
         shown, wanted = _rates(rate, fail_under)
         return GateDecision(verdict, f"pass rate {shown} {sign} {wanted} (--fail-under){guarded}")
-    not_passed = [r for r in run.results if r.status != "pass"]
+    not_passed = total - tally.passed
     if not not_passed:
         return GateDecision(True, f"all {total} results passed")
-    failed = sum(r.status == "fail" for r in not_passed)
-    errors = len(not_passed) - failed
+    errors = tally.errors
+    failed = not_passed - errors
     error_word = "error" if errors == 1 else "errors"
     parts = [f"{n} {word}" for n, word in ((failed, "failed"), (errors, error_word)) if n]
-    return GateDecision(
-        False, f"{len(not_passed)} of {total} results did not pass ({', '.join(parts)})"
-    )
+    return GateDecision(False, f"{not_passed} of {total} results did not pass ({', '.join(parts)})")

@@ -7,14 +7,14 @@ reporters and the run store (which consume them); JSON export and import go thro
 from __future__ import annotations
 
 import statistics
-from collections import defaultdict
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     SerializerFunctionWrapHandler,
     model_serializer,
     model_validator,
@@ -28,8 +28,13 @@ from promptum.completion import Completion, ToolCall
 from promptum.evaluations import EvalResult
 from promptum.grades import Grade, GradeKind, Status, status_of_grades
 
+if TYPE_CHECKING:
+    from promptum.tally import RunTally
+
 _CHANNELS = frozenset({"check_results", "eval_result", "judge"})
 """The verdict fields of results before grades; read as derived properties now."""
+_RUN_FACTS = frozenset({"planned_results", "resumed", "warnings", "git_commit", "git_dirty"})
+"""The run's facts that `RunResult.config` carried before they had fields of their own."""
 
 
 def namespaced(suite: str | None, case_id: str) -> str:
@@ -203,44 +208,6 @@ class CheckStats(BaseModel):
     total: int = 0
 
 
-def _percentile(values: list[float], fraction: float) -> float | None:
-    if not values:
-        return None
-    if len(values) == 1:
-        return values[0]
-    return statistics.quantiles(values, n=100, method="inclusive")[round(fraction * 100) - 1]
-
-
-def _stats_for(model: str, results: list[CaseResult]) -> ModelStats:
-    latencies = [
-        r.completion.latency_ms
-        for r in results
-        if r.completion.latency_ms is not None and not r.completion.cached
-    ]
-    grades = [g for r in results for g in r.grades]
-    checks = [g for g in grades if g.kind in CHECK_KINDS]
-    assertions = [g for g in grades if g.kind == "assertion"]
-    scores = [g.score for g in grades if g.kind == "judge" and g.score is not None]
-    return ModelStats(
-        model=model,
-        total=len(results),
-        passed=sum(r.status == "pass" for r in results),
-        failed=sum(r.status == "fail" for r in results),
-        errors=sum(r.status == "error" for r in results),
-        checks_passed=sum(g.passed for g in checks),
-        checks_total=len(checks),
-        assertions_passed=sum(d.passed for d in assertions),
-        assertions_total=len(assertions),
-        judge_mean=statistics.fmean(scores) if scores else None,
-        latency_p50_ms=_percentile(latencies, 0.50),
-        latency_p95_ms=_percentile(latencies, 0.95),
-        input_tokens=sum(r.completion.input_tokens or 0 for r in results),
-        output_tokens=sum(r.completion.output_tokens or 0 for r in results),
-        cost_usd=sum(r.completion.cost_usd or 0.0 for r in results if not r.completion.cached),
-        cached_cost_usd=sum(r.completion.cost_usd or 0.0 for r in results if r.completion.cached),
-    )
-
-
 def _now() -> datetime:
     return datetime.now(UTC)
 
@@ -257,8 +224,33 @@ class RunResult(BaseModel):
     finished_at: datetime | None = None
     complete: bool = True
     """False when the run was interrupted before every case finished."""
+    planned_results: int | None = None
+    """How many results the run planned (cases × models × repeats); None when not recorded."""
+    resumed: bool = False
+    """Whether the run continued an interrupted one (`--resume`), keeping its results."""
+    warnings: list[str] = Field(default_factory=list)
+    """What went wrong beside the results (a sink that failed, responses not cached)."""
+    git_commit: str | None = None
+    """The commit checked out when the run was recorded; None outside a repository."""
+    git_dirty: bool | None = None
+    """Whether tracked files had uncommitted changes then; None without a commit."""
     config: dict[str, Any] = Field(default_factory=dict)
+    """The settings the run was asked for (suites, judge, parameters, concurrency, gate)."""
     results: list[CaseResult] = Field(default_factory=list)
+    _streamed: RunTally | None = PrivateAttr(default=None)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _facts_from_config(cls, data: Any) -> Any:
+        # Runs written before these facts had fields of their own kept them in `config`.
+        if isinstance(data, dict) and isinstance(data.get("config"), dict):
+            config = data["config"]
+            moved = _RUN_FACTS.intersection(config)
+            if moved:
+                data = {**data, "config": {k: v for k, v in config.items() if k not in moved}}
+                for key in moved:
+                    data.setdefault(key, config[key])
+        return data
 
     @property
     def duration_s(self) -> float | None:
@@ -267,22 +259,38 @@ class RunResult(BaseModel):
             return None
         return (self.finished_at - self.started_at).total_seconds()
 
+    def tally(self) -> RunTally:
+        """The run's figures: as counted while it streamed, else counted from `results`."""
+        if self._streamed is not None:
+            return self._streamed
+        from promptum.tally import RunTally
+
+        return RunTally.of(self.results, self.models)
+
+    def streamed(self, tally: RunTally) -> None:
+        """Mark the run as streamed: its figures are `tally`'s, its results were not kept."""
+        self._streamed = tally
+
+    @property
+    def result_count(self) -> int:
+        """How many results the run has, kept or streamed."""
+        return self._streamed.count if self._streamed is not None else len(self.results)
+
     @property
     def passed(self) -> bool:
         """Whether every result passed."""
-        return all(r.status == "pass" for r in self.results)
+        tally = self.tally()
+        return tally.passed == tally.count
 
     @property
     def pass_rate(self) -> float:
         """Passed results as a fraction of all results (0 when there are none)."""
-        if not self.results:
-            return 0.0
-        return sum(r.status == "pass" for r in self.results) / len(self.results)
+        return self.tally().pass_rate
 
     def cache_counts(self) -> tuple[int, int]:
         """How many answers came from the response cache, and how many answers there were."""
-        answers = [r.completion for r in self.results if r.completion.ok]
-        return sum(c.cached for c in answers), len(answers)
+        tally = self.tally()
+        return tally.cached, tally.answered
 
     def by_model(self) -> dict[str, list[CaseResult]]:
         """Results grouped by column (model, or ``model · variant``), in the run's model order."""
@@ -299,17 +307,9 @@ class RunResult(BaseModel):
         return columns
 
     def stats(self) -> dict[str, ModelStats]:
-        """Aggregate figures per model."""
-        return {model: _stats_for(model, rs) for model, rs in self.by_model().items()}
+        """Aggregate figures per model (per ``model · variant`` column with variants)."""
+        return self.tally().stats()
 
     def get_check_stats(self) -> dict[str, CheckStats]:
         """Deterministic check counts per model."""
-        counts: dict[str, CheckStats] = defaultdict(CheckStats)
-        for column in self.by_model():
-            counts[column] = CheckStats()
-        for result in self.results:
-            stats = counts[result.column]
-            checks = result.of_kind(*CHECK_KINDS)
-            stats.passed += sum(g.passed for g in checks)
-            stats.total += len(checks)
-        return dict(counts)
+        return self.tally().check_stats()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -29,11 +30,11 @@ from promptum.runner import (
     JudgeConfig,
     Runner,
     TestCase,
-    plan_fingerprint,
 )
 from promptum.runner._judge import judged_criteria
+from promptum.runner._plan import Survey
 from promptum.sinks import ResultSink
-from promptum.suites import Suite, load_suite
+from promptum.suites import Suite, duplicate_ids, load_suite
 from promptum.suites._build import (
     InvalidCaseError,
     SuiteContext,
@@ -42,12 +43,14 @@ from promptum.suites._build import (
     judge_problems,
     merged_judge,
 )
+from promptum.suites._cases import Cases, Mapped, Selected
 from promptum.suites._format import CaseFields, JudgeSpec
 from promptum.suites._locate import Locator
 from promptum.validation import Validator
 
 if TYPE_CHECKING:
     from promptum.providers import ClientOptions, HttpTarget
+    from promptum.runner import Executor
 
 
 def _default_model() -> str:
@@ -270,19 +273,41 @@ class Session:
     concurrency: int = DEFAULT_CONCURRENCY
     client_options: ClientOptions | None = None
     name: str = "session"
-    tests: list[TestCase] = field(default_factory=list)
+    tests: Sequence[TestCase] = field(default_factory=list)
+    """Every test in order; a suite's are its `cases`, which may be built only when read."""
     suites: list[Suite] = field(default_factory=list)
     fail_under: float | None = None
     target: Callable[..., Any] | str | Mapping[str, Any] | HttpTarget | None = None
     """Answers every Prompt without its own model or target (a function or service)."""
     """The least pass rate the gate accepts (`promptum.gate.decide`); None: every result."""
+    executor: Executor | None = None
+    """Where the units run: None in this process, or e.g. `promptum.executors.RayExecutor`."""
     _ids: set[tuple[str, str]] = field(default_factory=set, init=False, repr=False)
-    """The ids in `tests`, so adding 10,000 cases stays linear."""
+    """The ids of the tests added one by one, so adding 10,000 cases stays linear; a suite's
+    own ids were checked when it was loaded, and are not held."""
+    _added: list[TestCase] = field(default_factory=list, init=False, repr=False)
+    """The part of `tests` that `add_test` appends to."""
 
     def __post_init__(self) -> None:
-        given, self.tests = self.tests, []
+        given, self.tests = self.tests, Cases()
         for test in given:
             self.add_test(test)
+
+    def _cases(self) -> Cases:
+        """`tests` as parts to append to (a list given in its place becomes one)."""
+        if not isinstance(self.tests, Cases):
+            self.tests = Cases([self.tests])
+        return self.tests
+
+    def _held(self, ident: tuple[str, str]) -> bool:
+        """Whether a test with this (key, variant) is in `tests`."""
+        if ident in self._ids:
+            return True
+        # Only a key `suite/...` of a suite in the session can be among its cases: then look.
+        prefixes = [f"{suite.name}/" if suite.name else "" for suite in self.suites]
+        if not any(ident[0].startswith(prefix) for prefix in prefixes):
+            return False
+        return any((case.key, case.variant) == ident for case in self.tests)
 
     def _judge_config(self) -> JudgeConfig | None:
         if isinstance(self.judge, str):
@@ -295,17 +320,32 @@ class Session:
             if self.target is not None and not (test.target or test.model or test.models):
                 test = replace(test, target=self.target)
             test = test.to_case(self.models, self._judge_config())
-        if (test.key, test.variant) in self._ids:
+        if self._held((test.key, test.variant)):
             raise ConfigError(f"a test named {test.key!r} is already in the session")
         self._ids.add((test.key, test.variant))
-        self.tests.append(test)
+        cases = self._cases()
+        if not cases.parts or cases.parts[-1] is not self._added:
+            self._added = []
+            cases.parts.append(self._added)
+        self._added.append(test)
 
     def add_suite(self, suite: Suite | Path | str) -> Suite:
         """Add a suite's cases; a path is loaded first (a suite file or a TOML case folder)."""
         if not isinstance(suite, Suite):
             suite = load_suite(suite)
-        for case in suite.cases:
-            self.add_test(case)
+        duplicates = duplicate_ids(suite)
+        if duplicates:
+            raise ConfigError(f"a test named {duplicates[0][0]!r} is already in the session")
+        prefix = f"{suite.name}/" if suite.name else ""
+        clash = any(other.name == suite.name for other in self.suites) or any(
+            key.startswith(prefix) for key, _ in self._ids
+        )
+        if clash:  # rare: a suite of the same name, or a test named like one of its cases
+            held = {(c.key, c.variant) for c in self.tests if c.key.startswith(prefix)}
+            for case in suite.cases:
+                if (case.key, case.variant) in held:
+                    raise ConfigError(f"a test named {case.key!r} is already in the session")
+        self._cases().parts.append(suite.cases)
         self.suites.append(suite)
         return suite
 
@@ -316,40 +356,59 @@ class Session:
         judge: JudgeConfig | str | object | None = _KEEP,
         repeat: int | None = None,
     ) -> None:
-        """Replace the models, judge (None: no judging) or repeat count of every test."""
-        updated = []
-        for case in self.tests:
-            changes: dict[str, Any] = {}
-            if models:
-                changes["models"] = tuple(models)
-            if judge is None:
-                changes["judge"] = None
-            elif isinstance(judge, str):  # another model, keeping the suite's threshold and rubric
-                changes["judge"] = (
-                    replace(case.judge, model=judge) if case.judge else JudgeConfig(judge)
-                )
-            elif isinstance(judge, JudgeConfig):
-                changes["judge"] = judge
-            if repeat is not None:
-                changes["repeat"] = repeat
-            updated.append(replace(case, **changes))
-        self.tests = updated
+        """Replace the models, judge (None: no judging) or repeat count of every test.
 
-    def select(self, keep: Iterable[TestCase]) -> None:
-        """Keep only the given tests (the CLI's --filter and --tag)."""
-        self.tests = list(keep)
-        self._ids = {(test.key, test.variant) for test in self.tests}
+        Applied to each test as it is read, so a suite's cases are not copied.
+        """
+        changes: dict[str, Any] = {}
+        if models:
+            changes["models"] = tuple(models)
+        if judge is None or isinstance(judge, JudgeConfig):
+            changes["judge"] = judge
+        if repeat is not None:
+            changes["repeat"] = repeat
+        if not changes and not isinstance(judge, str):
+            return
 
-    def planned_cases(self) -> list[TestCase]:
-        """The tests as they will run: every case with its models resolved."""
+        def changed(case: TestCase) -> TestCase:
+            if isinstance(judge, str):  # another model, keeping the suite's threshold and rubric
+                own = replace(case.judge, model=judge) if case.judge else JudgeConfig(judge)
+                return replace(case, **changes, judge=own)
+            return replace(case, **changes)
+
+        self.tests = Cases([Mapped(self.tests, changed)])
+
+    def select(self, keep: Iterable[TestCase] | Callable[[TestCase], bool]) -> None:
+        """Keep only the given tests, or those `keep` accepts (the CLI's --filter and --tag).
+
+        With a function, the tests kept are a view (8 bytes a test), not a copy.
+        """
+        if not callable(keep):
+            self.tests = Cases([list(keep)])
+            self._ids = {(test.key, test.variant) for test in self.tests}
+            return
+        positions: array[int] = array("q")
+        ids: set[tuple[str, str]] = set()
+        for position, case in enumerate(self.tests):
+            if keep(case):
+                positions.append(position)
+                if (case.key, case.variant) in self._ids:
+                    ids.add((case.key, case.variant))
+        self._ids = ids
+        if len(positions) < len(self.tests):
+            self.tests = Cases([Selected(self.tests, positions)])
+
+    def planned_cases(self) -> Sequence[TestCase]:
+        """The tests as they will run: every case with its models resolved (when read)."""
         default = tuple(self.models) or (_default_model(),)
-        return [case if case.models else replace(case, models=default) for case in self.tests]
+        return Mapped(
+            self.tests, lambda case: case if case.models else replace(case, models=default)
+        )
 
-    def _config(self, cases: Sequence[TestCase]) -> dict[str, Any]:
+    def _config(self, survey: Survey) -> dict[str, Any]:
         from promptum import __version__
 
-        judges = {(c.judge.model, c.judge.threshold) for c in cases if c.judge is not None}
-        params = {(p.temperature, p.max_tokens, p.seed) for p in (case.params for case in cases)}
+        judges, params = survey.judges, survey.params
         return {
             "suites": [str(suite.path) for suite in self.suites],
             # Each variant's text hash: `compare` across runs says when a prompt changed.
@@ -364,7 +423,7 @@ class Session:
             "promptum_version": __version__,
         }
 
-    def _client_options(self) -> ClientOptions:
+    def _client_options(self, survey: Survey) -> ClientOptions:
         """The session's client options, with the endpoints and prices its suites declare."""
         from promptum.providers import ClientOptions
 
@@ -383,25 +442,16 @@ class Session:
                             "suites run together must agree"
                         )
                     mine[name] = value
-        targets: dict[str, Any] = {}
-        for case in self.tests:
-            target = case.target
-            if target is not None and targets.setdefault(target.id, target) != target:
-                raise ConfigError(
-                    f"two different targets are named {target.id!r}: give one a `name`"
-                )
         return options.model_copy(
             update={
-                "targets": {**targets, **options.targets},
+                "targets": {**survey.targets, **options.targets},
                 "endpoints": {**endpoints, **options.endpoints},
                 "pricing": {**pricing, **options.pricing},
             }
         )
 
-    def _check_models(self, client: Any, cases: Sequence[TestCase]) -> None:
-        models = {m for case in cases for m in case.models}
-        models |= {case.judge.model for case in cases if case.judge is not None}
-        for model in sorted(models):
+    def _check_models(self, client: Any, survey: Survey) -> None:
+        for model in sorted({*survey.models, *survey.judge_models}):
             client.check_model(model)
 
     async def arun(
@@ -412,61 +462,71 @@ class Session:
         journal_dir: Path | None = None,
         resume: bool = False,
         grace_s: float = DEFAULT_GRACE_S,
+        keep_results: bool = True,
     ) -> RunResult:
         """Run every test; results stream to `sinks` as they finish.
 
         Setting `stop` ends the run early: no new calls start, calls in flight get `grace_s`
         seconds, and the result is marked incomplete. With `journal_dir`, finished results
-        are journalled so `resume=True` can skip them later.
+        are journalled so `resume=True` can skip them later. With `keep_results=False` the
+        returned run holds no results, only their figures (`RunResult.tally`): memory stays
+        flat however many results there are, and `sinks` (e.g. the run store) keep them.
         """
         from promptum.providers import ModelClient
 
         if not self.tests:
             raise ConfigError("the session has no tests: add some with add_test() or add_suite()")
         cases = self.planned_cases()
-        client = ModelClient(self._client_options())
+        # One pass over the cases before the first call: a suite's may be built as read.
+        survey = Survey.of(cases, fingerprint=journal_dir is not None)
+        client = ModelClient(self._client_options(survey))
         watcher: asyncio.Task[Any] | None = None
         try:
-            self._check_models(client, cases)
-            run, finished, journal = self._new_run(cases, journal_dir, resume)
+            self._check_models(client, survey)
+            run, finished, journal = self._new_run(survey, journal_dir, resume)
             runner = Runner(
-                client, concurrency=self.concurrency, sinks=[*journal, *sinks], grace_s=grace_s
+                client,
+                concurrency=self.concurrency,
+                sinks=[*journal, *sinks],
+                grace_s=grace_s,
+                executor=self.executor,
+                keep_results=keep_results,
             )
             if stop is not None:
                 watcher = asyncio.create_task(stop.wait())
                 watcher.add_done_callback(lambda t: None if t.cancelled() else runner.stop())
-            await runner.run(cases, run, finished)
+            await runner.run(cases, run, finished, survey)
         finally:
             if watcher is not None:
                 watcher.cancel()
             await client.aclose()
         if client.cache_problem is not None:
-            run.config.setdefault("warnings", []).append(client.cache_problem)
+            run.warnings.append(client.cache_problem)
         if skipped := client.cache_skipped_secret:
-            run.config.setdefault("warnings", []).append(
+            run.warnings.append(
                 f"{skipped} response{'s were' if skipped > 1 else ' was'} not cached because "
                 f"{'they' if skipped > 1 else 'it'} contained a secret from the environment"
             )
         return run
 
     def _new_run(
-        self, cases: Sequence[TestCase], journal_dir: Path | None, resume: bool
+        self, survey: Survey, journal_dir: Path | None, resume: bool
     ) -> tuple[RunResult, list[CaseResult], list[Journal]]:
         """The run's record, the results an interrupted run already has, and its journal."""
         run = RunResult(
             run_id=uuid.uuid4().hex[:12],
             suite=", ".join(s.name for s in self.suites) or self.name,
-            models=list(dict.fromkeys(m for case in cases for m in case.models)),
-            config=self._config(cases),
+            models=list(survey.models),
+            config=self._config(survey),
         )
-        if journal_dir is None:
+        if journal_dir is None or survey.fingerprint is None:
             return run, [], []
-        journal = Journal(journal_dir, plan_fingerprint(cases))
+        journal = Journal(journal_dir, survey.fingerprint)
         earlier = journal.load() if resume else None
         if earlier is None:
             return run, [], [journal]
         run.run_id, run.started_at, finished = earlier
-        run.config["resumed"] = True
+        run.resumed = True
         return run, finished, [journal]
 
     def run(self, **options: Any) -> RunResult:

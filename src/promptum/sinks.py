@@ -21,3 +21,16 @@ class ResultSink(Protocol):
     def finish(self, run: RunResult) -> None:
         """Called once at the end, also after an interruption (`run.complete` is then False)."""
         ...
+
+
+class PlacedSink(ResultSink, Protocol):
+    """A sink that also learns where each result stands in the run's plan.
+
+    The runner calls `add_at` instead of `add` on a sink that has it: a sink that keeps
+    results (the run store) can then give them back in plan order without sorting them
+    in memory.
+    """
+
+    def add_at(self, result: CaseResult, position: int) -> None:
+        """Called once per finished result with its place in the plan (0 first)."""
+        ...

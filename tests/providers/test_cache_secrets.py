@@ -63,8 +63,8 @@ def test_a_response_echoing_a_secret_grades_the_same_from_a_second_run(
     assert b"Hi there" in raw
     assert SECRET.encode() not in raw
     warning = "1 response was not cached because it contained a secret from the environment"
-    assert warning in first.config["warnings"]
-    assert warning in second.config["warnings"]
+    assert warning in first.warnings
+    assert warning in second.warnings
 
 
 def test_text_output_and_escaped_forms_are_all_caught(

@@ -9,6 +9,7 @@ import pytest
 
 from promptum.errors import ProviderUnavailableError
 from promptum.providers import ClientOptions, EndpointConfig, ModelClient, resolve
+from promptum.providers._routing import NO_LIMIT
 
 
 @pytest.fixture(autouse=True)
@@ -43,7 +44,7 @@ def test_with_the_key_set_the_model_routes(monkeypatch: pytest.MonkeyPatch) -> N
     assert (route.endpoint, route.kind, route.name) == ("openrouter", "openai", "openai/gpt-4")
     assert route.config is not None
     assert route.config.base_url == "https://openrouter.ai/api/v1"
-    assert _client().max_concurrency("openrouter/openai/gpt-4") == 8
+    assert _client().max_concurrency("openrouter/openai/gpt-4") == NO_LIMIT  # the run decides
 
 
 def test_ollama_needs_no_key_and_honours_ollama_host(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -110,7 +111,7 @@ def test_overriding_a_builtin_keeps_its_other_defaults_but_not_its_key(
     assert route.config is not None
     assert route.config.base_url == "http://127.0.0.1:9/v1"
     assert route.config.api_key_env is None  # OPENAI_API_KEY stays with OpenAI's own URL
-    assert route.config.max_concurrency == 8
+    assert route.config.max_concurrency is None  # no limit of its own: the run decides
     monkeypatch.setenv("PROMPTUM_OPENAI_BASE_URL", "http://127.0.0.1:10/v1")
     route = resolve("openai/gpt-4o", configured)
     assert route.config is not None

@@ -4,7 +4,7 @@ field assertions, judge verdicts, errors, cached results and hostile model outpu
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -287,15 +287,14 @@ def repeated_run() -> RunResult:
 _WORDS = ["the", "a", "model", "answer", "json", "user", "profile", "capital", "france", "data"]
 
 
-def big_run(cases: int = 2000, models: list[str] = MODELS) -> RunResult:
-    """A large, reproducible run: ~20% failures, ~3% errors, checks and a judge on every case."""
+def big_results(cases: int = 2000, models: list[str] = MODELS) -> Iterator[CaseResult]:
+    """The results of `big_run`, made one at a time (a run too large to hold is made lazily)."""
     rng = random.Random(0)
     checks = [
         {"type": "contains", "value": "paris"},
         {"type": "not_contains", "value": "sorry"},
         {"type": "max_latency_ms", "value": 3000},
     ]
-    results = []
     for i in range(cases):
         prompt = f"Case {i}: " + " ".join(rng.choices(_WORDS, k=30))
         for model in models:
@@ -309,23 +308,25 @@ def big_run(cases: int = 2000, models: list[str] = MODELS) -> RunResult:
                 text = " ".join(words)
                 done = completion(text, model, rng.uniform(200, 3500), cached=rng.random() < 0.1)
             score = round(rng.betavariate(6, 1.5), 2)
-            results.append(
-                result(
-                    f"case-{i:04d}",
-                    model,
-                    done,
-                    prompt=prompt,
-                    checks=checks,
-                    verdict=judge(score, "Mostly relevant; " + " ".join(rng.choices(_WORDS, k=12))),
-                    tags=[rng.choice(["alpha", "beta", "gamma"])],
-                    source=f"suites/big.yaml:{i * 6 + 1}",
-                )
+            yield result(
+                f"case-{i:04d}",
+                model,
+                done,
+                prompt=prompt,
+                checks=checks,
+                verdict=judge(score, "Mostly relevant; " + " ".join(rng.choices(_WORDS, k=12))),
+                tags=[rng.choice(["alpha", "beta", "gamma"])],
+                source=f"suites/big.yaml:{i * 6 + 1}",
             )
+
+
+def big_run(cases: int = 2000, models: list[str] = MODELS) -> RunResult:
+    """A large, reproducible run: ~20% failures, ~3% errors, checks and a judge on every case."""
     return RunResult(
         run_id="big",
         suite="big suite",
         models=list(models),
         started_at=STARTED,
         finished_at=STARTED + timedelta(minutes=18),
-        results=results,
+        results=list(big_results(cases, models)),
     )

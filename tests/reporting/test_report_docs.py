@@ -25,15 +25,16 @@ def test_the_screenshot_shown_exists() -> None:
 
 @pytest.mark.slow
 def test_python_and_cli_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (example,) = blocks("python")
+    example, streamed = blocks("python")  # the second goes on from the first
     monkeypatch.chdir(tmp_path)
     script = tmp_path / "example.py"
-    script.write_text(example, encoding="utf-8")
+    script.write_text(example + streamed, encoding="utf-8")
     runpy.run_path(str(script), run_name="__main__")  # runs the local model for real
     for name in ("results.jsonl", "results.json", "report.html", "junit.xml", "results.csv"):
         assert (tmp_path / name).stat().st_size > 0, name
     assert (tmp_path / "summary.md").read_text(encoding="utf-8").startswith("## ")
     assert len((tmp_path / "results.jsonl").read_text(encoding="utf-8").splitlines()) == 2
+    assert (tmp_path / "streamed.html").read_text(encoding="utf-8").startswith("<!doctype html>")
 
     commands = [
         line.removeprefix("$ promptum ").split()

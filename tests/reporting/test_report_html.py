@@ -15,13 +15,14 @@ from promptum.results import RunResult
 
 def test_hostile_strings_are_escaped(sample: RunResult) -> None:
     html = render_report(sample, "html")
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
-    assert "&#34;&gt;&lt;img src=x onerror=alert(1)&gt;" in html
+    # Results reach the page in its JSON data block, with the characters of markup escaped.
+    assert "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e" in html
+    assert '\\"\\u003e\\u003cimg src=x onerror=alert(1)\\u003e' in html
     assert SCRIPT not in html
     assert IMG not in html
     assert "<img" not in html
     assert "<b>bad gateway" not in html
-    assert "&lt;b&gt;bad gateway&lt;/b&gt;" in html
+    assert "\\u003cb\\u003ebad gateway\\u003c/b\\u003e" in html
     # only the page's own two script elements: the data block and the code
     assert len(re.findall(r"<script\b", html)) == 2
     assert re.search(r"<script\b[^>]*src=", html) is None
@@ -30,7 +31,8 @@ def test_hostile_strings_are_escaped(sample: RunResult) -> None:
 def test_control_characters_are_shown_not_sent(sample: RunResult) -> None:
     html = render_report(sample, "html")
     assert re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", html) is None
-    assert "ok\\x00 then \\x1b[31mred\\x1b[0m" in html
+    # shown as typed: the backslash is doubled inside the JSON data block
+    assert "ok\\\\x00 then \\\\x1b[31mred\\\\x1b[0m" in html
 
 
 def test_self_contained_with_a_strict_policy(sample: RunResult) -> None:
@@ -70,7 +72,7 @@ def test_incomplete_run_is_marked() -> None:
     html = render_report(run, "html")
     assert 'id="incomplete"' in html
     assert "holds the 7 results that did" in html
-    run.config["planned_results"] = 18
+    run.planned_results = 18
     assert "holds the 7 of 18 results that did" in render_report(run, "html")
 
 

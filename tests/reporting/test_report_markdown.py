@@ -43,7 +43,7 @@ def test_model_text_cannot_inject_markdown_or_html(sample: RunResult) -> None:
 def test_incomplete_run_is_marked(sample: RunResult) -> None:
     sample.complete = False
     sample.results = [r for r in sample.results if r.status == "pass"]
-    sample.config["planned_results"] = 18
+    sample.planned_results = 18
     text = render_report(sample, "md")
     assert text.startswith("## ❌")
     assert (

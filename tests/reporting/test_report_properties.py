@@ -59,7 +59,7 @@ EMPTY = {
     "json": '"results": []',
     "jsonl": "",
     "xml": 'tests="0" failures="0" errors="0"',
-    "html": "0 of 0 cases",
+    "html": "this report holds the 0 results that did",  # the rows are drawn by its script
     "csv": "case_id,model,variant,repeat,",
     "md": "promptum run: 0 of 0 passed",
 }

@@ -252,9 +252,8 @@ def test_each_criterion_is_one_judge_call_and_one_grade(
     assert "judge FAIL polite (judged by fault/judge, threshold 0.7) score 0.3: curt" in junit
     assert "judge PASS concise (judged by fault/judge, threshold 0.8) score 0.8: fine" in junit
     assert "judge polite score 0.3 &lt; 0.7: curt" in junit  # the failure's body names it
-    assert '<div class="judge bad" title="Is courteous"><b>judge polite 0.30</b>' in (
-        render_html(run)
-    )
+    # The HTML report draws results from its data block: [failed?, label, threshold, ...].
+    assert '[0,"judge polite 0.30","0.70","","curt","Is courteous"]' in render_html(run)
     markdown = render_markdown(run)
     assert "**suite/capital** on fault/model: judge polite score 0.3 \\< 0.7: curt" in markdown
 
@@ -471,7 +470,7 @@ def test_a_sampled_failure_says_how_the_samples_went(
         render_markdown(run)
     )
     html = render_html(run)
-    assert '<b>judge 0.70</b> / 0.80 <span class="sub">(mean; 3 samples 0.5-0.9, sd 0.16, ' in html
+    assert '[0,"judge 0.70","0.80","3 samples 0.5-0.9, sd 0.16, ' in html
 
 
 def test_a_sample_the_judge_could_not_give_makes_the_criterion_an_error(

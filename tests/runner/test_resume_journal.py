@@ -75,7 +75,7 @@ def test_resume_survives_a_complete_run_of_the_same_cases(
     resumed = _session(options).run(journal_dir=journal, resume=True)
     assert resumed.complete
     assert resumed.run_id == first.run_id
-    assert resumed.config["resumed"] is True
+    assert resumed.resumed is True
     assert sorted(r.case_id for r in resumed.results) == list(NAMES)
     texts = {r.case_id: r.completion.text for r in resumed.results}
     assert (texts["a"], texts["b"]) == ("one", "two")

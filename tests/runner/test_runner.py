@@ -303,7 +303,7 @@ def test_cases_models_and_repeats_stream_to_sinks(
     assert run.complete
     assert run.finished_at is not None
     assert run.models == [MODEL, OTHER_MODEL]
-    assert run.config["planned_results"] == 12
+    assert run.planned_results == 12
     keys = {(r.case_id, r.model, r.repeat) for r in run.results}
     assert keys == {(f"c{i}", m, n) for i in range(3) for m in (MODEL, OTHER_MODEL) for n in (1, 2)}
     # Sinks see results as they finish; the run holds them in plan order.
@@ -460,6 +460,6 @@ def test_a_failing_sink_costs_no_results(server: FaultServer, options: ClientOpt
     assert len(healthy.results) == 4
     assert len(broken.results) == 2
     assert "finish" not in broken.events
-    assert run.config["warnings"] == [
+    assert run.warnings == [
         "BrokenSink failed and got no further results: OSError: No space left on device"
     ]

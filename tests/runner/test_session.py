@@ -220,7 +220,7 @@ def test_resume_runs_only_what_did_not_finish(
     second = session().run(journal_dir=journal, resume=True)
     assert second.complete
     assert second.run_id == first.run_id
-    assert second.config["resumed"] is True
+    assert second.resumed is True
     assert sorted(r.case_id for r in second.results) == list("abcde")
     texts = {r.case_id: r.completion.text for r in second.results}
     assert texts["a"] == "one"

@@ -57,7 +57,7 @@ def test_a_clean_tree_is_recorded_clean(project: Path, store: RunStore) -> None:
     head = git(project, "rev-parse", "HEAD")
     assert (summary.git_commit, summary.git_dirty) == (head, False)
     assert summary.revision == head[:10]
-    assert store.load("clean").config["git_dirty"] is False
+    assert store.load("clean").git_dirty is False
 
 
 @pytest.mark.parametrize("staged", [False, True])
@@ -72,7 +72,7 @@ def test_uncommitted_changes_are_recorded_dirty(
     head = git(project, "rev-parse", "HEAD")
     assert (summary.git_commit, summary.git_dirty) == (head, True)
     assert summary.revision == f"{head[:10]}+dirty"
-    assert store.load("changed").config["git_dirty"] is True
+    assert store.load("changed").git_dirty is True
 
 
 def test_history_commands_show_the_dirty_tree(project: Path, store: RunStore) -> None:
@@ -98,7 +98,7 @@ def test_outside_a_repository_nothing_is_claimed(
     record(store, make_run("outside", mixed_outcomes()))
     summary = store.summary("outside")
     assert (summary.git_commit, summary.git_dirty, summary.revision) == (None, None, "")
-    assert "git_dirty" not in store.load("outside").config
+    assert store.load("outside").git_dirty is None
 
 
 def test_a_store_from_before_gets_the_column_and_claims_nothing(tmp_path: Path) -> None:

@@ -49,4 +49,4 @@ def test_every_result_of_a_real_run_is_recorded(tmp_path: Path) -> None:
     assert loaded.complete
     summary = store.summary("real")
     assert (summary.passed, summary.failed, summary.errors) == (4, 4, 4)
-    assert loaded.config["planned_results"] == 12
+    assert loaded.planned_results == 12

@@ -273,7 +273,7 @@ def test_git_commit_is_recorded_inside_a_repository(
     record(store, make_run("outside", mixed_outcomes()))
 
     assert store.summary("in-repo").git_commit == head
-    assert store.load("in-repo").config["git_commit"] == head
+    assert store.load("in-repo").git_commit == head
     assert store.summary("outside").git_commit is None
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from promptum.errors import ConfigError
 from promptum.runner import planned_count
+from promptum.runner._plan import Survey
 from promptum.session import Session
 from promptum.suites import find_suites, load_suite, load_suites
 
@@ -68,7 +69,7 @@ def test_a_variant_hash_follows_its_text(tmp_path: Path) -> None:
     assert before["plain"] == after["plain"]
     session = Session()
     session.add_suite(tmp_path / "geo.yaml")
-    assert session._config(session.tests)["prompts"] == {"geo": after}
+    assert session._config(Survey.of(session.tests))["prompts"] == {"geo": after}
 
 
 def test_variant_mistakes_are_located(tmp_path: Path) -> None:

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
+from collections.abc import Hashable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ModelWrapValidatorHandler,
+    PrivateAttr,
+    ValidationInfo,
+    model_validator,
+)
 
 from promptum.checks._base import CheckType, CompiledCheck, ValueKind
-from promptum.checks._python import python_function
+from promptum.checks._python import FOLDER, python_function
 from promptum.checks._registry import CHECK_TYPES, get_check_type, is_written_by_user
 from promptum.checks._similar import ScoredCheckType
 from promptum.validation._regex import bounded_search
@@ -54,6 +64,49 @@ def _checked_value(check_type: CheckType, value: Any) -> Any:
             raise ValueError(f"check {name!r} needs {kind.value}, got {value!r}")
         return int(value)
     return float(value)
+
+
+SHARED = "shared checks"
+"""The validation-context key of a `CheckTable`: identical checks validated with it are one."""
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _frozen(value: Any) -> Hashable:
+    """`value` as a hashable key that tells apart what compares equal (1, 1.0, True)."""
+    if isinstance(value, dict):
+        return dict, tuple((_frozen(key), _frozen(item)) for key, item in value.items())
+    if isinstance(value, list):
+        return list, tuple(_frozen(item) for item in value)
+    if type(value) in _SCALARS:
+        return type(value), value
+    raise TypeError(type(value).__name__)  # e.g. a date: checked, but not shared
+
+
+class CheckTable:
+    """The checks one load has compiled, by their written definition, most recent first.
+
+    Thousands of cases often repeat the same few checks; compiled once, they are one
+    object in every case. Bounded, because rows read lazily may each bring a check of
+    their own (a `columns:` cell) that no other row shares.
+    """
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._checks: OrderedDict[Hashable, CheckDefinition] = OrderedDict()
+
+    def get(self, key: Hashable) -> CheckDefinition | None:
+        """The check compiled from the definition `key`, if it is still held."""
+        check = self._checks.get(key)
+        if check is not None:
+            self._checks.move_to_end(key)
+        return check
+
+    def put(self, key: Hashable, check: CheckDefinition) -> None:
+        """Hold `check` as the one compiled from `key`, dropping the least recent past the size."""
+        self._checks[key] = check
+        if len(self._checks) > self.size:
+            self._checks.popitem(last=False)
 
 
 class CheckDefinition(BaseModel):
@@ -109,6 +162,30 @@ class CheckDefinition(BaseModel):
                 )
         self._compiled = check_type.build(value, self.case_insensitive)
         return self
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _shared(
+        cls, data: Any, handler: ModelWrapValidatorHandler[CheckDefinition], info: ValidationInfo
+    ) -> CheckDefinition:
+        # Declared after `_compile`, so it wraps it: a check found here is not compiled again.
+        # A check is a pure function of its definition (and of the folder a `python` check
+        # is imported from), so an identical one already compiled in this load is reused.
+        context = info.context
+        if not isinstance(context, dict) or not isinstance(data, dict):
+            return handler(data)
+        table = context.get(SHARED)
+        if not isinstance(table, CheckTable):
+            return handler(data)
+        try:
+            key = (_frozen(data), str(context.get(FOLDER)))
+        except TypeError:
+            return handler(data)
+        check = table.get(key)
+        if check is None:
+            check = handler(data)
+            table.put(key, check)
+        return check
 
     def __eq__(self, other: object) -> bool:
         # The compiled check is a fresh closure per instance: compare what was declared.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from promptum.checks._base import CheckResult, CompiledCheck, check_result
@@ -12,6 +12,9 @@ from promptum.completion import Completion
 from promptum.grades import Grade
 
 _PLANS_KEPT = 4096
+
+Run = Callable[[Completion], list[Grade]]
+"""Grading one completion by a case's checks: each check's grade, in order."""
 
 
 def evaluate_checks(
@@ -65,6 +68,20 @@ class CheckPlan:
     """Each check's compiled form; a check the user wrote is a stand-in, graded separately."""
     custom: tuple[tuple[int, CustomCheck], ...]
     """The checks the user wrote, by position: they see the whole `CheckInput`."""
+    run: Run
+    """`run_compiled` of these checks, bound: each check's grade of one completion, in order."""
+
+
+def _bound(compiled: tuple[CompiledCheck, ...], definitions: tuple[CheckDefinition, ...]) -> Run:
+    """`run_compiled` of these checks as one function of a completion (the common path)."""
+
+    def run(completion: Completion) -> list[Grade]:
+        try:
+            return [check(completion) for check in compiled]
+        except Exception:  # some check raised: run_compiled records which, and why
+            return run_compiled(compiled, definitions, completion)
+
+    return run
 
 
 def _stand_in(check: CustomCheck) -> CompiledCheck:
@@ -96,7 +113,8 @@ def check_plan(definitions: tuple[CheckDefinition, ...]) -> CheckPlan:
             custom.append((index, run))
             run = _stand_in(run)
         compiled.append(run)
-    plan = CheckPlan(definitions, tuple(compiled), tuple(custom))
+    checks = tuple(compiled)
+    plan = CheckPlan(definitions, checks, tuple(custom), _bound(checks, definitions))
     if len(_plans) >= _PLANS_KEPT:
         _plans.pop(next(iter(_plans)), None)  # the oldest: a long session keeps making cases
     _plans[id(definitions)] = (definitions, plan)

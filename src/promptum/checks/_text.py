@@ -24,18 +24,42 @@ _BEFORE = 20
 """Characters shown before a match, so the excerpt says where it was found."""
 
 
+_WINDOW = 4 * _EXCERPT
+"""Characters read from the response for an excerpt: whitespace collapses, so room to fill."""
+
+_last_excerpt: tuple[str, str] = ("", "''")
+"""The last response quoted from its start, and its excerpt: the checks of a response that
+fail (contains, regex, min_length, ...) quote the same text, so it is worked out once."""
+
+
 def excerpt(text: str, at: int = 0) -> str:
     """What the model said from about `at`, quoted on one line: controls escaped, kept short."""
-    begin = max(0, at - _BEFORE)
-    window = text[begin : begin + 4 * _EXCERPT]  # whitespace collapses below: room to fill
+    global _last_excerpt
+    if at:
+        return _excerpt(text, at)
+    last = _last_excerpt
+    if last[0] is text:  # the same object: held by the entry, so its identity is not reused
+        return last[1]
+    shown = _excerpt(text, 0)
+    _last_excerpt = (text, shown)
+    return shown
+
+
+def _excerpt(text: str, at: int) -> str:
+    begin = at - _BEFORE if at > _BEFORE else 0
+    window = text[begin : begin + _WINDOW]
     flat = " ".join(window.split())
+    body = flat[:_EXCERPT] + "…" if len(flat) > _EXCERPT else flat
+    if begin:
+        body = "…" + body
+    if len(flat) <= _EXCERPT and begin + _WINDOW < len(text):
+        body += "…"
+    quoted = repr(body)
+    if len(quoted) == len(body) + 2:
+        # The usual text: repr escaped nothing, so every character shows as itself, one
+        # wide; the loop below costs microseconds per failed check, more than the check.
+        return quoted
     shown, width = "…" if begin else "", 0
-    if flat.isprintable() and "\\" not in flat:
-        # The usual text: every character shows as itself, one wide; the loop below costs
-        # microseconds per failed check, as much as the checks themselves.
-        if len(flat) > _EXCERPT:
-            return repr(shown + flat[:_EXCERPT] + "…")
-        return repr(shown + flat + ("…" if begin + len(window) < len(text) else ""))
     for index, char in enumerate(flat):
         width += len(repr(char)) - 2  # an escaped control is several characters wide
         if width > _EXCERPT:
@@ -130,7 +154,7 @@ def _build_not_regex(value: str, case_insensitive: bool) -> CompiledCheck:
             return failed_grade("not_regex", description, too_slow(value))
         if found is None:
             return passed
-        reason = f"expected not to match /{value}/, found {excerpt(found.group(0))}"
+        reason = f"expected not to match /{value}/, found {_excerpt(found.group(0), 0)}"
         return failed_grade("not_regex", description, reason)
 
     return run
@@ -151,10 +175,10 @@ def _build_exact_match(value: str, case_insensitive: bool) -> CompiledCheck:
     passed = passed_grade("exact_match", description)
 
     def run(completion: Completion) -> Grade:
-        text = completion.text
-        if text.strip() == value:
+        trimmed = completion.text.strip()
+        if trimmed == value:
             return passed
-        return failed_grade("exact_match", description, reason(text))
+        return failed_grade("exact_match", description, expected + repr(shorten(trimmed)))
 
     return run
 

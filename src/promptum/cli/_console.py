@@ -25,10 +25,12 @@ if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
     from rich.table import Table
 
+    from promptum.rates import CaseRate
     from promptum.results import CaseResult, ModelStats, RunResult
 
 _STATUS_STYLE = {"pass": "green", "fail": "red", "error": "yellow"}
 _MAX_FAILURES_SHOWN = 25
+"""At most `promptum.tally.SHOWN_FAILURES`: what a streamed run kept (not imported: --help)."""
 _UNBOUNDED_WIDTH = 10_000
 """The width of output that is not a terminal: a log has no width to fit, and rich's own
 default there (80 columns) cut model names and run ids short in CI logs."""
@@ -99,10 +101,10 @@ class ProgressDisplay:
 
     def start(self, run: RunResult) -> None:
         """Show the bar (terminal) or a header line (plain output)."""
-        self._total = int(run.config.get("planned_results", 0))
+        self._total = run.planned_results or 0
         models = escape(", ".join(run.models))
         self._console.print(f"Running {self._total} results of {escape(run.suite)} on {models}")
-        if run.config.get("resumed"):
+        if run.resumed:
             self._console.print(f"Resuming run {run.run_id}: finished results are kept")
         # Not is_terminal: FORCE_COLOR makes a CI log a "terminal" that must not be redrawn.
         if self._console.is_interactive:
@@ -129,12 +131,22 @@ class ProgressDisplay:
             self._progress.update(self._task, completed=self._done, description=self._figures())
             return
         status = result.status.upper()
-        style = _STATUS_STYLE[result.status]
         latency = "cached" if result.completion.cached else _ms(result.completion.latency_ms)
-        reason = f": {escape(result.reasons[0])}" if result.reasons else ""
+        where = f"({result.column}, {latency})"
+        reason = f": {result.reasons[0]}" if result.reasons else ""
+        if self._console.color_system is None:
+            # Without colour the line is plain text: writing it directly is ~10x cheaper than
+            # rendering markup, which was the largest cost per result of a run in a CI log.
+            from rich.control import strip_control_codes
+
+            line = f"[{self._done}/{self._total}] {status} {result.key} {where}{reason}"
+            self._console.file.write(strip_control_codes(line) + "\n")
+            self._console.file.flush()
+            return
+        style = _STATUS_STYLE[result.status]
         self._console.print(
             f"[{self._done}/{self._total}] [{style}]{status}[/] {escape(result.key)} "
-            f"[dim]({escape(result.column)}, {latency})[/]{reason}",
+            f"[dim]{escape(where)}[/]{escape(reason)}",
             highlight=False,
             soft_wrap=True,
         )
@@ -189,17 +201,17 @@ def print_summary(console: Console, run: RunResult) -> None:
     for model, checks in run.get_check_stats().items():
         if checks.total:
             console.print(f"{escape(model)} · Checks: {checks.passed}/{checks.total} passed")
+    tally = run.tally()
     _print_variant_leads(console, run)
-    _print_flaky(console, run)
-    failures = [r for r in run.results if r.status != "pass"]
-    if failures:
+    _print_flaky(console, tally.flaky())
+    failures = tally.failures
+    if failures.count:
         console.print()
-        console.print(f"[bold]Failures ({len(failures)})[/]")
-    repeated = any(r.repeat > 1 for r in run.results)
-    for result in failures[:_MAX_FAILURES_SHOWN]:
+        console.print(f"[bold]Failures ({failures.count})[/]")
+    for result in failures.first()[:_MAX_FAILURES_SHOWN]:
         style = _STATUS_STYLE[result.status]
         where = f" [dim]{escape(result.source)}[/]" if result.source else ""
-        repeat = f", repeat {result.repeat}" if repeated else ""
+        repeat = f", repeat {result.repeat}" if tally.repeated else ""
         console.print(
             f"[{style}]{result.status.upper()}[/] {escape(result.key)} "
             f"[dim]({escape(result.column)}{repeat})[/]{where}",
@@ -208,11 +220,11 @@ def print_summary(console: Console, run: RunResult) -> None:
         )
         for reason in result.reasons:
             console.print(f"    - {escape(reason)}", highlight=False, soft_wrap=True)
-    if len(failures) > _MAX_FAILURES_SHOWN:
-        hidden = len(failures) - _MAX_FAILURES_SHOWN
+    if failures.count > _MAX_FAILURES_SHOWN:
+        hidden = failures.count - _MAX_FAILURES_SHOWN
         console.print(f"... and {hidden} more; write a report with -o report.html to see all")
     console.print()
-    if not run.results:
+    if not tally.count:
         verdict = "nothing finished"
     elif run.passed and run.complete:
         verdict = "[green]all passed[/]"
@@ -221,7 +233,7 @@ def print_summary(console: Console, run: RunResult) -> None:
     if not run.complete:
         verdict += " [yellow](interrupted)[/]"
     duration = f" in {run.duration_s:.1f} s" if run.duration_s is not None else ""
-    console.print(f"{len(run.results)} results{duration}: {verdict}")
+    console.print(f"{tally.count} results{duration}: {verdict}")
     cached, answered = run.cache_counts()
     if cached:
         console.print(
@@ -237,10 +249,7 @@ def _print_variant_leads(console: Console, run: RunResult) -> None:
         console.print(f"[{style}]{escape(lead.line)}[/]", highlight=False, soft_wrap=True)
 
 
-def _print_flaky(console: Console, run: RunResult) -> None:
-    from promptum.compare import flaky_cases
-
-    flaky = flaky_cases(run)
+def _print_flaky(console: Console, flaky: list[CaseRate]) -> None:
     if not flaky:
         return
     console.print()

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import fnmatch
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,6 +24,7 @@ if TYPE_CHECKING:
     from promptum.runner import TestCase
     from promptum.session import Session
     from promptum.sinks import ResultSink
+    from promptum.store import RunStore
 
 # Exit 2 (invalid input or usage) also comes from click and from exit_on_user_error.
 EXIT_PASSED, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -78,6 +78,10 @@ class RunOptions:
     no_store: bool = False
     watch: bool = False
     """Run again whenever a suite, prompt, data file or Python module it reads changes."""
+    executor: str = "local"
+    """Where the units run: ``local`` (this process) or ``ray`` (Ray actors)."""
+    address: str | None = None
+    """The Ray cluster to join (`--executor ray`); None starts a local Ray instance."""
 
 
 def _default_concurrency() -> int:
@@ -102,9 +106,11 @@ def _report_formats(outputs: Sequence[Path]) -> list[tuple[Path, ReportFormat]]:
 
 
 async def _run_until_signal(
-    session: Session, sinks: Sequence[ResultSink], resume: bool
+    session: Session, sinks: Sequence[ResultSink], resume: bool, keep_results: bool
 ) -> RunResult:
     """Run the session; SIGINT or SIGTERM stops it gracefully, keeping what finished."""
+    import asyncio
+
     stop = asyncio.Event()
 
     def on_signal() -> None:
@@ -125,7 +131,13 @@ async def _run_until_signal(
     for sig in signals:
         loop.add_signal_handler(sig, on_signal)
     try:
-        return await session.arun(sinks=sinks, stop=stop, journal_dir=JOURNAL_DIR, resume=resume)
+        return await session.arun(
+            sinks=sinks,
+            stop=stop,
+            journal_dir=JOURNAL_DIR,
+            resume=resume,
+            keep_results=keep_results,
+        )
     finally:
         for sig in signals:
             loop.remove_signal_handler(sig)
@@ -157,6 +169,17 @@ class _WatchedSink:
         """Pass on one result."""
         self._call("add", result)
 
+    def add_at(self, result: CaseResult, position: int) -> None:
+        """Pass on one result with its place in the plan, to a sink that wants it."""
+        if hasattr(self.sink, "add_at"):
+            try:
+                self.sink.add_at(result, position)
+            except Exception:
+                self.failed = True
+                raise
+        else:
+            self.add(result)
+
     def finish(self, run: RunResult) -> None:
         """Pass on the end of the run."""
         self._call("finish", run)
@@ -176,6 +199,8 @@ def _suite_paths(console: Console, given: Sequence[Path]) -> list[Path]:
 
 
 def _execute(console: Console, options: RunOptions) -> int:
+    import asyncio
+
     from promptum.cli._console import ProgressDisplay, escape, print_summary
     from promptum.errors import ConfigError
     from promptum.gate import decide
@@ -185,18 +210,26 @@ def _execute(console: Console, options: RunOptions) -> int:
     from promptum.store import RunStore
     from promptum.suites import load_suites
 
+    executor = None
+    if options.executor == "ray":  # checked first: a missing extra is said before any loading
+        from promptum.executors import RayExecutor
+
+        executor = RayExecutor(address=options.address)
     reports = _report_formats(options.outputs)
     paths = _suite_paths(console, options.paths)
     session = Session(
         concurrency=options.concurrency,
         client_options=ClientOptions(cache=not options.no_cache),
         fail_under=options.fail_under,
+        executor=executor,
     )
     for suite in load_suites(paths):
         session.add_suite(suite)
     patterns, tags, prompts = options.patterns, options.tags, options.prompts
-    _check_prompts(session.tests, prompts)
-    session.select(case for case in session.tests if _selected(case, patterns, tags, prompts))
+    if prompts:
+        _check_prompts(session.tests, prompts)
+    if patterns or tags or prompts:  # else every case is kept, and none need be read here
+        session.select(lambda case: _selected(case, patterns, tags, prompts))
     if not session.tests:
         raise ConfigError("no case matches the given --filter/--tag/--prompt")
     overrides: dict[str, Any] = {"models": options.models, "repeat": options.repeat}
@@ -221,13 +254,20 @@ def _execute(console: Console, options: RunOptions) -> int:
         (path, report_format) for path, report_format in reports if not report_format.streams
     ]
     sinks: list[ResultSink] = [ProgressDisplay(console), *recorders]
-    run = asyncio.run(_run_until_signal(session, sinks, options.resume))
+    # With the store on, results stream: memory stays flat at any size and whole-run
+    # reports are written from the store afterwards. Prompt variants keep them, as the
+    # summary compares the variants case by case.
+    streams = store is not None and not any(suite.variants for suite in session.suites)
+    run = asyncio.run(_run_until_signal(session, sinks, options.resume, not streams))
+    results = None
+    if streams and store is not None:
+        results = _stored_results(store, run.run_id)
 
     print_summary(console, run)
     secrets = environment_secrets()
-    for warning in run.config.get("warnings", []):
+    for warning in run.warnings:
         console.print(f"[yellow]warning:[/] {escape(scrub(warning, secrets))}")
-    unwritten = _write_reports(console, run, rendered, options.summary_md)
+    unwritten = _write_reports(console, run, rendered, options.summary_md, results)
     for recorder in recorders:
         if recorder.failed:
             unwritten += 1
@@ -239,7 +279,7 @@ def _execute(console: Console, options: RunOptions) -> int:
             console.print(escape(recorder.done.replace("{run_id}", run.run_id)))
     if not run.complete:
         console.print(
-            f"[yellow]Interrupted:[/] {len(run.results)} of {run.config['planned_results']} "
+            f"[yellow]Interrupted:[/] {run.result_count} of {run.planned_results} "
             "results finished and were kept. Run the same command with --resume to finish."
         )
     gate = decide(run)
@@ -252,13 +292,22 @@ def _execute(console: Console, options: RunOptions) -> int:
     return EXIT_PASSED if gate.passed else EXIT_FAILED
 
 
+def _stored_results(store: RunStore, run_id: str) -> Callable[[], Iterator[CaseResult]]:
+    """The results of a streamed run, read back from the store each time they are asked for."""
+    return lambda: store.iter_results(run_id)
+
+
 def _write_reports(
     console: Console,
     run: RunResult,
     reports: Sequence[tuple[Path, ReportFormat]],
     summary_md: Path | None,
+    results: Callable[[], Iterator[CaseResult]] | None,
 ) -> int:
-    """Write every report after the summary; one that cannot be written stops no other."""
+    """Write every report after the summary; one that cannot be written stops no other.
+
+    `results` reads a streamed run's results back (from the store), in plan order.
+    """
     from promptum.cli._console import escape
     from promptum.errors import PromptumError
     from promptum.reporting import write_report
@@ -269,7 +318,7 @@ def _write_reports(
     unwritten = 0
     for path, fmt in targets:
         try:
-            write_report(run, path, fmt)
+            write_report(run, path, fmt, results=results)
         except (OSError, PromptumError) as exc:
             unwritten += 1
             problem = f"could not write {path}: {exc}"
@@ -315,6 +364,14 @@ def _write_reports(
 @click.option("--resume", is_flag=True, help="Continue an interrupted run of the same cases.")
 @click.option("--no-store", is_flag=True, help="Do not record the run in the run history.")
 @click.option(
+    "--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+    help="Where cases run: this process, or Ray actors (pip install 'promptum[ray]').",
+)  # fmt: skip
+@click.option(
+    "--address", metavar="ADDR",
+    help="With --executor ray: the Ray cluster to join (e.g. auto); default: start Ray here.",
+)  # fmt: skip
+@click.option(
     "--watch", is_flag=True,
     help="Run again whenever a suite, prompt, data file or Python module changes (Ctrl-C stops).",
 )  # fmt: skip
@@ -327,6 +384,8 @@ def run_command(**params: Any) -> None:
     options = RunOptions(**params)  # click's parameter names are the fields' names
     if options.judge and options.no_judge:
         raise click.UsageError("--judge and --no-judge exclude each other")
+    if options.address and options.executor != "ray":
+        raise click.UsageError("--address needs --executor ray")
     console = make_console()
     if options.watch:
         from promptum.cli._watch import watch

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,16 +31,11 @@ def _python_line(suite: Suite) -> str | None:
     return f"  imports Python: {modules}"
 
 
-def _model_notes(suite: Suite) -> list[str]:
+def _model_notes(suite: Suite, model_ids: Iterable[str]) -> list[str]:
     """What this machine lacks to call the suite's models: keys, extras (not suite mistakes)."""
     from promptum.errors import ProviderUnavailableError
-    from promptum.providers import DEFAULT_MODEL, resolve
+    from promptum.providers import resolve
 
-    model_ids: dict[str, None] = {}
-    for case in suite.cases:
-        model_ids.update(dict.fromkeys(case.models or (DEFAULT_MODEL,)))
-        if case.judge is not None:
-            model_ids[case.judge.model] = None
     notes = []
     for model_id in model_ids:
         try:
@@ -54,7 +50,7 @@ def _model_notes(suite: Suite) -> list[str]:
 def validate_command(paths: tuple[Path, ...]) -> None:
     """Check suite files (and the case files they read) without calling a model."""
     from promptum.errors import PromptumError
-    from promptum.suites import check_unique_ids, find_suites, load_suite
+    from promptum.suites import case_stats, check_unique_ids, find_suites, load_suite
 
     invalid = 0
     loaded: list[Suite] = []
@@ -75,12 +71,13 @@ def validate_command(paths: tuple[Path, ...]) -> None:
             click.echo(f"✗ {where}{message}", err=True)
             continue
         loaded.append(suite)
-        checks = sum(len(case.checks) for case in suite.cases)
-        click.echo(f"✓ {path}: {len(suite.cases)} cases, {checks} checks")
+        # Tallied while loading: the cases of a CSV file are not read a second time.
+        stats = case_stats(suite)
+        click.echo(f"✓ {path}: {len(suite.cases)} cases, {stats.checks} checks")
         python = _python_line(suite)
         if python is not None:
             click.echo(python)
-        for note in _model_notes(suite):
+        for note in _model_notes(suite, stats.models):
             click.echo(note)
     try:
         check_unique_ids(loaded)  # `promptum run` with the same paths would refuse them

@@ -109,6 +109,19 @@ class ModelClient:
         """How many calls to this model's endpoint may be in flight at once (local: 1)."""
         return self._route(model).max_concurrency
 
+    def limit_note(self, model: str, requested: int) -> str | None:
+        """Why `model` runs fewer than `requested` calls at once, if a limit the user set is why."""
+        route = self._route(model)
+        own = self.options.endpoints.get(route.endpoint)
+        allowed = own.max_concurrency if own is not None else None
+        if allowed is None or allowed >= requested:
+            return None
+        calls = "call" if allowed == 1 else "calls"
+        return (
+            f"concurrency {requested} requested; endpoint `{route.endpoint}` allows "
+            f"{allowed} {calls} at once (its max_concurrency)"
+        )
+
     def _provider(self, route: Route) -> tuple[Provider, asyncio.Semaphore]:
         """The provider serving a route and the limit of its calls in flight, made once."""
         if route.model_id not in self._providers:

@@ -26,8 +26,9 @@ class EndpointConfig(BaseModel):
     None reads ``PROMPTUM_<NAME>_API_KEY`` if set. A suite may name only that variable."""
     api_key: SecretStr | None = None
     """A key given directly (Python API only: a suite file can never hold a key)."""
-    max_concurrency: int = Field(default=4, ge=1)
-    """How many calls may be in flight at once on this endpoint."""
+    max_concurrency: int | None = Field(default=None, ge=1)
+    """How many calls may be in flight at once on this endpoint; None: as many as the run
+    sends (``--concurrency``)."""
     structured_output: StructuredMode = "auto"
     """How a response schema is sent: ``json_schema`` (OpenAI), ``json_object`` with a
     ``schema`` (llama.cpp server), ``prompt`` (instructions only), or ``auto``: try

@@ -17,6 +17,7 @@ from __future__ import annotations
 import difflib
 import inspect
 import os
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +29,8 @@ from promptum.providers._options import EndpointConfig
 from promptum.providers._target_spec import TARGET_PREFIX, HttpTarget, Target
 
 DEFAULT_MODEL = "local/smollm2"
+NO_LIMIT = sys.maxsize
+"""The `Route.max_concurrency` of an endpoint that sets none: never the smaller limit."""
 
 _OLLAMA_URL = "http://127.0.0.1:11434/v1"
 # The variables the SDKs read themselves; resolved here so the cache key sees them too.
@@ -39,23 +42,21 @@ _SDK_BASE_URL_ENV: dict[str, str] = {
     if variable.endswith("_BASE_URL")
 }
 
+# Hosted APIs set no limit of their own: the run's --concurrency is what the user gets,
+# unless an endpoint they configure sets a lower `max_concurrency`.
 BUILTIN_ENDPOINTS: dict[str, EndpointConfig] = {
     # base_url None: the SDK applies its own default and honours OPENAI_BASE_URL.
-    "openai": EndpointConfig(
-        api_key_env="OPENAI_API_KEY", max_concurrency=8, structured_output="json_schema"
-    ),
+    "openai": EndpointConfig(api_key_env="OPENAI_API_KEY", structured_output="json_schema"),
     "openrouter": EndpointConfig(
         base_url="https://openrouter.ai/api/v1",
         api_key_env="OPENROUTER_API_KEY",
-        max_concurrency=8,
         structured_output="json_schema",
     ),
-    # Ollama serves one request at a time unless OLLAMA_NUM_PARALLEL says otherwise.
+    # Ollama serves one request at a time unless OLLAMA_NUM_PARALLEL says otherwise, and
+    # calls queued behind a slow local model would time out.
     "ollama": EndpointConfig(base_url=_OLLAMA_URL, max_concurrency=1),
     # base_url None: the SDK honours ANTHROPIC_BASE_URL.
-    "anthropic": EndpointConfig(
-        kind="anthropic", api_key_env="ANTHROPIC_API_KEY", max_concurrency=8
-    ),
+    "anthropic": EndpointConfig(kind="anthropic", api_key_env="ANTHROPIC_API_KEY"),
 }
 
 
@@ -79,8 +80,14 @@ class Route:
 
     @property
     def max_concurrency(self) -> int:
-        """How many calls may be in flight at once where this route leads (no config: 1)."""
-        return self.config.max_concurrency if self.config else 1
+        """How many calls may be in flight at once where this route leads.
+
+        The embedded model (no config) takes one; an endpoint without a limit of its own
+        takes any number (`NO_LIMIT`), so the run's concurrency decides.
+        """
+        if self.config is None:
+            return 1
+        return self.config.max_concurrency or NO_LIMIT
 
     @property
     def limit_key(self) -> str:

@@ -92,7 +92,7 @@ class RunRecorder:
         planned = self._count if self._planned is None else self._planned
         run.suite = ", ".join(name for name in self._suites if name)
         run.config["suites"] = list(self._suites)
-        run.config["planned_results"] = planned
+        run.planned_results = planned
         run.finished_at = datetime.now(UTC)
         run.complete = not stopped and self._count >= planned
         try:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import csv
-import io
+from typing import TextIO
 
 from promptum._legacy_grades import CHECK_KINDS
 from promptum.grades import Grade
-from promptum.rates import flaky_cases
 from promptum.reporting._numbers import COST_DIGITS, LATENCY_DIGITS, fixed
+from promptum.reporting._source import ReportSource, rendered
 from promptum.reporting._text import visible
 from promptum.results import CaseResult, RunResult
 
@@ -76,13 +76,17 @@ def _row(result: CaseResult, flaky: dict[tuple[str, str], str]) -> list[str]:
     ]
 
 
-def render_csv(run: RunResult) -> str:
-    """The run as CSV with a header row."""
-    out = io.StringIO()
+def write_csv(source: ReportSource, out: TextIO) -> None:
+    """Write the run as CSV with a header row."""
     # The default "\r\n" line ending (RFC 4180) also makes the writer quote a field holding a
     # lone "\r", which readers would otherwise take for the end of a row.
     writer = csv.writer(out)
     writer.writerow(COLUMNS)
-    flaky = {(f.case_id, f.model): f"{f.passed}/{f.total}" for f in flaky_cases(run)}
-    writer.writerows(_row(result, flaky) for result in run.results)
-    return out.getvalue()
+    flaky = {(f.case_id, f.model): f"{f.passed}/{f.total}" for f in source.run.tally().flaky()}
+    for result in source.results():
+        writer.writerow(_row(result, flaky))
+
+
+def render_csv(run: RunResult) -> str:
+    """The run as CSV with a header row."""
+    return rendered(write_csv, run)

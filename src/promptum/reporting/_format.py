@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import datetime
 
 from promptum.completion import Completion
-from promptum.results import RunResult
 
 
 def percent(fraction: float) -> str:
@@ -43,12 +42,6 @@ def score(value: float | None) -> str:
 def timestamp(moment: datetime) -> str:
     """A moment to the minute with its zone."""
     return moment.strftime("%Y-%m-%d %H:%M %Z").strip()
-
-
-def planned(run: RunResult) -> int | None:
-    """How many results the runner planned, when it recorded that (an interrupted run)."""
-    value = run.config.get("planned_results")
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def with_tool_calls(completion: Completion) -> str:

@@ -1,10 +1,14 @@
 """HTML: one self-contained page (inline CSS, JS and SVG) with a cases × models matrix.
 
+The run's figures are rendered by jinja2; its results go into one JSON data block, written
+a result at a time, from which the page's script shows a page of rows at a time (failures
+and errors first), so a report of 100,000 results opens quickly and stays searchable.
+
 Every string from a model or a suite reaches the page in one of two ways, both inert:
-through jinja2 with autoescape, or inside the JSON data block (``tojson`` escapes ``<``,
-``>``, ``&`` and ``'``), which the page's script only ever writes with ``textContent``.
-A Content-Security-Policy allows no network and no script but the page's own (by hash),
-so even a bug in that escaping could not run injected code or fetch anything.
+through jinja2 with autoescape, or inside the JSON data block (``<``, ``>``, ``&`` and
+``'`` escaped as ``tojson`` does), which the page's script only ever writes with
+``textContent``. A Content-Security-Policy allows no network and no script but the page's
+own (by hash), so even a bug in that escaping could not run injected code or fetch anything.
 """
 
 from __future__ import annotations
@@ -13,15 +17,15 @@ import base64
 import functools
 import hashlib
 import json
-from dataclasses import dataclass, field
+import shutil
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, TextIO
 
 from promptum._legacy_grades import CHECK_KINDS
 from promptum.gate import decide
 from promptum.grades import samples_note
-from promptum.rates import flaky_cases
 from promptum.reporting import _format as fmt
+from promptum.reporting._source import ReportSource, rendered, spool
 from promptum.reporting._text import shorten, visible
 from promptum.results import CaseResult, RunResult
 
@@ -32,6 +36,18 @@ _PREVIEW = 140
 """Characters of a response shown in its matrix cell; the rest is one click away."""
 _REASON = 200
 """Characters of a reason shown in a cell; the full text is in the detail view."""
+_DATA = "<!--promptum:data-->"
+"""Where the page's JSON data goes; written after the template, one result at a time."""
+_JSON_ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("'", "\\u0027"))
+"""What jinja2's ``tojson`` escapes, so no string can end the script element or open a tag."""
+
+
+def _json(value: object) -> str:
+    """`value` as compact JSON that is safe inside a ``<script>`` element."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    for character, escape in _JSON_ESCAPES:
+        text = text.replace(character, escape)
+    return text
 
 
 def _figures(result: CaseResult) -> str:
@@ -48,86 +64,135 @@ def _figures(result: CaseResult) -> str:
     return " · ".join(parts)
 
 
+def _checks(result: CaseResult) -> list[list[Any]]:
+    """Per check: its name, passed, custom, and the text its pill shows on hover."""
+    checks = []
+    for g in result.grades:
+        if g.kind not in CHECK_KINDS:
+            continue
+        tip = visible(g.description)
+        if g.error:
+            tip += f": error: {visible(shorten(g.error, _REASON))}"
+        elif g.reason:
+            tip += f": {visible(shorten(g.reason, _REASON))}"
+        checks.append([visible(g.name), int(g.passed), int(g.kind == "custom"), tip])
+    return checks
+
+
+def _judges(result: CaseResult) -> list[list[Any]]:
+    """Per judge grade, ``[line]`` if it could not grade, else its parts as the cell shows them.
+
+    The parts: passed, label and score, threshold, samples note, reason, rubric.
+    """
+    lines: list[list[Any]] = []
+    for g in result.of_kind("judge"):
+        if g.error is not None:
+            lines.append([f"{visible(g.label)} error: {visible(shorten(g.error, _REASON))}"])
+            continue
+        rubric = g.details.get("rubric")
+        lines.append(
+            [
+                int(g.passed),
+                f"{visible(g.label)} {fmt.score(g.score)}",
+                fmt.score(g.details.get("threshold")),
+                visible(samples_note(g.details)),
+                visible(shorten(g.reason or "", _REASON)),
+                visible(shorten(rubric, _REASON)) if rubric else "",
+            ]
+        )
+    return lines
+
+
+class _Table:
+    """Distinct values of the data block, each written once (to `out`) and known by digest."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+        self._index: dict[bytes, int] = {}
+
+    def index(self, value: object) -> int:
+        """Where `value` is in the table, adding it the first time."""
+        # A digest, not the text, is kept: a run of many distinct values costs little memory.
+        text = _json(value)
+        key = hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+        index = self._index.get(key)
+        if index is None:
+            index = self._index[key] = len(self._index)
+            self.out.write(("," if index else "") + text)
+        return index
+
+
 class _Data:
-    """The JSON block the page's script reads: details, prompts and what filters need.
+    """Writes the JSON block the page's script reads, one result (a cell) at a time.
 
     Keys are one letter because a large run repeats them thousands of times. Per cell:
-    ``s`` status, ``r`` response, ``p`` index into ``prompts``, ``f`` figures, and when
-    present ``o`` parsed output, ``e`` error, ``x`` expected behaviour, ``j`` judge reason,
-    ``w`` reasons it did not pass. Per row: ``t`` tags, ``c`` cell index per model or null.
+    ``i`` case id, ``m`` column, ``s`` status, ``f`` figures, ``r`` response, ``p`` index
+    into ``prompts``, and when present ``n`` repeat (if not 1), ``u`` source, ``t`` tags,
+    ``c`` cached, ``k`` indexes into ``checks``, ``a`` field assertions, ``g`` judge lines,
+    ``o`` parsed output, ``e`` error, ``x`` expected behaviour, ``w`` reasons it did not
+    pass; ``j`` the judge's reasons and ``b`` the shortened response or error the cell shows,
+    when the script cannot derive them from the rest. The script groups cells into rows,
+    one per case and repeat. Every model usually gets the same messages for a case, and
+    most checks pass alike: prompts and checks are tables, each distinct one written once.
     """
 
-    def __init__(self) -> None:
-        self.cells: list[dict[str, Any]] = []
-        self.prompts: list[list[list[str]]] = []
-        self._prompt_index: dict[str, int] = {}
+    def __init__(self, out: TextIO, prompts: _Table, checks: _Table, columns: list[str]) -> None:
+        self._out = out
+        self._prompts = prompts
+        self._checks = checks
+        self._column = {column: index for index, column in enumerate(columns)}
+        self._cells = 0
+        self.tags: set[str] = set()
 
-    def _prompt(self, result: CaseResult) -> int:
-        # Every model usually gets the same messages for a case: store each distinct prompt once.
-        messages = [[m.role, visible(m.content)] for m in result.messages]
-        key = json.dumps(messages)
-        if key not in self._prompt_index:
-            self._prompt_index[key] = len(self.prompts)
-            self.prompts.append(messages)
-        return self._prompt_index[key]
-
-    def add(self, result: CaseResult, figures: str) -> int:
-        """Record a result's details; returns its index for the page's script."""
+    def add(self, result: CaseResult) -> None:
+        """Write one result's cell."""
         completion = result.completion
         cell: dict[str, Any] = {
-            "f": figures,
+            "i": visible(result.key),
+            "m": self._column[result.column],
             "s": result.status,
+            "f": _figures(result),
             "r": visible(fmt.with_tool_calls(completion)),
-            "p": self._prompt(result),
+            "p": self._prompts.index([[m.role, visible(m.content)] for m in result.messages]),
         }
-        optional = {
-            "o": json.dumps(completion.output, indent=2, ensure_ascii=False, default=str)
-            if completion.output is not None
-            else None,
+        tags = [visible(tag) for tag in result.tags]
+        self.tags.update(tags)
+        asserts = [
+            [int(g.passed), visible(shorten(g.reason or "", _REASON))]
+            for g in result.of_kind("assertion")
+        ]
+        judges = _judges(result)
+        output = completion.output
+        optional: dict[str, Any] = {
+            "n": None if result.repeat == 1 else result.repeat,
+            "u": result.source or None,
+            "t": tags or None,
+            "c": 1 if completion.cached else None,
+            "k": [self._checks.index(check) for check in _checks(result)] or None,
+            "a": asserts or None,
+            "g": judges or None,
+            "o": None
+            if output is None
+            else json.dumps(output, indent=2, ensure_ascii=False, default=str),
             "e": completion.error,
             "x": result.expected_behavior,
-            "j": "; ".join(g.reason for g in result.of_kind("judge") if g.reason) or None,
-            "w": result.reasons or None,
+            "w": [visible(reason) for reason in result.reasons] or None,
         }
         for key, value in optional.items():
-            if isinstance(value, str):
-                cell[key] = visible(value)
-            elif value is not None:
-                cell[key] = [visible(reason) for reason in value]
-        self.cells.append(cell)
-        return len(self.cells) - 1
-
-
-@dataclass(frozen=True, slots=True)
-class _Cell:
-    result: CaseResult
-    index: int
-    """Where the cell's details are in the page's JSON data."""
-    figures: str
-
-
-@dataclass
-class _Row:
-    case_id: str
-    repeat: int
-    source: str | None
-    cells: list[_Cell | None]
-    tags: list[str] = field(default_factory=list)
-
-
-def _rows(run: RunResult, models: list[str], data: _Data) -> list[_Row]:
-    """One row per case and repeat, in the order the results first appear."""
-    rows: dict[tuple[str, int], _Row] = {}
-    column = {model: i for i, model in enumerate(models)}
-    for result in run.results:
-        key = (result.key, result.repeat)
-        row = rows.get(key)
-        if row is None:
-            row = rows[key] = _Row(result.key, result.repeat, result.source, [None] * len(models))
-        figures = _figures(result)
-        row.cells[column[result.column]] = _Cell(result, data.add(result, figures), figures)
-        row.tags += [visible(t) for t in result.tags if visible(t) not in row.tags]
-    return list(rows.values())
+            if value is not None:
+                cell[key] = visible(value) if isinstance(value, str) else value
+        # What the script derives as the page shows it is left out, unless it would differ.
+        reasons = visible("; ".join(g.reason for g in result.of_kind("judge") if g.reason))
+        if reasons != "; ".join(line[4] for line in judges if len(line) > 1 and line[4]):
+            cell["j"] = reasons
+        if completion.error is None:
+            brief, whole = visible(shorten(completion.text, _PREVIEW)), cell["r"]
+            if brief != shorten(whole, _PREVIEW):
+                cell["b"] = brief
+        elif visible(shorten(completion.error, _REASON)) != shorten(cell["e"], _REASON):
+            cell["b"] = visible(shorten(completion.error, _REASON))
+        self._out.write(("," if self._cells else "") + _json(cell))
+        self._cells += 1
 
 
 @functools.cache
@@ -166,62 +231,64 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
     )
-    # Compact, unsorted JSON keeps the data block small; tojson still escapes <, >, & and '.
-    env.policies["json.dumps_kwargs"] = {"ensure_ascii": False, "separators": (",", ":")}
     env.filters.update(
         cost=fmt.cost,
         ms=fmt.milliseconds,
+        number=lambda n: f"{n:,}",
         percent=fmt.percent,
         score=fmt.score,
         short=shorten,
-        samples=samples_note,
     )
     return env
 
 
-def render_html(run: RunResult) -> str:
-    """The run as one self-contained HTML page."""
+def write_html(source: ReportSource, out: TextIO) -> None:
+    """Write the run as one self-contained HTML page, one result at a time."""
     from markupsafe import Markup
 
-    from promptum.compare import variant_leads
-
-    models = list(run.by_model())
-    data = _Data()
-    rows = _rows(run, models, data)
-    stats = run.stats()
+    run = source.run
+    tally = run.tally()
+    models = tally.columns()
+    stats = tally.stats()
     css, script = _asset("report.css"), _asset("report.js")
-    return (
+    page = (
         _environment()
         .get_template("report.html.j2")
         .render(
             run=run,
+            count=tally.count,
             models=models,
-            rows=rows,
-            repeated=any(row.repeat > 1 for row in rows),
             stats=stats,
-            flaky=flaky_cases(run),
-            leads=[lead.line for lead in variant_leads(run)],
+            flaky=tally.flaky(),
+            leads=[lead.line for lead in source.leads()],
             gate=decide(run),
-            check_kinds=sorted(CHECK_KINDS),
-            tags=sorted({tag for row in rows for tag in row.tags}),
             total_cost=sum(s.cost_usd for s in stats.values()),
             cached_cost=sum(s.cached_cost_usd for s in stats.values()),
-            planned=fmt.planned(run),
+            planned=run.planned_results,
             started=fmt.timestamp(run.started_at),
             duration=fmt.seconds(run.duration_s),
-            preview=_PREVIEW,
-            reason_limit=_REASON,
-            data={
-                "cells": data.cells,
-                "prompts": data.prompts,
-                "rows": [
-                    {"t": row.tags, "c": [None if c is None else c.index for c in row.cells]}
-                    for row in rows
-                ],
-            },
+            data=Markup(_DATA),
             # The assets are the project's own files, inserted verbatim so their hashes match.
             css=Markup(css),
             script=Markup(script),
             csp=f"default-src 'none'; style-src {csp_hash(css)}; script-src {csp_hash(script)}",
         )
     )
+    # Escaped text cannot hold the marker's "<", so its first occurrence is the template's.
+    before, _, after = page.partition(_DATA)
+    head = {"repeated": tally.repeated, "preview": _PREVIEW, "reason": _REASON}
+    out.write(f'{before}{_json(head)[:-1]},"cells":[')
+    with spool() as prompts, spool() as checks:
+        data = _Data(out, _Table(prompts), _Table(checks), models)
+        for result in source.results():
+            data.add(result)
+        for name, table in (("prompts", prompts), ("checks", checks)):
+            out.write(f'],"{name}":[')
+            table.seek(0)
+            shutil.copyfileobj(table, out)
+    out.write(f'],"tags":{_json(sorted(data.tags))}}}{after}')
+
+
+def render_html(run: RunResult) -> str:
+    """The run as one self-contained HTML page."""
+    return rendered(write_html, run)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from pydantic import ValidationError
 
@@ -13,6 +13,7 @@ from promptum.errors import ConfigError
 from promptum.redaction import redact
 from promptum.reporting._numbers import rounded
 from promptum.reporting._serialize import model_json
+from promptum.reporting._source import ReportSource, rendered
 from promptum.results import CaseResult, RunResult
 
 
@@ -27,18 +28,36 @@ def _legacy_views(result: CaseResult) -> dict[str, Any]:
     }
 
 
-def render_json(run: RunResult) -> str:
-    """The run as indented JSON, secrets in its config redacted, latency and cost rounded.
+def _item(result: CaseResult) -> str:
+    """One result as the JSON report writes it, at the depth of the ``results`` list."""
+    result = rounded(result)
+    data = json.loads(model_json(result))
+    data.update(_legacy_views(result))
+    return json.dumps(data, ensure_ascii=False, indent=2).replace("\n", "\n    ")
+
+
+def write_json(source: ReportSource, out: TextIO) -> None:
+    """Write the run as indented JSON, secrets in its config redacted, latency and cost rounded.
 
     Each result holds its `grades` and, derived from them, the `check_results`,
     `eval_result` and `judge` views that readers of earlier reports know.
     """
-    results = [rounded(result) for result in run.results]
-    safe = run.model_copy(update={"config": redact(run.config), "results": results})
-    data = json.loads(model_json(safe))
-    for result, item in zip(safe.results, data["results"], strict=True):
-        item.update(_legacy_views(result))
-    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    run = source.run
+    shell = run.model_copy(update={"config": redact(run.config), "results": []})
+    facts = json.loads(model_json(shell))
+    del facts["results"]  # the last field: written after the run's facts, one at a time
+    head = json.dumps(facts, ensure_ascii=False, indent=2)
+    out.write(head.removesuffix("\n}") + ',\n  "results": [')
+    separator = "\n    "
+    for result in source.results():
+        out.write(separator + _item(result))
+        separator = ",\n    "
+    out.write("]\n}\n" if separator == "\n    " else "\n  ]\n}\n")
+
+
+def render_json(run: RunResult) -> str:
+    """The run as indented JSON (see `write_json`)."""
+    return rendered(write_json, run)
 
 
 def _problem(error: ValidationError) -> str:

@@ -8,6 +8,7 @@ from typing import TextIO
 from promptum.redaction import environment_secrets, scrub_json
 from promptum.reporting._numbers import rounded
 from promptum.reporting._serialize import model_json
+from promptum.reporting._source import ReportSource, rendered
 from promptum.results import CaseResult, RunResult
 
 
@@ -15,9 +16,15 @@ def _line(result: CaseResult) -> str:
     return model_json(rounded(result)) + "\n"
 
 
+def write_jsonl(source: ReportSource, out: TextIO) -> None:
+    """Write every result of the run, one JSON object per line, latency and cost rounded."""
+    for result in source.results():
+        out.write(_line(result))
+
+
 def render_jsonl(run: RunResult) -> str:
     """Every result of the run, one JSON object per line, latency and cost rounded."""
-    return "".join(_line(result) for result in run.results)
+    return rendered(write_jsonl, run)
 
 
 class JsonlSink:

@@ -6,12 +6,17 @@ CI systems read this to gate a build, so a result's failure type follows the pre
 
 from __future__ import annotations
 
+import contextlib
+import shutil
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from typing import IO, TextIO
 
 from promptum.gate import decide
 from promptum.grades import Grade, samples_note
-from promptum.rates import flaky_cases
+from promptum.rates import CaseRate
 from promptum.reporting._outcome import outcome
+from promptum.reporting._source import ReportSource, rendered, spool
 from promptum.reporting._text import visible
 from promptum.results import CaseResult, RunResult
 
@@ -81,46 +86,87 @@ def _testcase(result: CaseResult, repeated: bool) -> ET.Element:
     return element
 
 
-def _testsuite(run: RunResult, model: str, results: list[CaseResult], repeated: bool) -> ET.Element:
-    cases = [_testcase(r, repeated) for r in results]
-    errors = sum(c.find("error") is not None for c in cases)
-    failures = sum(c.find("failure") is not None for c in cases)
-    suite = ET.Element(
+_CASES = "promptum.cases"
+"""Stands in a suite's skeleton for its test cases, which are written one at a time."""
+
+
+@dataclass(slots=True)
+class _Suite:
+    """One model's testsuite while results arrive: its counts and its test cases so far."""
+
+    cases: IO[str]
+    tests: int = 0
+    failures: int = 0
+    errors: int = 0
+    time: float = 0.0
+
+    def add(self, result: CaseResult, repeated: bool) -> None:
+        case = _testcase(result, repeated)
+        self.failures += case.find("failure") is not None
+        self.errors += case.find("error") is not None
+        self.time += _seconds(result)
+        ET.indent(case, level=2)  # as deep as `ET.indent` of the whole document puts it
+        self.cases.write(("\n    " if self.tests else "") + ET.tostring(case, encoding="unicode"))
+        self.tests += 1
+
+
+def _testsuite(run: RunResult, model: str, suite: _Suite, flaky: list[CaseRate]) -> ET.Element:
+    element = ET.Element(
         "testsuite",
         name=visible(model),
-        tests=str(len(cases)),
-        failures=str(failures),
-        errors=str(errors),
+        tests=str(suite.tests),
+        failures=str(suite.failures),
+        errors=str(suite.errors),
         skipped="0",
-        time=f"{sum(_seconds(r) for r in results):.3f}",
+        time=f"{suite.time:.3f}",
         timestamp=run.started_at.isoformat(timespec="seconds"),
     )
-    properties = ET.SubElement(suite, "properties")
-    flaky = [f"{f.case_id} ({f.passed}/{f.total})" for f in flaky_cases(run) if f.model == model]
+    properties = ET.SubElement(element, "properties")
+    named = [f"{f.case_id} ({f.passed}/{f.total})" for f in flaky if f.model == model]
     for name, value in (
         ("run_id", run.run_id),
         ("suite", run.suite),
         ("complete", str(run.complete).lower()),
-        ("flaky_cases", ", ".join(flaky)),
+        ("flaky_cases", ", ".join(named)),
         ("gate", decide(run).line),
     ):
         ET.SubElement(properties, "property", name=name, value=visible(value))
-    suite.extend(cases)
-    return suite
+    if suite.tests:
+        ET.SubElement(element, _CASES)
+    return element
+
+
+def write_junit(source: ReportSource, out: TextIO) -> None:
+    """Write the run as a JUnit XML document, one result at a time."""
+    run = source.run
+    tally = run.tally()
+    with contextlib.ExitStack() as stack:
+        # Each model's cases wait in a file of their own (memory while small): a testsuite's
+        # counts come before its cases, and results arrive in plan order, not model by model.
+        suites = {column: _Suite(stack.enter_context(spool())) for column in tally.columns()}
+        for result in source.results():
+            suites[result.column].add(result, tally.repeated)
+        flaky = tally.flaky()
+        elements = [_testsuite(run, column, suite, flaky) for column, suite in suites.items()]
+        root = ET.Element(
+            "testsuites",
+            name=visible(run.suite or run.run_id),
+            tests=str(sum(suite.tests for suite in suites.values())),
+            failures=str(sum(suite.failures for suite in suites.values())),
+            errors=str(sum(suite.errors for suite in suites.values())),
+            time=f"{run.duration_s or 0.0:.3f}",
+        )
+        root.extend(elements)
+        ET.indent(root)
+        skeleton = ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+        parts = skeleton.split(f"<{_CASES} />")
+        out.write(parts[0])
+        for suite, after in zip([s for s in suites.values() if s.tests], parts[1:], strict=True):
+            suite.cases.seek(0)
+            shutil.copyfileobj(suite.cases, out)
+            out.write(after)
 
 
 def render_junit(run: RunResult) -> str:
     """The run as a JUnit XML document."""
-    repeated = any(r.repeat > 1 for r in run.results)
-    suites = [_testsuite(run, model, rs, repeated) for model, rs in run.by_model().items()]
-    root = ET.Element(
-        "testsuites",
-        name=visible(run.suite or run.run_id),
-        tests=str(sum(int(s.get("tests", 0)) for s in suites)),
-        failures=str(sum(int(s.get("failures", 0)) for s in suites)),
-        errors=str(sum(int(s.get("errors", 0)) for s in suites)),
-        time=f"{run.duration_s or 0.0:.3f}",
-    )
-    root.extend(suites)
-    ET.indent(root)
-    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+    return rendered(write_junit, run)

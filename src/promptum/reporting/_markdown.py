@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
+from typing import TextIO
+
 from promptum.gate import decide
-from promptum.rates import flaky_cases
 from promptum.reporting import _format as fmt
+from promptum.reporting._source import ReportSource, rendered
 from promptum.reporting._text import inline_markdown as md
 from promptum.reporting._text import shorten
 from promptum.results import CaseResult, ModelStats, RunResult
@@ -42,24 +45,25 @@ def _failure(result: CaseResult, repeated: bool) -> str:
     return f"- {icon} **{md(result.key)}**{repeat} on {md(result.column)}: {text}"
 
 
-def render_markdown(run: RunResult) -> str:
-    """The run as a Markdown summary."""
-    total = len(run.results)
-    passed = sum(r.status == "pass" for r in run.results)
+def write_markdown(source: ReportSource, out: TextIO) -> None:
+    """Write the run as a Markdown summary."""
+    run = source.run
+    tally = run.tally()
+    total = tally.count
     gate = decide(run)
     icon = "✅" if gate.passed else "❌"
     title = md(run.suite) if run.suite else "promptum run"
-    lines = [f"## {icon} {title}: {passed} of {total} passed", ""]
+    lines = [f"## {icon} {title}: {tally.passed} of {total} passed", ""]
     if not run.complete:
-        planned = fmt.planned(run)
+        planned = run.planned_results
         kept = f"{total} of {planned}" if planned is not None else str(total)
         lines += [
             f"> **Incomplete run**: interrupted before every case finished; {kept} results kept.",
             "",
         ]
-    stats = run.stats()
+    stats = tally.stats()
     cost = sum(s.cost_usd for s in stats.values())
-    cached, answered = run.cache_counts()
+    cached, answered = tally.cached, tally.answered
     from_cache = f" · {cached} of {answered} answers from the cache" if cached else ""
     lines += [
         f"**{md(gate.line)}**",
@@ -69,23 +73,26 @@ def render_markdown(run: RunResult) -> str:
         "",
         *_model_table(stats),
     ]
-    from promptum.compare import variant_leads
-
-    leads = variant_leads(run)
+    leads = source.leads()
     if leads:
         lines += ["", *(f"- {md(lead.line)}" for lead in leads)]
-    flaky = flaky_cases(run)
+    flaky = tally.flaky()
     if flaky:
         lines += ["", f"### Flaky cases ({len(flaky)})", ""]
         lines += [
             f"- 🔀 **{md(f.case_id)}** on {md(f.model)}: passed {f.passed} of {f.total} repeats"
             for f in flaky
         ]
-    failures = [r for r in run.results if r.status != "pass"]
+    failures = total - tally.passed
     if failures:
-        lines += ["", f"### Failures ({len(failures)})", ""]
-        repeated = any(r.repeat > 1 for r in run.results)
-        lines += [_failure(r, repeated) for r in failures[:MAX_FAILURES]]
-        if len(failures) > MAX_FAILURES:
-            lines += ["", f"…and {len(failures) - MAX_FAILURES} more; see the full report."]
-    return "\n".join(lines) + "\n"
+        lines += ["", f"### Failures ({failures})", ""]
+        failed = (r for r in source.results() if r.status != "pass")
+        lines += [_failure(r, tally.repeated) for r in itertools.islice(failed, MAX_FAILURES)]
+        if failures > MAX_FAILURES:
+            lines += ["", f"…and {failures - MAX_FAILURES} more; see the full report."]
+    out.write("\n".join(lines) + "\n")
+
+
+def render_markdown(run: RunResult) -> str:
+    """The run as a Markdown summary."""
+    return rendered(write_markdown, run)

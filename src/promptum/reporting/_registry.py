@@ -8,17 +8,17 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, TextIO, cast
 
 from promptum.errors import ConfigError
-from promptum.redaction import environment_secrets, scrub_json
-from promptum.reporting._csv import render_csv
-from promptum.reporting._html import render_html
-from promptum.reporting._json import render_json
-from promptum.reporting._jsonl import JsonlSink, render_jsonl
-from promptum.reporting._junit import render_junit
-from promptum.reporting._markdown import render_markdown
-from promptum.reporting._serialize import model_json
+from promptum.redaction import environment_secrets
+from promptum.reporting._csv import render_csv, write_csv
+from promptum.reporting._html import render_html, write_html
+from promptum.reporting._json import render_json, write_json
+from promptum.reporting._jsonl import JsonlSink, render_jsonl, write_jsonl
+from promptum.reporting._junit import render_junit, write_junit
+from promptum.reporting._markdown import render_markdown, write_markdown
+from promptum.reporting._source import ReportSource, Results, scrubbed
 from promptum.results import RunResult
 
 if TYPE_CHECKING:
@@ -36,6 +36,9 @@ class ReportFormat:
     sink: Callable[[Path], ResultSink] | None = None
     """For a format written as results arrive: the sink that writes it to a path. A run then
     streams the file instead of rendering it at the end, so an interrupted run keeps it."""
+    write: Callable[[ReportSource, TextIO], None] | None = None
+    """For a built-in format: writes the report a result at a time, in bounded memory.
+    Without it a run's results are loaded to call `render`."""
 
     @property
     def streams(self) -> bool:
@@ -46,12 +49,20 @@ class ReportFormat:
 REPORT_FORMATS: dict[str, ReportFormat] = {
     f.name: f
     for f in (
-        ReportFormat("json", "the whole run, loadable again", render_json),
-        ReportFormat("jsonl", "one result per line", render_jsonl, sink=JsonlSink),
-        ReportFormat("xml", "JUnit XML for CI", render_junit, ("junit",)),
-        ReportFormat("html", "a self-contained page for people", render_html),
-        ReportFormat("csv", "one row per result", render_csv),
-        ReportFormat("md", "a Markdown summary for a pull request", render_markdown, ("markdown",)),
+        ReportFormat("json", "the whole run, loadable again", render_json, write=write_json),
+        ReportFormat(
+            "jsonl", "one result per line", render_jsonl, sink=JsonlSink, write=write_jsonl
+        ),
+        ReportFormat("xml", "JUnit XML for CI", render_junit, ("junit",), write=write_junit),
+        ReportFormat("html", "a self-contained page for people", render_html, write=write_html),
+        ReportFormat("csv", "one row per result", render_csv, write=write_csv),
+        ReportFormat(
+            "md",
+            "a Markdown summary for a pull request",
+            render_markdown,
+            ("markdown",),
+            write=write_markdown,
+        ),
     )
 }
 """Every format, keyed by its file extension."""
@@ -157,40 +168,62 @@ def format_of(path: Path, fmt: str | None = None) -> ReportFormat:
     return _format(path.suffix if fmt is None else fmt, path)
 
 
-def _without_secrets(run: RunResult) -> RunResult:
-    """`run` with the value of every secret-looking environment variable replaced.
-
-    The store does the same to what it records; a report written straight from a run (a key
-    pasted into a prompt, echoed in a response or an error) must not hold one either. The
-    run's strings are scrubbed, not the rendered text, so the HTML page's own script stays
-    intact.
-    """
-    secrets = environment_secrets()
-    if not secrets:
-        return run
-    text = model_json(run)  # fast; usually there is nothing to replace and `run` is kept
-    cleaned = scrub_json(text, secrets)
-    return run if cleaned is text else RunResult.model_validate_json(cleaned)
+def _refuse_unkept(run: RunResult) -> None:
+    """A run that streamed its results has none to report without a way to read them."""
+    if run.result_count > len(run.results):
+        raise ValueError(
+            f"run {run.run_id} streamed its results without keeping them; pass `results` "
+            "to read them (from the run store: lambda: store.iter_results(run.run_id))"
+        )
 
 
 def render_report(run: RunResult, fmt: str) -> str:
     """The run rendered in format `fmt` (an extension such as ``html``, or ``junit``)."""
-    return _format(fmt, None).render(_without_secrets(run))
+    _refuse_unkept(run)
+    return _format(fmt, None).render(scrubbed(run, environment_secrets()))
 
 
-def write_report(run: RunResult, path: Path | str, fmt: str | None = None) -> None:
-    """Write the run to `path`, in `fmt` or the format its extension names."""
+def write_report(
+    run: RunResult, path: Path | str, fmt: str | None = None, results: Results | None = None
+) -> None:
+    """Write the run to `path`, in `fmt` or the format its extension names.
+
+    `results` reads the results of a run that streamed them instead of keeping them (to the
+    run store: ``lambda: store.iter_results(run.run_id)``); each call yields every result
+    in plan order. The built-in formats then write the report a result at a time, in
+    bounded memory, identical to the report of the same run with its results kept. A
+    registered format renders a whole run: its results are loaded for it.
+    """
     path = Path(path)
     report_format = _format(path.suffix if fmt is None else fmt, path)
-    text = report_format.render(_without_secrets(run))
+    if results is None:
+        _refuse_unkept(run)
+        source = ReportSource.kept(scrubbed(run, environment_secrets()))
+    else:
+        source = ReportSource.streamed(run, results, environment_secrets())
+    write = report_format.write
+    if write is None:
+        loaded = source.run.model_copy(update={"results": list(source.results())})
+        text = report_format.render(loaded)
+        _write_file(path, lambda out: out.write(text))
+    else:
+        _write_file(path, lambda out: write(source, out))
+
+
+def _write_file(path: Path, write: Callable[[TextIO], object]) -> None:
     # Write beside the target and rename, so a failure never leaves half a report over a
     # good one.
     partial = path.with_name(f".{path.name}.partial")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        partial.write_text(text, encoding="utf-8", newline="")
+        with partial.open("w", encoding="utf-8", newline="") as out:
+            write(out)
         os.replace(partial, path)
     except OSError as exc:
         with contextlib.suppress(OSError):
             partial.unlink(missing_ok=True)
         raise ConfigError(f"{path}: cannot write the report: {exc.strerror or exc}") from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            partial.unlink(missing_ok=True)
+        raise

@@ -7,6 +7,7 @@ from promptum.runner._case import (
     JudgeConfig,
     TestCase,
 )
+from promptum.runner._executor import Execution, Executor
 from promptum.runner._grade import grade, grade_async
 from promptum.runner._journal import Journal, plan_fingerprint
 from promptum.runner._judge import (
@@ -37,6 +38,8 @@ __all__ = [
     "JUDGE_VARIABLES",
     "VERDICT_SCHEMA",
     "Criterion",
+    "Execution",
+    "Executor",
     "GenerationParams",
     "Journal",
     "JudgeConfig",

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from promptum._legacy_grades import assertion_grade
 from promptum.checks._base import shorten
 from promptum.checks._custom import CheckInput, settle
-from promptum.checks._engine import check_plan, run_compiled
+from promptum.checks._engine import CheckPlan, check_plan
 from promptum.completion import Completion
 from promptum.evaluations import evaluate
 from promptum.grades import Grade
@@ -97,12 +97,21 @@ def _parsed_output(case: TestCase, completion: Completion) -> tuple[Any, Grade |
     return parsed, Grade("check", "response_model", True, None, None, description)
 
 
+def _checks_only(case: TestCase, plan: CheckPlan) -> bool:
+    """Whether built-in checks are all that grade the case's responses."""
+    return (
+        not plan.custom
+        and case.validator is None
+        and case.response_schema is None
+        and case.target is None
+    )
+
+
 def _grades(
-    case: TestCase, completion: Completion, model: str | None, repeat: int
+    case: TestCase, plan: CheckPlan, completion: Completion, model: str | None, repeat: int
 ) -> tuple[list[Grade], Pending]:
     """Every grade but those of async checks, which come back pending, in their places."""
-    plan = check_plan(case.checks)
-    grades = run_compiled(plan.compiled, plan.definitions, completion)
+    grades = plan.run(completion)
     output: Any = None
     parse_grade: Grade | None = None
     if case.response_schema is not None:
@@ -152,7 +161,10 @@ def grade(
     """
     if not completion.ok:
         return []
-    grades, pending = _grades(case, completion, model, repeat)
+    plan = check_plan(case.checks)
+    if _checks_only(case, plan):  # the usual case, spared the steps of `_grades`
+        return plan.run(completion)
+    grades, pending = _grades(case, plan, completion, model, repeat)
     for index, outcome in pending:
         grades[index] = settle(outcome)
     return grades
@@ -168,7 +180,10 @@ async def grade_async(
     """
     if not completion.ok:
         return []
-    grades, pending = _grades(case, completion, model, repeat)
+    plan = check_plan(case.checks)
+    if _checks_only(case, plan):
+        return plan.run(completion)
+    grades, pending = _grades(case, plan, completion, model, repeat)
     if pending:
         answers = await asyncio.gather(*(outcome for _, outcome in pending))
         for (index, _), answer in zip(pending, answers, strict=True):

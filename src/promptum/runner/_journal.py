@@ -45,11 +45,16 @@ def _case_key(case: TestCase) -> dict[str, Any]:
     }
 
 
+def case_fingerprint(case: TestCase) -> bytes:
+    """What a run's fingerprint hashes of one case: everything that decides its results."""
+    return json.dumps(_case_key(case), sort_keys=True, default=str).encode()
+
+
 def plan_fingerprint(cases: Iterable[TestCase]) -> str:
     """A short hash of everything that decides a run's results."""
     digest = hashlib.sha256()
     for case in cases:
-        digest.update(json.dumps(_case_key(case), sort_keys=True, default=str).encode())
+        digest.update(case_fingerprint(case))
     return digest.hexdigest()[:16]
 
 

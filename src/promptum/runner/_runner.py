@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -20,9 +20,12 @@ from promptum.providers import ModelRequest
 from promptum.redaction import environment_secrets, scrub, scrub_model
 from promptum.results import CaseResult, RunResult
 from promptum.runner._case import TestCase
+from promptum.runner._executor import Execution, Executor
 from promptum.runner._grade import grade_async
 from promptum.runner._judge import judge_grades
+from promptum.runner._plan import Plan, Survey
 from promptum.sinks import ResultSink
+from promptum.tally import RunTally
 
 ResultKey = tuple[str, str, str, int]
 """(``suite/case`` id, variant, model, repeat): what identifies one result within a run."""
@@ -74,47 +77,68 @@ def request_for(case: TestCase, model: str, repeat: int = 1) -> ModelRequest:
     )
 
 
-def plan_order(
-    cases: Sequence[TestCase], models: Sequence[str]
-) -> Callable[[CaseResult], tuple[int, int, int, int]]:
-    """A sort key putting results in suite order: case, variant, model, then repeat."""
-    case_index: dict[str, int] = {}
-    variant_index: dict[str, int] = {}
-    for case in cases:
-        case_index.setdefault(case.key, len(case_index))
-        variant_index.setdefault(case.variant, len(variant_index))
-    model_index = {model: index for index, model in enumerate(models)}
-    last = len(cases) + len(models)
-
-    def key(result: CaseResult) -> tuple[int, int, int, int]:
-        return (
-            case_index.get(result.key, last),
-            variant_index.get(result.variant or "", last),
-            model_index.get(result.model, last),
-            result.repeat,
-        )
-
-    return key
-
-
 def planned_count(cases: Iterable[TestCase]) -> int:
     """How many results a run of `cases` produces."""
     return sum(len(case.models) * case.repeat for case in cases)
 
 
+Unit = tuple[int, TestCase, int]
+"""(position in the plan, case, repeat): one call of a case on a model."""
+
+
 def _units(
-    cases: Sequence[TestCase], model: str, done: set[ResultKey]
-) -> Iterator[tuple[TestCase, int]]:
-    """Lazily, every (case, repeat) still to run on `model`: workers share this iterator."""
-    for case in cases:
+    cases: Sequence[TestCase], model: str, done: set[ResultKey], plan: Plan
+) -> Iterator[Unit]:
+    """Lazily, every unit still to run on `model`: workers share this iterator."""
+    for index, case in enumerate(cases):
         if model in case.models:
             for repeat in range(1, case.repeat + 1):
                 if (case.key, case.variant, model, repeat) not in done:
-                    yield case, repeat
+                    yield plan.position(index, case, model, repeat), case, repeat
+
+
+async def run_unit(
+    complete: Callable[[ModelRequest], Awaitable[Completion]],
+    case: TestCase,
+    model: str,
+    repeat: int,
+) -> CaseResult:
+    """One unit's result: the call through `complete`, then its grades (judge calls too)."""
+    completion = await complete(request_for(case, model, repeat))
+    try:
+        # A check sees repeats from 0, as CheckInput has always documented.
+        grades = await grade_async(case, completion, model=model, repeat=repeat - 1)
+        if completion.ok and case.judge is not None:
+            grades += await judge_grades(case.judge, case, completion.text, complete)
+    except Exception as exc:  # a bug in grading must cost one result, not the run
+        completion = completion.model_copy(
+            update={"error": f"grading failed: {type(exc).__name__}: {exc}"}
+        )
+        grades = []
+    return CaseResult(
+        case_id=case.id,
+        suite=case.suite or None,
+        variant=case.variant or None,
+        model=model,
+        repeat=repeat,
+        status=status_of(completion, grades),
+        messages=list(case.messages),
+        completion=completion,
+        grades=grades,
+        expected_behavior=case.expected_behavior,
+        tags=list(case.tags),
+        source=case.source,
+        must_pass=case.must_pass,
+    )
 
 
 class Runner:
-    """Runs test cases on a model client; create one per run."""
+    """Runs test cases on a model client; create one per run.
+
+    With `keep_results` (the default) the returned run holds every result; without, results
+    only stream to the sinks and the run keeps its figures (`RunResult.tally`), so memory
+    does not grow with the number of results.
+    """
 
     def __init__(
         self,
@@ -124,6 +148,8 @@ class Runner:
         sinks: Sequence[ResultSink] = (),
         grace_s: float = DEFAULT_GRACE_S,
         secrets: tuple[str, ...] | None = None,
+        executor: Executor | None = None,
+        keep_results: bool = True,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -135,13 +161,30 @@ class Runner:
         self._grace_s = grace_s
         self._stopping = asyncio.Event()
         self._global = asyncio.Semaphore(concurrency)
+        self._executor = executor
+        """Runs the units elsewhere (Ray actors); None: in this event loop (`_work`)."""
+        self._keep = keep_results
+        self._positions: list[int] = []
+        """The plan position of each kept result, to sort them into plan order at the end."""
+        self._tally = RunTally()
+        self._pending: dict[ResultKey, int] = {}
+        """Positions of the units an executor took and has not returned yet."""
 
     def stop(self) -> None:
         """Start no new calls; in-flight ones get the grace period, then are cancelled."""
         self._stopping.set()
 
-    def _capacity(self, model: str) -> int:
-        return min(self._concurrency, max(1, self._client.max_concurrency(model)))
+    def _capacity(self, run: RunResult, model: str) -> int:
+        """Workers for `model`: the run's concurrency, or fewer where its endpoint allows fewer."""
+        capacity = min(self._concurrency, max(1, self._client.max_concurrency(model)))
+        # A client that knows which limits the user set (`ModelClient`) says when one caps
+        # the requested concurrency: the run is slower than asked for, and the user can fix it.
+        limit_note = getattr(self._client, "limit_note", None)
+        if capacity < self._concurrency and limit_note is not None:
+            note = limit_note(model, self._concurrency)
+            if note is not None and note not in run.warnings:  # one line per endpoint
+                run.warnings.append(note)
+        return capacity
 
     async def _complete(self, request: ModelRequest) -> Completion:
         # The run's one limit; each endpoint's own is the client's (judge calls included).
@@ -149,68 +192,93 @@ class Runner:
             return await self._client.complete(request)
 
     async def _run_one(self, case: TestCase, model: str, repeat: int) -> CaseResult:
-        completion = await self._complete(request_for(case, model, repeat))
-        try:
-            # A check sees repeats from 0, as CheckInput has always documented.
-            grades = await grade_async(case, completion, model=model, repeat=repeat - 1)
-            if completion.ok and case.judge is not None:
-                grades += await judge_grades(case.judge, case, completion.text, self._complete)
-        except Exception as exc:  # a bug in grading must cost one result, not the run
-            completion = completion.model_copy(
-                update={"error": f"grading failed: {type(exc).__name__}: {exc}"}
-            )
-            grades = []
-        return CaseResult(
-            case_id=case.id,
-            suite=case.suite or None,
-            variant=case.variant or None,
-            model=model,
-            repeat=repeat,
-            status=status_of(completion, grades),
-            messages=list(case.messages),
-            completion=completion,
-            grades=grades,
-            expected_behavior=case.expected_behavior,
-            tags=list(case.tags),
-            source=case.source,
-            must_pass=case.must_pass,
-        )
+        return await run_unit(self._complete, case, model, repeat)
 
-    def _notify(self, run: RunResult, event: str, argument: Any) -> None:
-        """Call `event` on every sink; a sink that raises is reported and dropped, not fatal."""
+    def _drop(self, run: RunResult, sink: ResultSink, exc: Exception) -> None:
+        """Stop feeding a sink that raised: its failure is a warning, not the run's end."""
+        self._sinks.remove(sink)
+        warning = (
+            f"{type(sink).__name__} failed and got no further results: {type(exc).__name__}: {exc}"
+        )
+        run.warnings.append(scrub(warning, self._secrets))
+
+    def _notify(self, run: RunResult, event: str) -> None:
+        """Call `event` (start, finish) on every sink; one that raises is dropped."""
         for sink in list(self._sinks):
             try:
-                getattr(sink, event)(argument)
+                getattr(sink, event)(run)
             except Exception as exc:  # a full disk must not cost the results in memory
-                self._sinks.remove(sink)
-                warning = (
-                    f"{type(sink).__name__} failed and got no further results: "
-                    f"{type(exc).__name__}: {exc}"
-                )
-                run.config.setdefault("warnings", []).append(scrub(warning, self._secrets))
+                self._drop(run, sink, exc)
 
-    def _record(self, run: RunResult, result: CaseResult) -> None:
+    def _record(self, run: RunResult, result: CaseResult, position: int) -> None:
         # The one place results leave the runner: every sink, the console and the returned
         # run see them without secrets, so a sink added later cannot forget to scrub.
         result = scrub_model(result, self._secrets)
-        run.results.append(result)
-        self._notify(run, "add", result)
+        self._tally.add(result, position)
+        if self._keep:
+            run.results.append(result)
+            self._positions.append(position)
+        for sink in list(self._sinks):
+            try:
+                # A sink that stores results (`add_at`) also learns where each one belongs.
+                add_at = getattr(sink, "add_at", None)
+                if add_at is not None:
+                    add_at(result, position)
+                else:
+                    sink.add(result)
+            except Exception as exc:
+                self._drop(run, sink, exc)
 
-    async def _work(
-        self, run: RunResult, units: Iterator[tuple[TestCase, int]], model: str
-    ) -> None:
-        for case, repeat in units:
+    def _record_returned(self, run: RunResult, result: CaseResult) -> None:
+        """Record a result an executor returns, at the position its unit was planned at."""
+        self._record(run, result, self._pending.pop(result_key(result)))
+
+    def _planned(
+        self, cases: Sequence[TestCase], done: set[ResultKey], plan: Plan
+    ) -> Callable[[str], Iterator[tuple[TestCase, int]]]:
+        """A model's plan for an executor: units as (case, repeat), positions noted here."""
+
+        def units(model: str) -> Iterator[tuple[TestCase, int]]:
+            for position, case, repeat in _units(cases, model, done, plan):
+                self._pending[case.key, case.variant, model, repeat] = position
+                yield case, repeat
+
+        return units
+
+    async def _work(self, run: RunResult, units: Iterator[Unit], model: str) -> None:
+        for position, case, repeat in units:
             if self._stopping.is_set():
                 return
-            self._record(run, await self._run_one(case, model, repeat))
+            self._record(run, await self._run_one(case, model, repeat), position)
 
-    async def _drive(self, run: RunResult, cases: Sequence[TestCase], done: set[ResultKey]) -> None:
+    async def _drive(
+        self, run: RunResult, cases: Sequence[TestCase], done: set[ResultKey], plan: Plan
+    ) -> None:
+        if self._executor is not None:
+
+            def warn(warning: str) -> None:
+                run.warnings.append(scrub(warning, self._secrets))
+
+            execution = Execution(
+                cases=cases,
+                models=run.models,
+                done=done,
+                client=self._client,
+                concurrency=self._concurrency,
+                stopping=self._stopping,
+                grace_s=self._grace_s,
+                record=lambda result: self._record_returned(run, result),
+                warn=warn,
+                plan=self._planned(cases, done, plan),
+            )
+            await self._executor.execute(execution)
+            return
         tasks = []
         for model in run.models:
-            units = _units(cases, model, done)
+            units = _units(cases, model, done, plan)
             tasks += [
                 asyncio.create_task(self._work(run, units, model))
-                for _ in range(self._capacity(model))
+                for _ in range(self._capacity(run, model))
             ]
         if not tasks:
             return
@@ -227,28 +295,53 @@ class Runner:
             with contextlib.suppress(asyncio.CancelledError):
                 await everything
 
+    def _record_finished(
+        self, run: RunResult, cases: Sequence[TestCase], finished: list[CaseResult], plan: Plan
+    ) -> set[ResultKey]:
+        """Record a resumed run's earlier results at their plan positions; their keys."""
+        earlier = {result_key(result): result for result in finished}
+        for index, case in enumerate(cases):
+            for model in case.models:
+                for repeat in range(1, case.repeat + 1):
+                    result = earlier.pop((case.key, case.variant, model, repeat), None)
+                    if result is not None:
+                        self._record(run, result, plan.position(index, case, model, repeat))
+        for result in earlier.values():  # no longer planned: kept, after the plan
+            self._record(run, result, plan.count * 2)
+        return {result_key(result) for result in finished}
+
     async def run(
         self,
         cases: Sequence[TestCase],
         run: RunResult,
         finished: Iterable[CaseResult] = (),
+        survey: Survey | None = None,
     ) -> RunResult:
-        """Run every case on each of its models, skipping `finished` results (a resumed run)."""
+        """Run every case on each of its models, skipping `finished` results (a resumed run).
+
+        `survey` is the cases' `Survey` when the caller read them already (one pass less).
+        """
+        if survey is None:
+            survey = Survey.of(cases)
         if not run.models:
-            run.models = list(dict.fromkeys(m for case in cases for m in case.models))
+            run.models = list(survey.models)
+        plan = survey.plan(cases, run.models)
         run.suite = scrub(run.suite, self._secrets)
-        run.config.setdefault("planned_results", planned_count(cases))
-        self._notify(run, "start", run)
-        done: set[ResultKey] = set()
-        for result in finished:
-            done.add(result_key(result))
-            self._record(run, result)
+        if run.planned_results is None:
+            run.planned_results = plan.count
+        self._tally = RunTally(run.models, repeated=plan.repeats > 1)
+        self._notify(run, "start")
+        finished = list(finished)
+        done = self._record_finished(run, cases, finished, plan) if finished else set()
         try:
-            await self._drive(run, cases, done)
+            await self._drive(run, cases, done, plan)
         finally:
-            # Reports list results in plan order, not finishing order: two runs diff cleanly.
-            run.results.sort(key=plan_order(cases, run.models))
+            if self._keep:
+                order = sorted(range(len(run.results)), key=self._positions.__getitem__)
+                run.results[:] = [run.results[i] for i in order]
+            else:
+                run.streamed(self._tally)
             run.finished_at = datetime.now(UTC)
-            run.complete = len(run.results) >= run.config["planned_results"]
-            self._notify(run, "finish", run)
+            run.complete = self._tally.count >= run.planned_results
+            self._notify(run, "finish")
         return run

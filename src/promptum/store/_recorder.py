@@ -20,13 +20,15 @@ from promptum.store._rows import result_json, result_row, timestamp
 
 _UPSERT_RUN = """
 INSERT INTO runs (run_id, suite, models, started_at, finished_at, complete, config,
-                  promptum_version, git_commit, git_dirty, total, passed, failed, errors)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, NULL)
+                  promptum_version, git_commit, git_dirty, planned_results, resumed, warnings,
+                  total, passed, failed, errors)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, NULL)
 ON CONFLICT (run_id) DO UPDATE SET
     suite = excluded.suite, models = excluded.models, started_at = excluded.started_at,
     finished_at = excluded.finished_at, complete = excluded.complete, config = excluded.config,
     promptum_version = excluded.promptum_version, git_commit = excluded.git_commit,
-    git_dirty = excluded.git_dirty,
+    git_dirty = excluded.git_dirty, planned_results = excluded.planned_results,
+    resumed = excluded.resumed, warnings = excluded.warnings,
     total = NULL, passed = NULL, failed = NULL, errors = NULL
 """
 _COUNT = """
@@ -41,16 +43,16 @@ WHERE run_id = ?1
 # place in the arrival order.
 _UPSERT_RESULT = """
 INSERT INTO results (run_id, suite, case_id, variant, model, repeat, status, latency_ms,
-                     cost_usd, judge_score, data)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                     cost_usd, judge_score, data, position)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (run_id, suite, case_id, variant, model, repeat) DO UPDATE SET
     status = excluded.status, latency_ms = excluded.latency_ms, cost_usd = excluded.cost_usd,
-    judge_score = excluded.judge_score, data = excluded.data
+    judge_score = excluded.judge_score, data = excluded.data, position = excluded.position
 """
 
 
-# The run's results in plan order get fresh sequence numbers past every existing one, so a
-# stored run loads (and exports) in suite order, not finishing order.
+# Results recorded without a plan position (`add` rather than `add_at`) get fresh sequence
+# numbers past every existing one in plan order, so the run loads in suite order.
 _REORDER = """
 UPDATE results SET seq = ?
 WHERE run_id = ? AND suite = ? AND case_id = ? AND variant = ? AND model = ? AND repeat = ?
@@ -68,15 +70,13 @@ class StoreRecorder:
         self._commit: str | None = None
         self._dirty: bool | None = None
         self._git: GitCommit | None = None
+        self._unplaced = False
+        """Whether a result came without a plan position: `finish` then renumbers them."""
 
     def _write_run(self, run: RunResult) -> None:
         from promptum import __version__
 
         config = without_secret_keys(run.config)
-        if self._commit is not None:
-            config["git_commit"] = self._commit
-            if self._dirty is not None:
-                config["git_dirty"] = self._dirty
         version = str(config.get("promptum_version") or __version__)
         values = (
             run.run_id,
@@ -89,6 +89,9 @@ class StoreRecorder:
             version,
             self._commit,
             None if self._dirty is None else int(self._dirty),
+            run.planned_results,
+            int(run.resumed),
+            json.dumps([scrub(w, self._secrets) for w in run.warnings], ensure_ascii=False),
         )
         assert self._connection is not None  # start() opened it
         self._connection.execute(_UPSERT_RUN, values)
@@ -100,9 +103,8 @@ class StoreRecorder:
         when the run finishes, so the first result does not wait for git.
         """
         self._secrets = environment_secrets()
-        self._commit = run.config.get("git_commit")
-        dirty = run.config.get("git_dirty")
-        self._dirty = dirty if self._commit is not None and isinstance(dirty, bool) else None
+        self._commit = run.git_commit
+        self._dirty = run.git_dirty if self._commit is not None else None
         self._git = GitCommit() if self._commit is None else None
         self._run_id = run.run_id
         self._connection = connect(self._path)
@@ -110,10 +112,19 @@ class StoreRecorder:
 
     def add(self, result: CaseResult) -> None:
         """Commit one result (one statement in autocommit mode: a crash keeps it)."""
+        self._insert(result, None)
+        self._unplaced = True
+
+    def add_at(self, result: CaseResult, position: int) -> None:
+        """Commit one result with its place in the run's plan, which loading orders by."""
+        self._insert(result, position)
+
+    def _insert(self, result: CaseResult, position: int | None) -> None:
         if self._connection is None:
             raise RuntimeError("StoreRecorder.add() called before start()")
         data = scrub_json(result_json(result), self._secrets)
-        self._connection.execute(_UPSERT_RESULT, result_row(self._run_id, result, data))
+        row = (*result_row(self._run_id, result, data), position)
+        self._connection.execute(_UPSERT_RESULT, row)
 
     def _reorder(self, run: RunResult) -> None:
         assert self._connection is not None
@@ -133,11 +144,14 @@ class StoreRecorder:
             # Changes are relative to a commit: without one (no repository) there is no claim.
             self._dirty = self._git.dirty() if self._commit is not None else None
             self._git = None
+        # The run in memory learns what was recorded: reports written next state it too.
+        run.git_commit, run.git_dirty = self._commit, self._dirty
         try:
             self._connection.execute("BEGIN IMMEDIATE")
             self._write_run(run)
             self._connection.execute(_COUNT, (self._run_id,))
-            self._reorder(run)
+            if self._unplaced:
+                self._reorder(run)
             self._connection.execute("COMMIT")
         finally:
             self._connection.close()

@@ -103,6 +103,26 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE results_0003 RENAME TO results;
         """,
     ),
+    Migration(
+        "0004_run_facts_and_plan_position",
+        """
+        -- The run's facts leave `config` (kept for the user's settings) for typed columns;
+        -- git_commit and git_dirty had columns already and were copied into `config` too.
+        ALTER TABLE runs ADD COLUMN planned_results INTEGER;
+        ALTER TABLE runs ADD COLUMN resumed INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE runs ADD COLUMN warnings TEXT NOT NULL DEFAULT '[]';  -- JSON list
+        UPDATE runs SET
+            planned_results = json_extract(config, '$.planned_results'),
+            resumed = COALESCE(json_extract(config, '$.resumed'), 0),
+            warnings = COALESCE(json_extract(config, '$.warnings'), '[]'),
+            config = json_remove(config, '$.planned_results', '$.resumed', '$.warnings',
+                                 '$.git_commit', '$.git_dirty');
+        -- Where each result stands in the run's plan (case, variant, model, repeat): a run
+        -- that streams its results loads them in suite order without holding them to sort.
+        -- NULL for results stored before, which were renumbered in plan order instead.
+        ALTER TABLE results ADD COLUMN position INTEGER;
+        """,
+    ),
 )
 
 

@@ -237,14 +237,17 @@ class RunStore:
         run_id = self.resolve(ref)
         with self._connection() as connection:
             run = connection.execute(
-                "SELECT suite, models, started_at, finished_at, complete, config"
+                "SELECT suite, models, started_at, finished_at, complete, config,"
+                " planned_results, resumed, warnings, git_commit, git_dirty"
                 " FROM runs WHERE run_id = ?",
                 (run_id,),
             ).fetchone()
             data = [
                 row[0]
                 for row in connection.execute(
-                    "SELECT data FROM results WHERE run_id = ? ORDER BY seq", (run_id,)
+                    "SELECT data FROM results WHERE run_id = ?"
+                    " ORDER BY COALESCE(position, -1), seq",
+                    (run_id,),
                 )
             ]
         return RunResult(
@@ -255,8 +258,26 @@ class RunStore:
             finished_at=None if run[3] is None else datetime.fromisoformat(run[3]),
             complete=bool(run[4]),
             config=json.loads(run[5]),
+            planned_results=run[6],
+            resumed=bool(run[7]),
+            warnings=json.loads(run[8]),
+            git_commit=run[9],
+            git_dirty=None if run[10] is None else bool(run[10]),
             results=self._results(f"run {run_id}", data, f"runs delete {run_id}"),
         )
+
+    def iter_results(self, ref: str, batch: int = 500) -> Iterator[CaseResult]:
+        """The results of run `ref` in plan order, read `batch` at a time (bounded memory)."""
+        run_id = self.resolve(ref)
+        with self._connection() as connection:
+            # One sorted cursor: SQLite's sorter spills to disk rather than holding the run.
+            cursor = connection.execute(
+                "SELECT data FROM results WHERE run_id = ? ORDER BY COALESCE(position, -1), seq",
+                (run_id,),
+            )
+            while rows := cursor.fetchmany(batch):
+                what, fix = f"run {run_id}", f"runs delete {run_id}"
+                yield from self._results(what, [row[0] for row in rows], fix)
 
     def _results(self, what: str, rows: list[str], fix: str) -> list[CaseResult]:
         """Stored results validated; a clear error, not a traceback, when they do not load."""

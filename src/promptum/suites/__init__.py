@@ -2,13 +2,22 @@
 
 from promptum.suites._discover import Discovery, find_suites
 from promptum.suites._format import SuiteSpec, suite_json_schema
-from promptum.suites._loader import Suite, check_unique_ids, load_suite, load_suites
+from promptum.suites._loader import (
+    Suite,
+    case_stats,
+    check_unique_ids,
+    duplicate_ids,
+    load_suite,
+    load_suites,
+)
 
 __all__ = [
     "Discovery",
     "Suite",
     "SuiteSpec",
+    "case_stats",
     "check_unique_ids",
+    "duplicate_ids",
     "find_suites",
     "load_suite",
     "load_suites",

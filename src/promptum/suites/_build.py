@@ -13,6 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from promptum._imports import import_referenced
 from promptum.checks import CheckDefinition
+from promptum.checks._definition import SHARED, CheckTable
 from promptum.providers._target_spec import Target
 from promptum.results import Message
 from promptum.runner import (
@@ -78,6 +79,8 @@ class SuiteContext:
     tools: tuple[dict[str, Any], ...] | None = None
     """The suite's `tools` (OpenAI function schemas), for cases without their own."""
     tool_choice: str | dict[str, Any] | None = None
+    checks: CheckTable | None = None
+    """The checks compiled in this load, for checks filled in from a case's vars."""
 
 
 class InvalidCaseError(Exception):
@@ -159,14 +162,19 @@ class _Problems:
 
 
 def _rendered_check(
-    check: CheckDefinition, loc: Loc, rendered: Callable[[str, Loc], str], problems: _Problems
+    check: CheckDefinition,
+    loc: Loc,
+    rendered: Callable[[str, Loc], str],
+    problems: _Problems,
+    context: SuiteContext,
 ) -> CheckDefinition:
     """The check with `{{ vars }}` in its value filled in (e.g. from a CSV column)."""
     if not (isinstance(check.value, str) and is_template(check.value)):
         return check
     value = rendered(check.value, (*loc, "value"))
+    shared = {SHARED: context.checks}
     try:
-        return CheckDefinition(**(check.model_dump() | {"value": value}))
+        return CheckDefinition.model_validate(check.model_dump() | {"value": value}, context=shared)
     except ValidationError as exc:
         message = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
         problems.add(loc, f"{message} (after filling in the template)")
@@ -444,9 +452,9 @@ def build_case(
             problems.add(field_loc, message)
 
     checks = [
-        *(_rendered_check(check, (), rendered, problems) for check in defaults.checks),
+        *(_rendered_check(check, (), rendered, problems, context) for check in defaults.checks),
         *(
-            _rendered_check(check, ("checks", index), rendered, problems)
+            _rendered_check(check, ("checks", index), rendered, problems, context)
             for index, check in enumerate(case.checks)
         ),
     ]

@@ -13,41 +13,43 @@ from promptum.suites._rows import RawCase
 class ColumnChecks:
     """Turns the cells of the `columns` a suite names into each row's own checks."""
 
-    def __init__(self, columns: Mapping[str, ColumnCheckSpec], locator: Locator) -> None:
+    def __init__(self, columns: Mapping[str, ColumnCheckSpec]) -> None:
         self.columns = columns
-        self.locator = locator
+        self._written = {name: spec.model_dump(exclude_none=True) for name, spec in columns.items()}
+        """Each column's check as written, but `value`: dumped once, not once a row."""
 
     def rows(
-        self, raw_cases: Iterable[RawCase], source: Path, problems: list[str]
+        self, raw_cases: Iterable[RawCase], source: Path, problems: list[str], locator: Locator
     ) -> Iterator[RawCase]:
         """The rows with their column checks added; a column no row has is a problem."""
         seen: set[str] = set()
         for raw in raw_cases:
-            yield self._with_checks(raw, seen)
+            yield self.with_checks(raw, seen)
         for name in self.columns:
             if name not in seen:
                 problems.append(
                     problem(
-                        self.locator,
+                        locator,
                         ("columns", name),
                         f"{source} has no column {name!r}: name a column of the file, or "
                         "remove this check",
                     )
                 )
 
-    def _with_checks(self, raw: RawCase, seen: set[str]) -> RawCase:
+    def with_checks(self, raw: RawCase, seen: set[str]) -> RawCase:
+        """`raw` with a check for each of its cells in `columns`; adds the columns to `seen`."""
         variables = raw.data.get("vars")
         if not self.columns or not isinstance(variables, dict):
             return raw
         added = []
-        for name, spec in self.columns.items():
+        for name, written in self._written.items():
             if name not in variables:
                 continue
             seen.add(name)
             cell = variables[name]
             if cell is None or cell == "":
                 continue  # an empty cell: this row has no such check
-            added.append({**spec.model_dump(exclude_none=True), "value": cell})
+            added.append({**written, "value": cell})
         if not added:
             return raw
         checks = raw.data.get("checks")

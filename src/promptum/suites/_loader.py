@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,9 +11,10 @@ from pydantic import ValidationError
 
 from promptum._imports import python_module_file
 from promptum.checks import CheckDefinition
+from promptum.checks._definition import SHARED, CheckTable
 from promptum.checks._python import FOLDER, PYTHON, module_name
 from promptum.errors import ConfigError
-from promptum.providers import EndpointConfig, Price, model_id_problem
+from promptum.providers import DEFAULT_MODEL, EndpointConfig, Price, model_id_problem
 from promptum.providers._target_spec import Target
 from promptum.runner import JudgeConfig, TestCase
 from promptum.suites._build import (
@@ -23,6 +24,7 @@ from promptum.suites._build import (
     judge_problems,
     merged_judge,
 )
+from promptum.suites._cases import CaseStats, RowCases, SuiteCases
 from promptum.suites._columns import ColumnChecks
 from promptum.suites._format import CaseFields, DefaultsSpec, SuiteSpec
 from promptum.suites._locate import (
@@ -33,7 +35,7 @@ from promptum.suites._locate import (
     raise_problems,
     validation_problems,
 )
-from promptum.suites._rows import CaseFilesError, RawCase, case_source
+from promptum.suites._rows import CaseFilesError, RawCase, RowFile, case_source
 from promptum.suites._target import TargetSpec, suite_target
 from promptum.suites._tools import choice_json, tools_json
 from promptum.suites._variants import suite_variants
@@ -57,7 +59,8 @@ class Suite:
 
     name: str
     path: Path
-    cases: tuple[TestCase, ...]
+    cases: Sequence[TestCase]
+    """Its cases in order; those of CSV and JSONL files are built from their rows when read."""
     endpoints: Mapping[str, EndpointConfig] = field(default_factory=dict)
     pricing: Mapping[str, Price] = field(default_factory=dict)
     python_imports: tuple[PythonImport, ...] = ()
@@ -79,6 +82,24 @@ class _Load:
     variants: list[SuiteContext] = field(default_factory=list)
     """One context per prompt variant; empty: the suite has none."""
     columns: ColumnChecks | None = None
+    checks: CheckTable = field(default_factory=CheckTable)
+    stats: CaseStats = field(default_factory=CaseStats)
+    ids: set[int] = field(default_factory=set)
+    """The hash of each case's (id, variant): about 70 MB for 1,000,000 cases, while loading."""
+    collided: set[int] = field(default_factory=set)
+    """Hashes two cases have: a duplicate id, or (rarely) two ids with one hash."""
+
+    def built(self, case: TestCase) -> None:
+        """Count in a case loaded without problems."""
+        self.stats.add(case, DEFAULT_MODEL)
+        key = hash((case.id, case.variant))
+        if key in self.ids:
+            self.collided.add(key)
+        self.ids.add(key)
+
+    def validation(self, folder: Path) -> dict[str, Any]:
+        """The validation context of a case in `folder`: checks compiled once for the load."""
+        return {FOLDER: folder, SHARED: self.checks}
 
     def check_model_ids(self, written: Any, locator: Locator, loc: Loc) -> None:
         """Report each unroutable model id at `loc` (one id or a list), when asked to."""
@@ -105,13 +126,16 @@ class _Load:
 
         Called once the case is built, so they were imported.
         """
+        # Looked up once per module: a million rows may name the same one.
         if isinstance(response_model, str):
             module = response_model.partition(":")[0]
-            self.imports.setdefault(module, python_module_file(response_model, folder))
+            if module not in self.imports:
+                self.imports[module] = python_module_file(response_model, folder)
         for check in checks:
             if check.type == PYTHON.name and isinstance(check.value, str):
                 module = module_name(check.value)
-                self.imports.setdefault(module, python_module_file(module, folder))
+                if module not in self.imports:
+                    self.imports[module] = python_module_file(module, folder)
 
     def imported_target(self, written: object, folder: Path) -> None:
         """Note the module of a `target: module:function` (once imported)."""
@@ -125,15 +149,11 @@ class _Load:
         return tuple(PythonImport(module, path) for module, path in self.imports.items())
 
 
-def in_folder(folder: Path) -> dict[str, Any]:
-    """The validation context of a suite in ``folder``: `python` checks are imported from there."""
-    return {FOLDER: folder}
-
-
 def _cases(raw_cases: Iterable[RawCase], context: SuiteContext, load: _Load) -> Iterator[TestCase]:
+    validation = load.validation(context.folder)
     for raw in raw_cases:
         try:
-            fields = CaseFields.model_validate(raw.data, context=in_folder(context.folder))
+            fields = CaseFields.model_validate(raw.data, context=validation)
         except ValidationError as exc:
             load.problems += validation_problems(raw.locator, CaseFields, raw.data, exc)
             continue
@@ -153,6 +173,8 @@ def _cases(raw_cases: Iterable[RawCase], context: SuiteContext, load: _Load) -> 
             context.folder,
         )
         load.imported_target(fields.target, context.folder)
+        for case in built:
+            load.built(case)
         yield from built
 
 
@@ -174,17 +196,45 @@ def data_path(suite: Path, source: str) -> Path:
     return path
 
 
-def _source_cases(source: Path, context: SuiteContext, load: _Load) -> list[TestCase]:
-    """The cases of one CSV, JSONL or TOML source; raise ConfigError if it cannot be read."""
-    cases: list[TestCase] = []
+def _row_builder(context: SuiteContext, load: _Load) -> Callable[[RawCase], list[TestCase]]:
+    """Builds a row's cases again, as loading did: once per variant, with its column checks."""
+    variants = load.variants or [context]
+    columns = load.columns
+    validation = load.validation(context.folder)
+
+    def build(raw: RawCase) -> list[TestCase]:
+        if columns is not None:
+            raw = columns.with_checks(raw, set())
+        try:
+            fields = CaseFields.model_validate(raw.data, context=validation)
+            return [build_case(fields, raw.locator, raw.default_id, v) for v in variants]
+        except (ValidationError, InvalidCaseError) as exc:  # it loaded: something changed
+            raise ConfigError(f"{raw.locator.at(())}: the row no longer loads: {exc}") from None
+
+    return build
+
+
+def _source_cases(
+    source: Path, context: SuiteContext, load: _Load, locator: Locator
+) -> Sequence[TestCase]:
+    """The cases of one CSV, JSONL or TOML source; raise ConfigError if it cannot be read.
+
+    A CSV or JSONL file is validated row by row and kept as its row index, its cases built
+    again when read: a million rows cost megabytes, not gigabytes.
+    """
+    if source.suffix.lower() in (".csv", ".jsonl") and source.is_file():
+        rows = RowFile(source)
+        raw_cases: Iterable[RawCase] = rows.scan()
+        if load.columns is not None:
+            raw_cases = load.columns.rows(raw_cases, source, load.problems, locator)
+        for _ in _cases(raw_cases, context, load):
+            pass  # validated and counted; built again when run
+        return RowCases(rows, _row_builder(context, load), len(load.variants or [context]))
     try:
-        rows = case_source(source)
-        if load.columns is not None and source.suffix.lower() in (".csv", ".jsonl"):
-            rows = load.columns.rows(rows, source, load.problems)
-        cases.extend(_cases(rows, context, load))
+        return list(_cases(case_source(source), context, load))
     except CaseFilesError as exc:  # broken files of a folder: its other files were read
         load.problems += exc.problems
-    return cases
+        return []
 
 
 def _judge(spec: SuiteSpec, locator: Locator, problems: list[str]) -> JudgeConfig | None:
@@ -220,7 +270,7 @@ def _check_without_settings(
     def check(raw_cases: Iterable[RawCase]) -> None:
         for raw in raw_cases:
             try:
-                CaseFields.model_validate(raw.data, context=in_folder(path.parent))
+                CaseFields.model_validate(raw.data, context=load.validation(path.parent))
             except ValidationError as exc:
                 load.problems += validation_problems(raw.locator, CaseFields, raw.data, exc)
             else:
@@ -259,7 +309,7 @@ def _yaml_suite(path: Path, load: _Load) -> Suite:
     inline = _inline_cases(data, locator, problems)
     settings = {key: value for key, value in data.items() if key != "test_cases"}
     try:
-        spec = SuiteSpec.model_validate(settings, context=in_folder(path.parent))
+        spec = SuiteSpec.model_validate(settings, context=load.validation(path.parent))
     except ValidationError as exc:
         # Still check every case on its own, so one report lists every problem in the file.
         problems += validation_problems(locator, SuiteSpec, settings, exc)
@@ -284,25 +334,26 @@ def _yaml_suite(path: Path, load: _Load) -> Suite:
         target=_suite_target(spec, path.parent, locator, load),
         tools=tools_json(spec.tools),
         tool_choice=choice_json(spec.tool_choice),
+        checks=load.checks,
     )
     variants = suite_variants(spec.prompts, path, locator, context, problems)
     load.variants = variants.contexts
-    load.columns = ColumnChecks(spec.columns, locator) if spec.columns else None
-    cases = list(_cases(inline, context, load))
+    load.columns = ColumnChecks(spec.columns) if spec.columns else None
+    parts: list[Sequence[TestCase]] = [tuple(_cases(inline, context, load))]
     inputs = list(variants.files)
     for index, source in enumerate(spec.cases_from):
         try:
             inputs.append(data_path(path, source))
-            cases += _source_cases(inputs[-1], context, load)
+            parts.append(_source_cases(inputs[-1], context, load, locator))
         except ConfigError as exc:
             problems.append(problem(locator, ("cases_from", index), str(exc)))
-    if not cases and not problems:
+    if not any(parts) and not problems:
         problems.append(problem(locator, (), "the suite has no cases: add `test_cases:`"))
     raise_problems(problems)
     return Suite(
         context.suite,
         path,
-        tuple(cases),
+        _suite_cases(parts, load, context.suite, path),
         spec.endpoints,
         spec.pricing,
         load.python_imports(),
@@ -325,9 +376,64 @@ def _suite_target(spec: SuiteSpec, folder: Path, locator: Locator, load: _Load) 
 
 
 def _folder_suite(path: Path, load: _Load) -> Suite:
-    cases = _source_cases(path, SuiteContext(folder=path, suite=path.name), load)
+    context = SuiteContext(folder=path, suite=path.name, checks=load.checks)
+    cases = _source_cases(path, context, load, Locator(path))
     raise_problems(load.problems)
-    return Suite(path.name, path, tuple(cases), python_imports=load.python_imports())
+    suite_cases = _suite_cases([cases], load, path.name, path)
+    return Suite(path.name, path, suite_cases, python_imports=load.python_imports())
+
+
+def _suite_cases(parts: list[Sequence[TestCase]], load: _Load, name: str, path: Path) -> SuiteCases:
+    cases = SuiteCases(parts, load.stats)
+    if load.collided:  # rare: only then are the cases read again, to say which and where
+        load.stats.duplicates = _duplicates(cases, name, path, load.collided)
+    return cases
+
+
+def _duplicates(
+    cases: Iterable[TestCase], name: str, path: Path, among: set[int] | None = None
+) -> list[tuple[str, str, str]]:
+    """Each case whose id an earlier case has: (key, variant, problem).
+
+    With `among`, only cases whose hash of (id, variant) is in it are compared.
+    """
+    found = []
+    seen: dict[tuple[str, str], str] = {}
+    for case in cases:
+        if among is not None and hash((case.id, case.variant)) not in among:
+            continue
+        where = case.source or str(path)
+        first = seen.get((case.id, case.variant))
+        if first is None:
+            seen[(case.id, case.variant)] = where
+            continue
+        also = f" (read twice through {path})" if first == where else ""
+        found.append(
+            (
+                case.key,
+                case.variant,
+                f"{where}: duplicate case id {case.id!r} in suite {name!r}, first defined at "
+                f"{first}{also}; ids must be unique within a suite: rename one",
+            )
+        )
+    return found
+
+
+def duplicate_ids(suite: Suite) -> list[tuple[str, str, str]]:
+    """Each case of `suite` whose id an earlier one has: (key, variant, problem)."""
+    if isinstance(suite.cases, SuiteCases):  # found while loading
+        return suite.cases.stats.duplicates
+    return _duplicates(suite.cases, suite.name, suite.path)
+
+
+def case_stats(suite: Suite) -> CaseStats:
+    """The suite's check count and model ids (tallied while loading, when it was loaded)."""
+    if isinstance(suite.cases, SuiteCases):
+        return suite.cases.stats
+    stats = CaseStats()
+    for case in suite.cases:
+        stats.add(case, DEFAULT_MODEL)
+    return stats
 
 
 def load_suite(path: Path | str, *, check_models: bool = False) -> Suite:
@@ -362,10 +468,6 @@ def load_suites(paths: Iterable[Path | str]) -> list[Suite]:
     return suites
 
 
-def _where(case: TestCase, suite: Suite) -> str:
-    return case.source or str(suite.path)
-
-
 def check_unique_ids(suites: Iterable[Suite]) -> None:
     """Raise a ConfigError naming each id twice in a suite, and each name two suites share."""
     problems = []
@@ -380,16 +482,5 @@ def check_unique_ids(suites: Iterable[Suite]) -> None:
             continue
         if other is not suite:
             continue  # the same file given twice: its own duplicates were reported once
-        seen: dict[tuple[str, str], str] = {}
-        for case in suite.cases:
-            where = _where(case, suite)
-            first = seen.get((case.id, case.variant))
-            if first is None:
-                seen[(case.id, case.variant)] = where
-                continue
-            also = f" (read twice through {suite.path})" if first == where else ""
-            problems.append(
-                f"{where}: duplicate case id {case.id!r} in suite {suite.name!r}, first "
-                f"defined at {first}{also}; ids must be unique within a suite: rename one"
-            )
+        problems += [message for _, _, message in duplicate_ids(suite)]
     raise_problems(problems)

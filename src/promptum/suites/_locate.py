@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union, get_args, get_origin
@@ -33,10 +33,15 @@ class Locator:
     positions: dict[Loc, Position] = field(default_factory=dict)
     base: Loc = ()
     """Prefix added to every path looked up, for a part of a document (one case of a suite)."""
+    rest: Callable[[], None] | None = None
+    """Adds the positions of every other path to `positions`; called the first time a
+    path is missing, since only a problem looks one up (a large suite keeps only a few)."""
 
     def _position(self, loc: Loc) -> Position | None:
         """The position of `loc`, or of the nearest enclosing path the file has."""
         full = self.base + tuple(loc)
+        if full not in self.positions and self.rest is not None:
+            self.rest()
         for end in range(len(full), -1, -1):
             position = self.positions.get(full[:end])
             if position is not None:
@@ -58,7 +63,7 @@ class Locator:
 
     def within(self, loc: Loc) -> Locator:
         """A locator for the part of the document at `loc`."""
-        return Locator(self.path, self.positions, self.base + tuple(loc))
+        return Locator(self.path, self.positions, self.base + tuple(loc), self.rest)
 
 
 def format_loc(loc: Iterable[str | int]) -> str:

@@ -8,13 +8,16 @@ sets it and every other column becomes a template variable.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import re
 import stat
+import threading
 import tomllib
+import weakref
+from array import array
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -28,8 +31,8 @@ _CSV_CASE_COLUMNS = frozenset({"id", "query", "system", "expected_behavior"})
 MAX_DATA_BYTES = 256 * 1024 * 1024
 """The largest CSV or JSONL file read, unless `PROMPTUM_MAX_DATA_BYTES` says otherwise.
 
-Rows are read one at a time, but every case is kept: a million-row, 100 MB golden set
-fits with room to spare; a suite file cannot raise the limit, the machine running it can.
+Rows are read one at a time and built again when run, so memory does not limit it; a
+suite file cannot raise the limit, the machine running it can.
 """
 
 DATA_BYTES_VARIABLE = "PROMPTUM_MAX_DATA_BYTES"
@@ -127,7 +130,11 @@ def read_document(path: Path) -> str:
     """
     limit = MAX_DOCUMENT_BYTES
     with open(open_regular(path, limit), "rb") as handle:
-        data = handle.read(limit + 1)  # the file may have grown since it was checked
+        # What the file holds, not the limit: reading allocates what it is asked for.
+        size = os.fstat(handle.fileno()).st_size
+        data = handle.read(size + 1)
+        if len(data) > size:  # the file grew since it was checked
+            data += handle.read(limit + 1 - len(data))
     if len(data) > limit:
         _refuse(path, stat.S_IFREG, len(data), limit)
     # Newlines as Path.read_text gives them, so line numbers in messages stay the same.
@@ -137,12 +144,14 @@ def read_document(path: Path) -> str:
 class _Lines:
     """The lines of an open CSV or JSONL file, refusing an overlong row or an outgrown file."""
 
-    def __init__(self, handle: IO[str], path: Path, limit: int) -> None:
+    def __init__(self, handle: IO[str], path: Path, limit: int, offset: int) -> None:
         self.handle, self.path, self.limit = handle, path, limit
         self.number = 0
         self.row_start = 1
         self.row_chars = 0
         self.total_chars = 0
+        self.offset = offset
+        """The byte offset in the file after the last line read."""
 
     def __iter__(self) -> _Lines:
         return self
@@ -154,6 +163,8 @@ class _Lines:
         self.number += 1
         self.row_chars += len(line)
         self.total_chars += len(line)
+        # Lines come untranslated (newline=""), so their UTF-8 is exactly the file's bytes.
+        self.offset += len(line) if line.isascii() else len(line.encode("utf-8"))
         if self.row_chars > MAX_ROW_CHARS:
             raise ConfigError(
                 f"{self.path}:{self.row_start}: the row is longer than {MAX_ROW_CHARS:,} "
@@ -169,14 +180,6 @@ class _Lines:
         self.row_start = self.number + 1
 
 
-@contextmanager
-def _rows_of(path: Path, encoding: str, newline: str | None) -> Iterator[_Lines]:
-    limit = max_data_bytes()
-    descriptor = open_regular(path, limit, _DATA_HINT)
-    with open(descriptor, encoding=encoding, newline=newline) as handle:
-        yield _Lines(handle, path, limit)
-
-
 def _split_columns(row: dict[str, Any], case_keys: frozenset[str] | set[str]) -> dict[str, Any]:
     case = {key: value for key, value in row.items() if key in case_keys}
     variables = {key: value for key, value in row.items() if key not in case_keys}
@@ -185,65 +188,152 @@ def _split_columns(row: dict[str, Any], case_keys: frozenset[str] | set[str]) ->
     return case
 
 
-def csv_cases(path: Path) -> Iterator[RawCase]:
-    """One case per CSV row; the header names the columns."""
-    try:
+_JSONL_CASE_KEYS = frozenset(CaseFields.model_fields)
+_BOM = "\ufeff".encode()
+
+
+class RowFile:
+    """A CSV or JSONL file of cases: read once in full (`scan`), then any row again by number.
+
+    Only where each row starts and its line are kept (16 bytes a row). The file stays open,
+    so a row read again comes from the file that was checked, not one swapped in since;
+    a file changed in place is refused.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.stem = path.stem
+        self.csv = path.suffix.lower() == ".csv"
+        self.starts = array("q")
+        """Where each row's text starts, then where the last one ends."""
+        self.lines = array("q")
+        """The line each row is reported at."""
+        self.header: list[str] = []
+        self._file: io.FileIO | None = None
+        self._reading = threading.Lock()
+        """One reader at a time: a row is read by seeking the one open file."""
+        self._stamp: tuple[int, int] = (0, 0)
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def scan(self) -> Iterator[RawCase]:
+        """Every row as a case, in order, noting where each is; ConfigError at a broken one."""
+        limit = max_data_bytes()
+        descriptor = open_regular(self.path, limit, _DATA_HINT)
+        self._file = file = io.FileIO(descriptor, "r")
+        weakref.finalize(self, file.close)
         # utf-8-sig: spreadsheets save CSV with a byte-order mark that would rename `id`.
-        with _rows_of(path, "utf-8-sig", newline="") as lines:
-            reader = csv.DictReader(lines)
-            _ = reader.fieldnames  # reads the header, so the first row is on its own line
+        encoding, skipped = "utf-8", 0
+        if self.csv:
+            encoding = "utf-8-sig"
+            skipped = len(_BOM) if file.read(len(_BOM)) == _BOM else 0
+            file.seek(0)
+        try:
+            # The handle reads through a duplicate, so closing it leaves the kept one open.
+            with open(os.dup(descriptor), encoding=encoding, newline="") as handle:
+                lines = _Lines(handle, self.path, limit, skipped)
+                yield from self._scan_csv(lines) if self.csv else self._scan_jsonl(lines)
+            opened = os.fstat(descriptor)
+            self._stamp = (opened.st_size, opened.st_mtime_ns)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise _open_error(self.path, exc) from exc
+        except csv.Error as exc:
+            raise ConfigError(f"{self.path}: invalid CSV: {exc}") from exc
+
+    def _scan_csv(self, lines: _Lines) -> Iterator[RawCase]:
+        reader = csv.DictReader(lines)
+        self.header = list(reader.fieldnames or ())  # the header: the first row has its own line
+        lines.row_done()
+        line = reader.line_num + 1
+        start = lines.offset
+        for number, row in enumerate(reader, start=1):
+            self.starts.append(start)
+            self.lines.append(line)
+            yield self._csv_case(row, line, number)
             lines.row_done()
             line = reader.line_num + 1
-            for number, row in enumerate(reader, start=1):
-                if None in row:
-                    raise ConfigError(
-                        f"{path}:{line}: row {number} has more values than the header has "
-                        "columns; quote values that contain commas"
-                    )
-                locator = Locator(path, {(): Position(line)})
-                # An empty cell in a case column means "not given": the row's default id,
-                # the suite's prompt and system message.
-                given = {k: v for k, v in row.items() if v != "" or k not in _CSV_CASE_COLUMNS}
-                data = _split_columns(given, _CSV_CASE_COLUMNS)
-                yield RawCase(data, locator, f"{path.stem}-{number}")
-                lines.row_done()
-                line = reader.line_num + 1
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _open_error(path, exc) from exc
-    except csv.Error as exc:
-        raise ConfigError(f"{path}: invalid CSV: {exc}") from exc
+            start = lines.offset
+        self.starts.append(start)
+
+    def _csv_case(self, row: dict[Any, Any], line: int, number: int) -> RawCase:
+        if None in row:
+            raise ConfigError(
+                f"{self.path}:{line}: row {number} has more values than the header has "
+                "columns; quote values that contain commas"
+            )
+        # An empty cell in a case column means "not given": the row's default id, the
+        # suite's prompt and system message.
+        given = {k: v for k, v in row.items() if v != "" or k not in _CSV_CASE_COLUMNS}
+        data = _split_columns(given, _CSV_CASE_COLUMNS)
+        return RawCase(data, Locator(self.path, {(): Position(line)}), f"{self.stem}-{number}")
+
+    def _scan_jsonl(self, lines: _Lines) -> Iterator[RawCase]:
+        start = lines.offset
+        for line_number, line in enumerate(lines, start=1):
+            lines.row_done()
+            if line.strip():
+                self.starts.append(start)
+                self.lines.append(line_number)
+                yield self._jsonl_case(line, line_number, len(self.lines))
+            start = lines.offset
+        self.starts.append(start)
+
+    def _jsonl_case(self, line: str, line_number: int, number: int) -> RawCase:
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(
+                f"{self.path}:{line_number}:{exc.colno}: invalid JSON: {exc.msg}"
+            ) from exc
+        except RecursionError as exc:
+            raise ConfigError(
+                f"{self.path}:{line_number}: the JSON is nested too deeply to read"
+            ) from exc
+        if not isinstance(row, dict):
+            raise ConfigError(
+                f"{self.path}:{line_number}: each line must be a JSON object, "
+                f"got {type(row).__name__}"
+            )
+        locator = Locator(self.path, {(): Position(line_number)})
+        return RawCase(_split_columns(row, _JSONL_CASE_KEYS), locator, f"{self.stem}-{number}")
+
+    def row(self, index: int) -> RawCase:
+        """Row `index` (from 0) read again, as `scan` gave it."""
+        file = self._file
+        if file is None:
+            raise RuntimeError("RowFile.row before scan")
+        start = self.starts[index]
+        with self._reading:
+            opened = os.fstat(file.fileno())
+            if (opened.st_size, opened.st_mtime_ns) != self._stamp:
+                raise ConfigError(
+                    f"{self.path}: the file changed after the suite was loaded; load it again"
+                )
+            file.seek(start)
+            text = file.read(self.starts[index + 1] - start).decode("utf-8")
+        line = self.lines[index]
+        rows = io.StringIO(text, newline="")
+        if not self.csv:
+            return self._jsonl_case(rows.readline(), line, index + 1)
+        # What csv.DictReader gives, at half its cost: blank lines skipped, short rows padded.
+        values = next(row for row in csv.reader(rows) if row)
+        header = self.header
+        fields: dict[Any, Any] = dict(zip(header, values, strict=False))
+        fields.update(dict.fromkeys(header[len(values) :]))
+        if len(values) > len(header):
+            fields[None] = values[len(header) :]
+        return self._csv_case(fields, line, index + 1)
+
+
+def csv_cases(path: Path) -> Iterator[RawCase]:
+    """One case per CSV row; the header names the columns."""
+    return RowFile(path).scan()
 
 
 def jsonl_cases(path: Path) -> Iterator[RawCase]:
     """One case per JSON line; blank lines are skipped."""
-    case_keys = set(CaseFields.model_fields)
-    try:
-        with _rows_of(path, "utf-8", newline=None) as lines:
-            number = 0
-            for line_number, line in enumerate(lines, start=1):
-                lines.row_done()
-                if not line.strip():
-                    continue
-                number += 1
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ConfigError(
-                        f"{path}:{line_number}:{exc.colno}: invalid JSON: {exc.msg}"
-                    ) from exc
-                except RecursionError as exc:
-                    raise ConfigError(
-                        f"{path}:{line_number}: the JSON is nested too deeply to read"
-                    ) from exc
-                if not isinstance(row, dict):
-                    raise ConfigError(
-                        f"{path}:{line_number}: each line must be a JSON object, "
-                        f"got {type(row).__name__}"
-                    )
-                locator = Locator(path, {(): Position(line_number)})
-                yield RawCase(_split_columns(row, case_keys), locator, f"{path.stem}-{number}")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _open_error(path, exc) from exc
+    return RowFile(path).scan()
 
 
 def _toml_positions(text: str) -> dict[tuple[str | int, ...], Position]:

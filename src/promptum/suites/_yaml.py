@@ -55,24 +55,49 @@ def _text(node: yaml.Node) -> int:
     return len(node.value) if isinstance(node, yaml.ScalarNode) else 0
 
 
-def _check_size(root: yaml.Node, path: Path) -> None:
+def _where(root: yaml.Node, target: yaml.Node, path: Path) -> str:
+    """``file:line:column: field`` of `target`, named by the path where it is first met."""
+    # Searched for only when there is an error: most suites have millions of paths.
+    seen: set[int] = set()
+    pending: list[tuple[yaml.Node, Loc]] = [(root, ())]
+    loc: Loc = ()
+    while pending:
+        node, loc = pending.pop()
+        if node is target:
+            break
+        if id(node) not in seen:
+            seen.add(id(node))
+            pending.extend(reversed(_located_children(node, loc)))  # in the file's order
+    mark = target.start_mark
+    field = format_loc(loc[:8]) + ("..." if len(loc) > 8 else "")
+    return f"{path}:{mark.line + 1}:{mark.column + 1}: {field}"
+
+
+def _check_size(root: yaml.Node, path: Path) -> bool:
     """Refuse an alias bomb, or values nested too deeply, from the node graph alone.
 
     Composing the graph costs what the file's text does, as an alias is one more reference
     to its anchor's node; it is building the document, and walking it, that repeats the
     anchor each time. Nine aliases of nine aliases... reach a billion values from a few
     hundred bytes, so the size the document would have is counted first, once per node.
+    Returns whether the document has aliases.
     """
-    written_values = written_text = 0
-    first_path: dict[int, Loc] = {}  # where each node is first met, to name it in an error
-    pending: list[tuple[yaml.Node, Loc]] = [(root, ())]
+    written_values = written_text = deepest = 0
+    aliased = False
+    met: set[int] = set()
+    pending: list[tuple[yaml.Node, int]] = [(root, 1)]
     while pending:
-        node, loc = pending.pop()
-        if id(node) not in first_path:
-            first_path[id(node)] = loc
-            written_values += 1
-            written_text += _text(node)
-            pending.extend(reversed(_located_children(node, loc)))  # in the file's order
+        node, depth = pending.pop()
+        if id(node) in met:
+            aliased = True
+            continue
+        met.add(id(node))
+        written_values += 1
+        written_text += _text(node)
+        deepest = max(deepest, depth)
+        pending.extend((child, depth + 1) for child in _children(node))
+    if not aliased and deepest <= MAX_DEPTH:
+        return False  # a tree: the document is what is written (most suites, all large ones)
 
     # Bottom up, each node's size with its aliases repeated, from its children's sizes.
     sizes: dict[int, tuple[int, int, int]] = {}  # values, characters, depth
@@ -93,13 +118,10 @@ def _check_size(root: yaml.Node, path: Path) -> None:
             values, text = values + child_values, text + child_text
             depth = max(depth, child_depth + 1)
         sizes[id(node)] = values, text, depth
-        loc, mark = first_path[id(node)], node.start_mark
-        field = format_loc(loc[:8]) + ("..." if len(loc) > 8 else "")
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}: {field}"
         if depth > MAX_DEPTH:
             raise ConfigError(
-                f"{where}: values are nested more than {MAX_DEPTH} levels deep here; flatten "
-                "them (a suite needs a few levels)"
+                f"{_where(root, node, path)}: values are nested more than {MAX_DEPTH} levels "
+                "deep here; flatten them (a suite needs a few levels)"
             )
         if values - written_values > MAX_ALIAS_VALUES:
             added = f"more than {MAX_ALIAS_VALUES:,} values"
@@ -108,10 +130,19 @@ def _check_size(root: yaml.Node, path: Path) -> None:
         else:
             continue
         raise ConfigError(
-            f"{where}: through its aliases (`*name`), this value would expand to {added} "
-            "beyond those written in the file: refused as an alias bomb; write the values "
-            "out or use fewer aliases"
+            f"{_where(root, node, path)}: through its aliases (`*name`), this value would "
+            f"expand to {added} beyond those written in the file: refused as an alias bomb; "
+            "write the values out or use fewer aliases"
         )
+    return aliased
+
+
+KEPT_DEPTH = 2
+"""Positions kept while loading reach this deep: top-level keys and each case (its `source`).
+
+The others are found again from the text only when a problem needs one: a suite of
+300,000 cases has millions of them.
+"""
 
 
 def _walk(
@@ -119,19 +150,24 @@ def _walk(
     loc: Loc,
     locator: Locator,
     problems: list[str],
-    inside: frozenset[int],
+    inside: frozenset[int] | None,
     walked: set[int],
+    depth: int | None,
 ) -> None:
-    locator.positions.setdefault(loc, _position(node.start_mark))
-    if id(node) in inside:  # an alias of an enclosing node: a recursive structure
-        problems.append(problem(locator, loc, "a YAML alias refers to itself; remove the loop"))
-        return
-    if id(node) in walked:
-        # Another alias of a node already walked: its own keys were located the first time,
-        # and walking every expansion would cost as much memory as the bomb it guards from.
-        return
-    walked.add(id(node))
-    inside = inside | {id(node)}
+    """Locate paths (down to `depth`, or all), find duplicate keys and, with `inside`, loops."""
+    if depth is None or len(loc) <= depth:
+        locator.positions.setdefault(loc, _position(node.start_mark))
+    if inside is not None:
+        if id(node) in inside:  # an alias of an enclosing node: a recursive structure
+            locator.positions.setdefault(loc, _position(node.start_mark))
+            problems.append(problem(locator, loc, "a YAML alias refers to itself; remove the loop"))
+            return
+        if id(node) in walked:
+            # Another alias of a node already walked: its keys were located the first time,
+            # and walking every expansion would cost as much memory as the bomb it guards from.
+            return
+        walked.add(id(node))
+        inside = inside | {id(node)}
     if isinstance(node, yaml.MappingNode):
         seen: set[Any] = set()
         for key_node, value_node in node.value:
@@ -142,11 +178,32 @@ def _walk(
                     problem(locator, (*loc, key), f"key {key!r} appears twice; keep one")
                 )
             seen.add(key)
-            locator.positions[(*loc, key)] = _position(key_node.start_mark)
-            _walk(value_node, (*loc, key), locator, problems, inside, walked)
+            if depth is None or len(loc) < depth:
+                locator.positions[(*loc, key)] = _position(key_node.start_mark)
+            _walk(value_node, (*loc, key), locator, problems, inside, walked, depth)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
-            _walk(item, (*loc, index), locator, problems, inside, walked)
+            _walk(item, (*loc, index), locator, problems, inside, walked, depth)
+
+
+class _Rest:
+    """Locates every path of a document from its text, once, when a problem first needs it."""
+
+    def __init__(self, text: str, locator: Locator) -> None:
+        self.text: str | None = text
+        self.locator = locator
+
+    def __call__(self) -> None:
+        if self.text is None:
+            return
+        text, self.text = self.text, None
+        loader = _Loader(text)
+        try:
+            node = loader.get_single_node()
+        finally:
+            loader.dispose()
+        if node is not None:  # its problems were found by the first walk
+            _walk(node, (), self.locator, [], frozenset(), set(), None)
 
 
 def read_yaml(path: Path) -> tuple[Any, Locator]:
@@ -156,16 +213,18 @@ def read_yaml(path: Path) -> tuple[Any, Locator]:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read the file: {exc}") from exc
     locator = Locator(path)
+    locator.rest = _Rest(text, locator)
     try:
         loader = _Loader(text)
         try:
             node = loader.get_single_node()
             problems: list[str] = []
             if node is not None:
-                _check_size(node, path)  # before the document is built, not after
+                aliased = _check_size(node, path)  # before the document is built, not after
                 # Walked before it is built: building merges `<<: *base` into the mapping's
                 # node, whose keys would then look written twice.
-                _walk(node, (), locator, problems, frozenset(), set())
+                inside = frozenset[int]() if aliased else None
+                _walk(node, (), locator, problems, inside, set(), KEPT_DEPTH)
             data = loader.construct_document(node) if node is not None else None
         finally:
             loader.dispose()

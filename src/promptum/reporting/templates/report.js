@@ -2,52 +2,128 @@
 // Everything this script shows from the data goes through textContent, never innerHTML:
 // the strings are a model's and a suite's, so they must stay text.
 (function () {
+  // Rows drawn at a time: the page stays quick with 100,000 results; the rest is a click away.
+  const PAGE = 100;
   const data = JSON.parse(document.getElementById("report-data").textContent);
-  const rows = Array.from(document.querySelectorAll("#matrix .row"));
-  const columns = Array.from(document.querySelectorAll("#matrix [data-col]"));
+  const heads = Array.from(document.querySelectorAll("#matrix .head [data-col]"));
+  const body = document.querySelector("#matrix .rows");
   const failedOnly = document.getElementById("failed-only");
   const modelFilter = document.getElementById("model-filter");
   const tagFilter = document.getElementById("tag-filter");
   const search = document.getElementById("search");
   const shown = document.getElementById("shown");
+  const pageInfo = document.getElementById("page-info");
+  const previous = [document.getElementById("prev"), document.getElementById("prev-end")];
+  const next = [document.getElementById("next"), document.getElementById("next-end")];
+  const pagerEnd = document.getElementById("pager-end");
   const dialog = document.getElementById("detail");
-  const haystacks = [];
 
-  // Built on first search only: a 6,000-result report should open without this work.
-  function haystack(i) {
-    if (haystacks[i] === undefined) {
-      const parts = [rows[i].querySelector(".case").textContent];
-      for (const k of data.rows[i].c) {
-        if (k === null) continue;
-        const cell = data.cells[k];
-        parts.push(cell.r, cell.e || "", (cell.w || []).join(" "), cell.j || "");
-        for (const message of data.prompts[cell.p]) parts.push(message[1]);
-      }
-      haystacks[i] = parts.join("\n").toLowerCase();
+  // One row per case and repeat, in the order the results first appear.
+  const rows = [];
+  const byKey = new Map();
+  data.cells.forEach(function (cell, index) {
+    const repeat = cell.n || 1;
+    const key = cell.i + "\u0000" + repeat;
+    let row = byKey.get(key);
+    if (row === undefined) {
+      row = { id: cell.i, repeat: repeat, source: cell.u, tags: [], cells: heads.map(function () { return null; }) };
+      byKey.set(key, row);
+      rows.push(row);
     }
-    return haystacks[i];
+    row.cells[cell.m] = index;
+    for (const tag of cell.t || []) {
+      if (!row.tags.includes(tag)) row.tags.push(tag);
+    }
+  });
+  byKey.clear();
+  for (const tag of data.tags) tagFilter.appendChild(new Option(tag, tag));
+
+  let listed = [];
+  let failing = 0;
+  let page = 0;
+
+  function number(n) {
+    return n.toLocaleString("en-US");
+  }
+
+  // As the report's Python cuts text: by characters (code points), marked with an ellipsis.
+  function shorten(text, limit) {
+    const characters = Array.from(text);
+    return characters.length <= limit ? text : characters.slice(0, limit - 1).join("") + "…";
+  }
+
+  function judged(cell) {
+    if (cell.j !== undefined) return cell.j;
+    return (cell.g || []).filter(function (line) { return line.length > 1 && line[4]; })
+      .map(function (line) { return line[4]; }).join("; ");
+  }
+
+  // Built on first search only: a report of many results should open without this work.
+  function haystack(row) {
+    if (row.haystack === undefined) {
+      const parts = [row.id, data.repeated ? "repeat " + row.repeat : "", row.source || ""];
+      parts.push(...row.tags);
+      row.cells.forEach(function (k, column) {
+        if (k === null) return;
+        const cell = data.cells[k];
+        parts.push(heads[column].textContent, cell.s, cell.r, cell.e || "", (cell.w || []).join(" "), judged(cell));
+        for (const message of data.prompts[cell.p]) parts.push(message[1]);
+      });
+      row.haystack = parts.join("\n").toLowerCase();
+    }
+    return row.haystack;
   }
 
   function apply() {
     const model = modelFilter.value;
     const tag = tagFilter.value;
     const query = search.value.trim().toLowerCase();
-    for (const element of columns) {
+    for (const element of heads) {
       element.hidden = model !== "" && element.dataset.col !== model;
     }
-    let count = 0;
-    data.rows.forEach(function (row, i) {
-      const cells = model === "" ? row.c : [row.c[Number(model)]];
-      let visible = cells.some(function (k) { return k !== null; });
-      if (visible && failedOnly.checked) {
-        visible = cells.some(function (k) { return k !== null && data.cells[k].s !== "pass"; });
-      }
-      if (visible && tag !== "") visible = row.t.includes(tag);
-      if (visible && query !== "") visible = haystack(i).includes(query);
-      rows[i].hidden = !visible;
-      if (visible) count += 1;
-    });
-    shown.textContent = count + " of " + rows.length + " cases";
+    const failed = [];
+    const passed = [];
+    for (const row of rows) {
+      const cells = (model === "" ? row.cells : [row.cells[Number(model)]]).filter(function (k) { return k !== null; });
+      if (cells.length === 0) continue;
+      const bad = cells.some(function (k) { return data.cells[k].s !== "pass"; });
+      if (failedOnly.checked && !bad) continue;
+      if (tag !== "" && !row.tags.includes(tag)) continue;
+      if (query !== "" && !haystack(row).includes(query)) continue;
+      (bad ? failed : passed).push(row);
+    }
+    // Failures and errors first: they are what a reader of a large run came for.
+    listed = failed.concat(passed);
+    failing = failed.length;
+    page = 0;
+    shown.textContent = number(listed.length) + " of " + number(rows.length) + " cases";
+    draw();
+  }
+
+  function describe(first, last) {
+    const passing = listed.length - failing;
+    const range = "Showing " + number(first) + "–" + number(last) + " of " + number(listed.length);
+    if (failing && passing) {
+      return range + ": the " + number(failing) + " with a failure or error first, then " + number(passing) + " passed";
+    }
+    return range + (failing ? ", all with a failure or error" : ", all passed");
+  }
+
+  function draw() {
+    const start = page * PAGE;
+    const end = Math.min(start + PAGE, listed.length);
+    body.replaceChildren(...listed.slice(start, end).map(rowElement));
+    pageInfo.textContent = listed.length ? describe(start + 1, end) : "";
+    const single = listed.length <= PAGE;
+    pagerEnd.hidden = single;
+    for (const button of previous) {
+      button.hidden = single;
+      button.disabled = page === 0;
+    }
+    for (const button of next) {
+      button.hidden = single;
+      button.disabled = end >= listed.length;
+    }
   }
 
   function add(parent, tag, text, className) {
@@ -58,47 +134,128 @@
     return element;
   }
 
-  function section(body, title, text) {
-    add(body, "h3", title);
-    add(body, "pre", text);
+  function rowElement(row) {
+    const element = document.createElement("div");
+    element.className = "row";
+    element.setAttribute("role", "row");
+    const head = add(element, "div", undefined, "case");
+    head.setAttribute("role", "rowheader");
+    add(head, "span", row.id, "case-id");
+    if (data.repeated) {
+      head.append(" ");
+      add(head, "span", "repeat " + row.repeat, "sub");
+    }
+    if (row.source) add(head, "div", row.source, "sub");
+    if (row.tags.length) {
+      const tags = add(head, "div");
+      for (const tag of row.tags) add(tags, "span", tag, "tag");
+    }
+    const model = modelFilter.value;
+    row.cells.forEach(function (k, column) {
+      const cell = add(element, "div");
+      cell.setAttribute("role", "cell");
+      cell.dataset.col = column;
+      cell.hidden = model !== "" && String(column) !== model;
+      if (k === null) add(cell, "span", "not run", "status s-none");
+      else fill(cell, k);
+    });
+    return element;
+  }
+
+  function fill(element, k) {
+    const cell = data.cells[k];
+    element.dataset.cell = k;
+    const button = add(element, "button", cell.s, "status s-" + cell.s);
+    button.type = "button";
+    button.title = "Show prompt and response";
+    if (cell.c) {
+      element.append(" ");
+      add(element, "span", "cached", "cached");
+    }
+    if (cell.k) {
+      const pills = add(element, "div", undefined, "pills");
+      for (const k of cell.k) {
+        const [name, ok, custom, tip] = data.checks[k];
+        const pill = add(pills, "span", name, "pill " + (ok ? "ok" : "bad") + (custom ? " custom" : ""));
+        pill.tabIndex = 0;
+        add(pill, "span", tip, "tip").setAttribute("role", "tooltip");
+      }
+    }
+    if (cell.a) {
+      const list = add(element, "ul", undefined, "asserts");
+      for (const [ok, reason] of cell.a) add(list, "li", reason, ok ? "ok" : "bad");
+    }
+    for (const line of cell.g || []) {
+      if (line.length === 1) {
+        add(element, "div", line[0], "judge");
+        continue;
+      }
+      const [ok, label, threshold, note, reason, rubric] = line;
+      const judge = add(element, "div", undefined, "judge " + (ok ? "ok" : "bad"));
+      if (rubric) judge.title = rubric;
+      add(judge, "b", label);
+      judge.append(" / " + threshold);
+      if (note) {
+        judge.append(" ");
+        add(judge, "span", "(mean; " + note + ")", "sub");
+      }
+      judge.append(": " + reason);
+    }
+    const error = cell.e !== undefined;
+    let brief = cell.b;
+    if (brief === undefined) brief = error ? shorten(cell.e, data.reason) : shorten(cell.r, data.preview);
+    add(element, "div", brief, error ? "err" : "preview");
+    add(element, "div", cell.f, "figs");
+  }
+
+  function section(parent, title, text) {
+    add(parent, "h3", title);
+    add(parent, "pre", text);
   }
 
   function open(cellElement) {
     const cell = data.cells[Number(cellElement.dataset.cell)];
     const row = cellElement.closest(".row");
-    const model = document.querySelector('#matrix .head [data-col="' + cellElement.dataset.col + '"]');
+    const model = heads[Number(cellElement.dataset.col)];
     document.getElementById("detail-title").textContent =
       row.querySelector(".case-id").textContent + " · " + model.textContent + " · " + cell.s;
-    const body = document.getElementById("detail-body");
-    body.replaceChildren();
-    add(body, "p", cell.f, "figs");
+    const detail = document.getElementById("detail-body");
+    detail.replaceChildren();
+    add(detail, "p", cell.f, "figs");
     if (cell.w) {
-      add(body, "h3", "Why it did not pass");
-      const list = add(body, "ul");
+      add(detail, "h3", "Why it did not pass");
+      const list = add(detail, "ul");
       for (const reason of cell.w) add(list, "li", reason);
     }
-    // The checks and assertions are already escaped DOM in the cell: reuse them as they are.
+    // The checks and assertions are already text nodes in the cell: reuse them as they are.
     for (const [selector, title] of [[".pills", "Checks"], [".asserts", "Field assertions"]]) {
       const part = cellElement.querySelector(selector);
       if (part) {
-        add(body, "h3", title);
-        body.appendChild(part.cloneNode(true));
+        add(detail, "h3", title);
+        detail.appendChild(part.cloneNode(true));
       }
     }
-    if (cell.j) section(body, "Judge", cell.j);
-    if (cell.x) section(body, "Expected behaviour", cell.x);
+    const judge = judged(cell);
+    if (judge) section(detail, "Judge", judge);
+    if (cell.x) section(detail, "Expected behaviour", cell.x);
     const prompt = data.prompts[cell.p];
     if (prompt.length) {
-      add(body, "h3", "Prompt");
+      add(detail, "h3", "Prompt");
       for (const message of prompt) {
-        add(body, "div", message[0], "role");
-        add(body, "pre", message[1]);
+        add(detail, "div", message[0], "role");
+        add(detail, "pre", message[1]);
       }
     }
-    if (cell.e) section(body, "Error", cell.e);
-    else section(body, "Response", cell.r);
-    if (cell.o) section(body, "Parsed output", cell.o);
+    if (cell.e) section(detail, "Error", cell.e);
+    else section(detail, "Response", cell.r);
+    if (cell.o) section(detail, "Parsed output", cell.o);
     dialog.showModal();
+  }
+
+  function turn(step) {
+    page += step;
+    draw();
+    document.getElementById("pager").scrollIntoView();
   }
 
   document.getElementById("matrix").addEventListener("click", function (event) {
@@ -108,6 +265,8 @@
   document.getElementById("detail-close").addEventListener("click", function () {
     dialog.close();
   });
+  for (const button of previous) button.addEventListener("click", function () { turn(-1); });
+  for (const button of next) button.addEventListener("click", function () { turn(1); });
   for (const control of [failedOnly, modelFilter, tagFilter]) {
     control.addEventListener("change", apply);
   }

@@ -1,0 +1,127 @@
+"""What a report is written from: a run's facts and figures, and its results read in order.
+
+A run that kept its results is read from memory. A streamed run is read from wherever its
+results went (the run store, a JSONL file), as often as a format needs, never all at once:
+its figures come from the run's tally, so a report holds one result at a time.
+"""
+
+from __future__ import annotations
+
+import io
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import IO, TYPE_CHECKING, TextIO, TypeVar
+
+from promptum.completion import Completion
+from promptum.redaction import scrub_json
+from promptum.reporting._serialize import model_json
+from promptum.results import CaseResult, RunResult
+from promptum.tally import RunTally
+
+if TYPE_CHECKING:
+    from promptum.compare import VariantLead
+
+_Model = TypeVar("_Model", RunResult, CaseResult)
+_BLANK = Completion()
+"""The completion of a result kept only to pair prompt variants: its text is not needed."""
+
+_SPOOL = 1 << 20
+"""Characters of a report's part kept in memory before it moves to a temporary file."""
+
+Results = Callable[[], Iterable[CaseResult]]
+"""Reads a run's results: every call yields all of them again, in plan order."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReportSource:
+    """A run to report: its facts, whose `tally()` gives the figures, and its results."""
+
+    run: RunResult
+    """The run's facts; `run.tally()` counts exactly the results `results` yields."""
+    results: Results
+
+    @classmethod
+    def kept(cls, run: RunResult) -> ReportSource:
+        """A run that holds its results."""
+        counted = run.model_copy()  # shallow: the tally is counted once and the run not changed
+        counted.streamed(run.tally())
+        return cls(counted, lambda: counted.results)
+
+    @classmethod
+    def streamed(cls, run: RunResult, results: Results, secrets: tuple[str, ...]) -> ReportSource:
+        """`run`'s facts with results read by `results`; `secrets` scrubbed from both."""
+        shell = scrubbed(run.model_copy(update={"results": []}), secrets)
+        if secrets:
+            results = _scrubbing(results, secrets)
+        if secrets or not run.result_count:
+            # The figures must be those of the results as written: count them again.
+            tally = RunTally(shell.models)
+            for position, result in enumerate(results()):
+                tally.add(result, position)
+        else:
+            tally = run.tally()
+        shell.streamed(tally)
+        return cls(shell, results)
+
+    def leads(self) -> list[VariantLead]:
+        """For each model that ran two or more prompt variants: its best against the runner-up."""
+        from promptum.compare import variant_leads
+
+        if self.run.results or all(c in self.run.models for c in self.run.tally().columns()):
+            return variant_leads(self.run)
+        # A streamed run with prompt variants: pairing them needs each variant result's case
+        # and status, a small record each (not bounded, but a fraction of the results).
+        slim = self.run.model_copy(
+            update={"results": [_slim(r) for r in self.results() if r.variant]}
+        )
+        slim.streamed(self.run.tally())
+        return variant_leads(slim)
+
+
+def _slim(result: CaseResult) -> CaseResult:
+    return CaseResult.model_construct(
+        case_id=result.case_id,
+        suite=result.suite,
+        model=result.model,
+        variant=result.variant,
+        repeat=result.repeat,
+        status=result.status,
+        must_pass=result.must_pass,
+        completion=_BLANK,
+    )
+
+
+def scrubbed(model: _Model, secrets: tuple[str, ...]) -> _Model:
+    """`model` with each secret replaced in its strings; the same object when none is there.
+
+    The store does the same to what it records; a report written straight from a run (a key
+    pasted into a prompt, echoed in a response or an error) must not hold one either. The
+    run's strings are scrubbed, not the rendered text, so the HTML page's own script stays
+    intact.
+    """
+    if not secrets:
+        return model
+    text = model_json(model)  # fast; usually there is nothing to replace and `model` is kept
+    cleaned = scrub_json(text, secrets)
+    return model if cleaned is text else type(model).model_validate_json(cleaned)
+
+
+def _scrubbing(results: Results, secrets: tuple[str, ...]) -> Results:
+    def read() -> Iterator[CaseResult]:
+        for result in results():
+            yield scrubbed(result, secrets)
+
+    return read
+
+
+def spool() -> IO[str]:
+    """A text file for part of a report written out of order: in memory until it grows."""
+    return tempfile.SpooledTemporaryFile(_SPOOL, "w+", encoding="utf-8", newline="")
+
+
+def rendered(write: Callable[[ReportSource, TextIO], None], run: RunResult) -> str:
+    """The text `write` writes for `run`, which holds its results."""
+    out = io.StringIO(newline="")
+    write(ReportSource.kept(run), out)
+    return out.getvalue()

@@ -1,0 +1,112 @@
+"""A run's plan, read in one pass over its cases: what it runs, and where each result goes.
+
+Cases may be built only when read (a million-row CSV), so a run reads them as few times
+as it can: once here for everything the run needs to know before its first call (models,
+judges, parameters, targets, the resume fingerprint, the plan's shape), then once per
+model while running.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from promptum.providers._target_spec import Target
+from promptum.runner._case import TestCase
+from promptum.runner._journal import case_fingerprint
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Where each unit (case, variant, model, repeat) stands in a run's plan, as one int.
+
+    Reports list results in plan order, not finishing order, so two runs diff cleanly; a
+    streamed run hands each result's position to its sinks instead of sorting them.
+    """
+
+    models: dict[str, int]
+    repeats: int
+    """The most repeats of any case: each (case, model) has this many positions."""
+    slots: dict[tuple[str, str], int] | None
+    """(key, variant) -> its place; None without variants, where a case's index is its place."""
+    count: int
+    """How many results the plan has."""
+
+    @classmethod
+    def of(cls, cases: Sequence[TestCase], models: Sequence[str]) -> Plan:
+        """The plan of `cases` on `models`."""
+        return Survey.of(cases).plan(cases, models)
+
+    def position(self, index: int, case: TestCase, model: str, repeat: int) -> int:
+        """The place of `case` (the `index`-th of the cases) on `model`, repeat `repeat`."""
+        slot = index if self.slots is None else self.slots[case.key, case.variant]
+        return (slot * len(self.models) + self.models[model]) * self.repeats + repeat - 1
+
+
+@dataclass(slots=True)
+class Survey:
+    """Everything a run needs to know of its cases before the first call, from one pass."""
+
+    models: dict[str, None] = field(default_factory=dict)
+    """The models the cases run on, in order of first use."""
+    judge_models: set[str] = field(default_factory=set)
+    judges: set[tuple[str, float]] = field(default_factory=set)
+    """(model, threshold) of every judge."""
+    params: set[tuple[Any, ...]] = field(default_factory=set)
+    """(temperature, max_tokens, seed) of every case."""
+    targets: dict[str, Target] = field(default_factory=dict)
+    """The functions and services answering cases, by id."""
+    count: int = 0
+    """How many results the cases produce (models × repeats each)."""
+    repeats: int = 1
+    variants: bool = False
+    fingerprint: str | None = None
+    """A hash of everything that decides the results (the resume journal's key)."""
+
+    @classmethod
+    def of(cls, cases: Sequence[TestCase], *, fingerprint: bool = False) -> Survey:
+        """Survey `cases`; with `fingerprint`, hash them too (slower: every case's content)."""
+        survey = cls()
+        digest = hashlib.sha256() if fingerprint else None
+        for case in cases:
+            survey._add(case)
+            if digest is not None:
+                digest.update(case_fingerprint(case))
+        if digest is not None:
+            survey.fingerprint = digest.hexdigest()[:16]
+        return survey
+
+    def _add(self, case: TestCase) -> None:
+        for model in case.models:
+            self.models.setdefault(model, None)
+        if case.judge is not None:
+            self.judge_models.add(case.judge.model)
+            self.judges.add((case.judge.model, case.judge.threshold))
+        params = case.params
+        self.params.add((params.temperature, params.max_tokens, params.seed))
+        target = case.target
+        if target is not None and self.targets.setdefault(target.id, target) != target:
+            from promptum.errors import ConfigError
+
+            raise ConfigError(f"two different targets are named {target.id!r}: give one a `name`")
+        self.count += len(case.models) * case.repeat
+        self.repeats = max(self.repeats, case.repeat)
+        self.variants = self.variants or bool(case.variant)
+
+    def plan(self, cases: Sequence[TestCase], models: Sequence[str]) -> Plan:
+        """The plan on `models`; with variants this reads the cases once more."""
+        slots = None
+        if self.variants:  # cases, then each case's variants, wherever the suite listed them
+            keys: dict[str, int] = {}
+            names: dict[str, int] = {}
+            for case in cases:
+                keys.setdefault(case.key, len(keys))
+                names.setdefault(case.variant, len(names))
+            slots = {
+                (case.key, case.variant): keys[case.key] * len(names) + names[case.variant]
+                for case in cases
+            }
+        ordered = {model: index for index, model in enumerate(models)}
+        return Plan(ordered, self.repeats, slots, self.count)

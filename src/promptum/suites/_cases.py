@@ -1,0 +1,160 @@
+"""Sequences of cases that are not all held: parts joined, rows built on access, views.
+
+A million-row CSV golden set is kept as the offsets of its rows, and `Session.select` or
+`override` keep a view over the cases instead of a changed copy of each.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import overload
+
+from promptum.runner import TestCase
+from promptum.suites._rows import RawCase, RowFile
+
+
+class _Cases(Sequence[TestCase]):
+    """A read-only sequence of cases whose slices are lists."""
+
+    @overload
+    def __getitem__(self, index: int) -> TestCase: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[TestCase]: ...
+
+    def __getitem__(self, index: int | slice) -> TestCase | list[TestCase]:
+        if isinstance(index, slice):
+            return [self._at(i) for i in range(*index.indices(len(self)))]
+        size = len(self)
+        if index < 0:
+            index += size
+        if not 0 <= index < size:
+            raise IndexError("case index out of range")
+        return self._at(index)
+
+    def _at(self, index: int) -> TestCase:
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        # Equal to a list, tuple or view holding the same cases, as a list of them would be.
+        if not isinstance(other, list | tuple | _Cases):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]  # equal to a list, so unhashable like one
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}: {len(self)} cases>"
+
+
+class RowCases(_Cases):
+    """The cases of a CSV or JSONL file, built from their row each time they are read.
+
+    Holds the row index (16 bytes a row), not the cases: a row was validated when the file
+    was loaded, and is built again, the same way, when the run reaches it.
+    """
+
+    def __init__(
+        self, rows: RowFile, build: Callable[[RawCase], Sequence[TestCase]], per_row: int
+    ) -> None:
+        self.rows = rows
+        self.build = build
+        self.per_row = per_row
+        """Cases per row: one per prompt variant."""
+
+    def __len__(self) -> int:
+        return len(self.rows) * self.per_row
+
+    def _at(self, index: int) -> TestCase:
+        row, variant = divmod(index, self.per_row)
+        return self.build(self.rows.row(row))[variant]
+
+    def __iter__(self) -> Iterator[TestCase]:
+        for row in range(len(self.rows)):
+            yield from self.build(self.rows.row(row))
+
+
+class Cases(_Cases):
+    """Parts (a tuple, a file's rows, a view) read as one sequence, in order."""
+
+    def __init__(self, parts: Iterable[Sequence[TestCase]] = ()) -> None:
+        self.parts = list(parts)
+        """The parts, in order; a session appends to them (and to its own list part)."""
+
+    def __len__(self) -> int:
+        return sum(len(part) for part in self.parts)
+
+    def _at(self, index: int) -> TestCase:
+        for part in self.parts:
+            if index < len(part):
+                return part[index]
+            index -= len(part)
+        raise IndexError("case index out of range")
+
+    def __iter__(self) -> Iterator[TestCase]:
+        for part in self.parts:
+            yield from part
+
+
+class Mapped(_Cases):
+    """Every case of `cases` changed by `change` when it is read (`override`, default models)."""
+
+    def __init__(self, cases: Sequence[TestCase], change: Callable[[TestCase], TestCase]) -> None:
+        self.cases = cases
+        self.change = change
+
+    def __len__(self) -> int:
+        return len(self.cases)
+
+    def _at(self, index: int) -> TestCase:
+        return self.change(self.cases[index])
+
+    def __iter__(self) -> Iterator[TestCase]:
+        return map(self.change, self.cases)
+
+
+class Selected(_Cases):
+    """The cases of `cases` at the given positions (`select`): 8 bytes a kept case."""
+
+    def __init__(self, cases: Sequence[TestCase], positions: array[int]) -> None:
+        self.cases = cases
+        self.positions = positions
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    def _at(self, index: int) -> TestCase:
+        return self.cases[self.positions[index]]
+
+    def __iter__(self) -> Iterator[TestCase]:
+        for position in self.positions:
+            yield self.cases[position]
+
+
+@dataclass(slots=True)
+class CaseStats:
+    """What `promptum validate` says of a suite's cases, tallied once as they are loaded."""
+
+    checks: int = 0
+    models: dict[str, None] = field(default_factory=dict)
+    """Every model id the cases are answered or judged by, in order of first use."""
+    duplicates: list[tuple[str, str, str]] = field(default_factory=list)
+    """Each case whose id an earlier case of the suite has: (key, variant, problem)."""
+
+    def add(self, case: TestCase, default_model: str) -> None:
+        """Count one case in."""
+        self.checks += len(case.checks)
+        for model in case.models or (default_model,):
+            self.models.setdefault(model)
+        if case.judge is not None:
+            self.models.setdefault(case.judge.model)
+
+
+class SuiteCases(Cases):
+    """A loaded suite's cases, with what loading them found out (`stats`)."""
+
+    def __init__(self, parts: Iterable[Sequence[TestCase]], stats: CaseStats) -> None:
+        super().__init__(parts)
+        self.stats = stats

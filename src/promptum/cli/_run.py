@@ -259,9 +259,9 @@ def _execute(console: Console, options: RunOptions) -> int:
     # summary compares the variants case by case.
     streams = store is not None and not any(suite.variants for suite in session.suites)
     run = asyncio.run(_run_until_signal(session, sinks, options.resume, not streams))
-    results = None
+    results: Callable[[], Iterator[CaseResult]] | str | None = None
     if streams and store is not None:
-        results = _stored_results(store, run.run_id)
+        results = _stored_results(store, run, recorders[0])
 
     print_summary(console, run)
     secrets = environment_secrets()
@@ -269,7 +269,10 @@ def _execute(console: Console, options: RunOptions) -> int:
         console.print(f"[yellow]warning:[/] {escape(scrub(warning, secrets))}")
     unwritten = _write_reports(console, run, rendered, options.summary_md, results)
     for recorder in recorders:
-        if recorder.failed:
+        if recorder is recorders[0] and isinstance(results, str):
+            unwritten += 1
+            console.print(f"[red]error:[/] {escape(f'{recorder.what} {results}')}")
+        elif recorder.failed:
             unwritten += 1
             console.print(
                 f"[red]error:[/] {escape(recorder.what)} is incomplete: writing it failed "
@@ -292,9 +295,25 @@ def _execute(console: Console, options: RunOptions) -> int:
     return EXIT_PASSED if gate.passed else EXIT_FAILED
 
 
-def _stored_results(store: RunStore, run_id: str) -> Callable[[], Iterator[CaseResult]]:
-    """The results of a streamed run, read back from the store each time they are asked for."""
-    return lambda: store.iter_results(run_id)
+def _stored_results(
+    store: RunStore, run: RunResult, recorder: _WatchedSink
+) -> Callable[[], Iterator[CaseResult]] | str:
+    """A streamed run's results, read back from the store when asked; or why they cannot be.
+
+    Reports are written from the store only when it holds every result the run counted:
+    one written from a store that failed halfway would show a gate other than the run's.
+    """
+    from promptum.errors import PromptumError
+
+    if recorder.failed:
+        return "failed during the run and does not hold every result"
+    try:
+        stored = store.summary(run.run_id).total
+    except PromptumError as exc:
+        return f"cannot give the run's results back ({exc})"
+    if stored != run.result_count:
+        return f"holds {stored} of the run's {run.result_count} results"
+    return lambda: store.iter_results(run.run_id)
 
 
 def _write_reports(
@@ -302,11 +321,12 @@ def _write_reports(
     run: RunResult,
     reports: Sequence[tuple[Path, ReportFormat]],
     summary_md: Path | None,
-    results: Callable[[], Iterator[CaseResult]] | None,
+    results: Callable[[], Iterator[CaseResult]] | str | None,
 ) -> int:
     """Write every report after the summary; one that cannot be written stops no other.
 
-    `results` reads a streamed run's results back (from the store), in plan order.
+    `results` reads a streamed run's results back (from the store), in plan order; a text
+    says why the store cannot, and no whole-run report is then written.
     """
     from promptum.cli._console import escape
     from promptum.errors import PromptumError
@@ -317,6 +337,11 @@ def _write_reports(
         targets.append((summary_md, "md"))
     unwritten = 0
     for path, fmt in targets:
+        if isinstance(results, str):
+            unwritten += 1
+            problem = f"could not write {path}: it is written from the run store, which {results}"
+            console.print(f"[red]error:[/] {escape(problem)}")
+            continue
         try:
             write_report(run, path, fmt, results=results)
         except (OSError, PromptumError) as exc:

@@ -158,7 +158,7 @@ class ShardWorker:
     async def _one(
         self, position: int, case: TestCase, model: str, repeat: int
     ) -> tuple[int, CaseResult]:
-        result = await run_unit(self._limited.complete, case, model, repeat)
+        result = await run_unit(self._limited.complete, case, model, repeat, self._secrets)
         return position, scrub_model(result, self._secrets)
 
     async def close(self) -> tuple[str | None, int]:

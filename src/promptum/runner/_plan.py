@@ -34,11 +34,6 @@ class Plan:
     count: int
     """How many results the plan has."""
 
-    @classmethod
-    def of(cls, cases: Sequence[TestCase], models: Sequence[str]) -> Plan:
-        """The plan of `cases` on `models`."""
-        return Survey.of(cases).plan(cases, models)
-
     def position(self, index: int, case: TestCase, model: str, repeat: int) -> int:
         """The place of `case` (the `index`-th of the cases) on `model`, repeat `repeat`."""
         slot = index if self.slots is None else self.slots[case.key, case.variant]

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from promptum.completion import Completion
+from promptum.errors import PromptumError
 from promptum.grades import Grade, Status, status_of_grades
 from promptum.providers import ModelRequest
 from promptum.redaction import environment_secrets, scrub, scrub_model
@@ -30,6 +31,8 @@ from promptum.tally import RunTally
 ResultKey = tuple[str, str, str, int]
 """(``suite/case`` id, variant, model, repeat): what identifies one result within a run."""
 
+AFTER_PLAN = 2**62
+"""The position of a result that matches no unit of the plan: after every planned one."""
 DEFAULT_CONCURRENCY = 8
 DEFAULT_GRACE_S = 5.0
 
@@ -102,9 +105,15 @@ async def run_unit(
     case: TestCase,
     model: str,
     repeat: int,
+    secrets: tuple[str, ...] = (),
 ) -> CaseResult:
-    """One unit's result: the call through `complete`, then its grades (judge calls too)."""
-    completion = await complete(request_for(case, model, repeat))
+    """One unit's result: the call through `complete`, then its grades (judge calls too).
+
+    The response is graded with `secrets` already replaced: a reason quotes ~60 characters
+    of it, and a secret cut in two there would escape scrubbing; nor does a judge (perhaps
+    another provider) get to read a key a model echoed.
+    """
+    completion = scrub_model(await complete(request_for(case, model, repeat)), secrets)
     try:
         # A check sees repeats from 0, as CheckInput has always documented.
         grades = await grade_async(case, completion, model=model, repeat=repeat - 1)
@@ -192,7 +201,7 @@ class Runner:
             return await self._client.complete(request)
 
     async def _run_one(self, case: TestCase, model: str, repeat: int) -> CaseResult:
-        return await run_unit(self._complete, case, model, repeat)
+        return await run_unit(self._complete, case, model, repeat, self._secrets)
 
     def _drop(self, run: RunResult, sink: ResultSink, exc: Exception) -> None:
         """Stop feeding a sink that raised: its failure is a warning, not the run's end."""
@@ -246,10 +255,17 @@ class Runner:
         return units
 
     async def _work(self, run: RunResult, units: Iterator[Unit], model: str) -> None:
-        for position, case, repeat in units:
-            if self._stopping.is_set():
-                return
-            self._record(run, await self._run_one(case, model, repeat), position)
+        try:
+            for position, case, repeat in units:
+                if self._stopping.is_set():
+                    return
+                self._record(run, await self._run_one(case, model, repeat), position)
+        except PromptumError as exc:
+            # A case built as it is read can fail now (its data file changed since loading):
+            # the run stops as if interrupted, keeping every result it has.
+            if not self._stopping.is_set():
+                run.warnings.append(scrub(f"the run stopped early: {exc}", self._secrets))
+                self.stop()
 
     async def _drive(
         self, run: RunResult, cases: Sequence[TestCase], done: set[ResultKey], plan: Plan
@@ -306,8 +322,8 @@ class Runner:
                     result = earlier.pop((case.key, case.variant, model, repeat), None)
                     if result is not None:
                         self._record(run, result, plan.position(index, case, model, repeat))
-        for result in earlier.values():  # no longer planned: kept, after the plan
-            self._record(run, result, plan.count * 2)
+        for result in earlier.values():  # no unit of the plan: kept all the same, last
+            self._record(run, result, AFTER_PLAN)
         return {result_key(result) for result in finished}
 
     async def run(

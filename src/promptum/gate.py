@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from promptum.results import RunResult
-from promptum.tally import Named
+from promptum.tally import FirstInPlan
 
 _NAMED = 3
 """Cases named in a reason before the rest are only counted."""
@@ -28,7 +28,7 @@ class GateDecision:
         return f"gate: {'PASS' if self.passed else 'FAIL'} — {self.reason}"
 
 
-def _named(broken: Named) -> str:
+def _named(broken: FirstInPlan) -> str:
     multi_model = len(broken.columns) > 1
     names = [
         f"{r.key} ({'errored' if r.status == 'error' else 'failed'}"

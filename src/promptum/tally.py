@@ -93,7 +93,7 @@ def _add_exact(partials: list[float], value: float) -> None:
 
 
 @dataclass(slots=True)
-class Named:
+class FirstInPlan:
     """The first few results of one kind in plan order, and how many there were."""
 
     limit: int
@@ -132,9 +132,9 @@ class RunTally:
         self.repeated = False
         """Whether any result is a second or later repeat."""
         self.must_pass = 0
-        self.failures = Named(SHOWN_FAILURES)
+        self.failures = FirstInPlan(SHOWN_FAILURES)
         """Results that did not pass: the first in plan order, and how many."""
-        self.must_pass_broken = Named(SHOWN_FAILURES)
+        self.must_pass_broken = FirstInPlan(SHOWN_FAILURES)
         self._rates: dict[tuple[str, str], tuple[int, CaseRate]] | None = {} if repeated else None
 
     @classmethod

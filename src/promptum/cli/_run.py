@@ -154,9 +154,9 @@ class _WatchedSink:
         """What the summary says once it is written; ``{run_id}`` is filled in."""
         self.failed = False
 
-    def _call(self, event: str, argument: Any) -> None:
+    def _call(self, event: str, *arguments: Any) -> None:
         try:
-            getattr(self.sink, event)(argument)
+            getattr(self.sink, event)(*arguments)
         except Exception:
             self.failed = True
             raise  # the runner drops the sink and records the reason as a warning
@@ -172,13 +172,9 @@ class _WatchedSink:
     def add_at(self, result: CaseResult, position: int) -> None:
         """Pass on one result with its place in the plan, to a sink that wants it."""
         if hasattr(self.sink, "add_at"):
-            try:
-                self.sink.add_at(result, position)
-            except Exception:
-                self.failed = True
-                raise
+            self._call("add_at", result, position)
         else:
-            self.add(result)
+            self._call("add", result)
 
     def finish(self, run: RunResult) -> None:
         """Pass on the end of the run."""

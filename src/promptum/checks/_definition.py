@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from collections.abc import Hashable
-from typing import Any
+from typing import Any, Self
 
 from pydantic import (
     BaseModel,
@@ -166,8 +166,8 @@ class CheckDefinition(BaseModel):
     @model_validator(mode="wrap")
     @classmethod
     def _shared(
-        cls, data: Any, handler: ModelWrapValidatorHandler[CheckDefinition], info: ValidationInfo
-    ) -> CheckDefinition:
+        cls, data: Any, handler: ModelWrapValidatorHandler[Self], info: ValidationInfo
+    ) -> Self:
         # Declared after `_compile`, so it wraps it: a check found here is not compiled again.
         # A check is a pure function of its definition (and of the folder a `python` check
         # is imported from), so an identical one already compiled in this load is reused.
@@ -181,10 +181,11 @@ class CheckDefinition(BaseModel):
             key = (_frozen(data), str(context.get(FOLDER)))
         except TypeError:
             return handler(data)
-        check = table.get(key)
-        if check is None:
-            check = handler(data)
-            table.put(key, check)
+        found = table.get(key)
+        if isinstance(found, cls):  # a subclass's definitions are never shared with ours
+            return found
+        check = handler(data)
+        table.put(key, check)
         return check
 
     def __eq__(self, other: object) -> bool:

@@ -33,13 +33,14 @@ def test_a_response_echoing_a_secret_grades_the_same_from_a_second_run(
 
         def run() -> RunResult:
             session = Session(models=["fault/m"], client_options=options, concurrency=1)
-            # The first check passes only on the live text, the second fails on any text: the
-            # statuses show that checks were graded, and graded on the same answer both times.
+            # The first check passes on the answer (graded with the key already replaced: no
+            # reason may quote a piece of it), the second fails on any text: the statuses show
+            # that checks were graded, and graded on the same answer both times.
             session.add_test(
                 Prompt(
                     name="echo",
                     prompt="What is my key?",
-                    checks=[{"type": "contains", "value": f"key is {SECRET}"}],
+                    checks=[{"type": "contains", "value": "key is [redacted]"}],
                 )
             )
             session.add_test(

@@ -9,6 +9,8 @@ import pytest
 
 from tests.cli.test_run import invoke, write
 
+pytestmark = pytest.mark.usefixtures("project")
+
 APP = """\
 def answer(query: str) -> str:
     if query == "edit 3":  # an editor, a checkout or a pipeline rewriting the data file
@@ -25,12 +27,6 @@ defaults:
   checks: [{type: contains, value: hello}]
 cases_from: cases.csv
 """
-
-
-@pytest.fixture(autouse=True)
-def _in_tmp(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("PROMPTUM_DB", raising=False)
 
 
 def test_the_run_stops_keeping_what_finished_and_says_why() -> None:

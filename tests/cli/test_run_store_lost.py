@@ -8,6 +8,8 @@ import pytest
 
 from tests.cli.test_run import invoke, write
 
+pytestmark = pytest.mark.usefixtures("project")
+
 APP = """\
 from pathlib import Path
 
@@ -28,12 +30,6 @@ test_cases:
   - {id: c, query: good 2, checks: [{type: contains, value: hello}]}
   - {id: d, query: bad, checks: [{type: contains, value: hello}]}
 """
-
-
-@pytest.fixture(autouse=True)
-def _in_tmp(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("PROMPTUM_DB", raising=False)
 
 
 def test_reports_are_not_written_from_a_store_that_lost_results() -> None:

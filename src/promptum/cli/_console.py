@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from promptum.rates import CaseRate
     from promptum.results import CaseResult, ModelStats, RunResult
+    from promptum.tally import RunTally
 
 _STATUS_STYLE = {"pass": "green", "fail": "red", "error": "yellow"}
 _MAX_FAILURES_SHOWN = 25
@@ -179,11 +180,11 @@ def _rows(stats: ModelStats) -> list[tuple[str, str]]:
     ]
 
 
-def _stats_table(run: RunResult) -> Table:
+def _stats_table(run: RunResult, tally: RunTally) -> Table:
     """One column per model, one row per figure: fits a terminal with several models."""
     from rich.table import Table
 
-    stats = list(run.stats().values())
+    stats = list(tally.stats().values())
     table = Table(title=f"{escape(run.suite)} · run {run.run_id}", title_justify="left")
     table.add_column("")
     for model_stats in stats:
@@ -196,12 +197,14 @@ def _stats_table(run: RunResult) -> Table:
 
 def print_summary(console: Console, run: RunResult) -> None:
     """The per-model table, `Checks: N/M passed` per model, then each failure with reasons."""
+    # One count of the run's figures for everything below (a kept run's is counted anew
+    # on each call of `run.tally()`).
+    tally = run.tally()
     console.print()
-    console.print(_stats_table(run))
-    for model, checks in run.get_check_stats().items():
+    console.print(_stats_table(run, tally))
+    for model, checks in tally.check_stats().items():
         if checks.total:
             console.print(f"{escape(model)} · Checks: {checks.passed}/{checks.total} passed")
-    tally = run.tally()
     _print_variant_leads(console, run)
     _print_flaky(console, tally.flaky())
     failures = tally.failures
@@ -226,18 +229,18 @@ def print_summary(console: Console, run: RunResult) -> None:
     console.print()
     if not tally.count:
         verdict = "nothing finished"
-    elif run.passed and run.complete:
+    elif tally.passed == tally.count and run.complete:
         verdict = "[green]all passed[/]"
     else:
-        verdict = f"pass rate {run.pass_rate:.0%}"
+        verdict = f"pass rate {tally.pass_rate:.0%}"
     if not run.complete:
         verdict += " [yellow](interrupted)[/]"
     duration = f" in {run.duration_s:.1f} s" if run.duration_s is not None else ""
     console.print(f"{tally.count} results{duration}: {verdict}")
-    cached, answered = run.cache_counts()
-    if cached:
+    if tally.cached:
         console.print(
-            f"{cached} of {answered} answers from the cache (--no-cache to call the models)"
+            f"{tally.cached} of {tally.answered} answers from the cache "
+            "(--no-cache to call the models)"
         )
 
 

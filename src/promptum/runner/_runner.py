@@ -223,10 +223,11 @@ class Runner:
         # The one place results leave the runner: every sink, the console and the returned
         # run see them without secrets, so a sink added later cannot forget to scrub.
         result = scrub_model(result, self._secrets)
-        self._tally.add(result, position)
-        if self._keep:
+        if self._keep:  # a kept run's figures are counted from its results when asked
             run.results.append(result)
             self._positions.append(position)
+        else:
+            self._tally.add(result, position)
         for sink in list(self._sinks):
             try:
                 # A sink that stores results (`add_at`) also learns where each one belongs.
@@ -358,6 +359,6 @@ class Runner:
             else:
                 run.streamed(self._tally)
             run.finished_at = datetime.now(UTC)
-            run.complete = self._tally.count >= run.planned_results
+            run.complete = run.result_count >= run.planned_results
             self._notify(run, "finish")
         return run

@@ -28,15 +28,23 @@ class GateDecision:
         return f"gate: {'PASS' if self.passed else 'FAIL'} — {self.reason}"
 
 
-def _named(broken: FirstInPlan) -> str:
+def _named(broken: FirstInPlan) -> tuple[str, bool]:
+    """The first broken cases, each named once however often it repeated; and whether several."""
     multi_model = len(broken.columns) > 1
+    seen: dict[tuple[str, str, str], int] = {}
+    for result in broken.first():
+        place = (result.key, result.status, result.column)
+        seen[place] = seen.get(place, 0) + 1
     names = [
-        f"{r.key} ({'errored' if r.status == 'error' else 'failed'}"
-        + (f" on {r.column})" if multi_model else ")")
-        for r in broken.first()[:_NAMED]
+        f"{key} ({'errored' if status == 'error' else 'failed'}"
+        + (f" ×{times}" if times > 1 else "")
+        + (f" on {column})" if multi_model else ")")
+        for (key, status, column), times in list(seen.items())[:_NAMED]
     ]
-    more = f" and {broken.count - _NAMED} more" if broken.count > _NAMED else ""
-    return ", ".join(names) + more
+    shown = sum(list(seen.values())[:_NAMED])
+    rest = broken.count - shown
+    more = f" and {rest} more {'result' if rest == 1 else 'results'}" if rest else ""
+    return ", ".join(names) + more, len(seen) > 1 or broken.count > shown
 
 
 def _rates(rate: float, threshold: float) -> tuple[str, str]:
@@ -64,8 +72,8 @@ def decide(run: RunResult, fail_under: float | None = None) -> GateDecision:
         return GateDecision(False, "no results")
     broken = tally.must_pass_broken
     if broken.count:
-        noun = "case" if broken.count == 1 else "cases"
-        return GateDecision(False, f"must-pass {noun} {_named(broken)}")
+        named, several = _named(broken)
+        return GateDecision(False, f"must-pass {'cases' if several else 'case'} {named}")
     rate = tally.pass_rate
     must = tally.must_pass
     guarded = f"; all {must} must-pass results passed" if must else ""

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
+from types import CodeType
 from typing import Any
 
 from promptum.completion import Completion
@@ -51,38 +54,110 @@ class CheckType:
     """Whether `case_insensitive` applies."""
 
 
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """A built-in check as its pass condition, a Python expression a plan can test in line.
+
+    `test` is one of promptum's fixed expressions, over ``text`` (the response),
+    ``completion`` and names in braces, each bound to its value in `names`: a suite's values
+    are only ever bound to names, never written into code.
+    """
+
+    test: str
+    names: Mapping[str, object]
+    passed: Grade
+    """The grade of every response that passes: one object, shared."""
+    fail: Callable[[Completion], Grade]
+    """The failed grade of a response the test rejects, with the reason a person reads."""
+
+
+# The checks built from a condition, so that a plan can test it in line rather than call it.
+_conditions: weakref.WeakKeyDictionary[CompiledCheck, Condition] = weakref.WeakKeyDictionary()
+
+# The code of a check, and of a plan's checks, each grade an expression of `_in_line`'s
+# such as ``passed_0 if v0_value in text else fail_0(completion)``.
+_SINGLE = """\
+def run(completion):
+    text = completion.text
+    return {grade}
+"""
+
+_PLAN = """\
+def run(completion):
+    text = completion.text
+    try:
+        return [{grades}]
+    except Exception:  # some check raised: the fallback records which, and why
+        return fallback(completion)
+"""
+
+
+@lru_cache(maxsize=256)
+def _code(source: str) -> CodeType:
+    """The compiled source, once per shape: checks that differ only in values share it."""
+    return compile(source, "<promptum checks>", "exec")
+
+
+def _function(source: str, names: dict[str, object]) -> Callable[[Completion], Any]:
+    """The ``run`` function that `source` defines, reading `names` as its globals."""
+    namespace: dict[str, Any] = dict(names)  # exec adds the builtins
+    exec(_code(source), namespace)
+    run: Callable[[Completion], Any] = namespace["run"]
+    return run
+
+
+def _in_line(checks: Sequence[Condition | CompiledCheck]) -> tuple[str, dict[str, object]]:
+    """The checks' grades as expressions of ``completion`` and ``text``, and the names read.
+
+    A condition is its test, with its failure built only on failure; a check is a call.
+    """
+    expressions: list[str] = []
+    names: dict[str, object] = {}
+    for index, check in enumerate(checks):
+        if not isinstance(check, Condition):
+            names[f"check_{index}"] = check
+            expressions.append(f"check_{index}(completion)")
+            continue
+        bound = {name: f"v{index}_{name}" for name in check.names}
+        names.update({bound[name]: value for name, value in check.names.items()})
+        names[f"passed_{index}"] = check.passed
+        names[f"fail_{index}"] = check.fail
+        test = check.test.format_map(bound)
+        expressions.append(f"passed_{index} if {test} else fail_{index}(completion)")
+    return ", ".join(expressions), names
+
+
+def condition_check(condition: Condition) -> CompiledCheck:
+    """The check that tests `condition`, by the code a plan runs in line."""
+    expression, names = _in_line([condition])
+    run: CompiledCheck = _function(_SINGLE.format(grade=expression), names)
+    _conditions[run] = condition
+    return run
+
+
+def _condition(check: CompiledCheck) -> Condition | None:
+    """The condition `check` was built from, if it was."""
+    try:
+        return _conditions.get(check)
+    except TypeError:  # a callable that cannot be weakly referred to: not built from one
+        return None
+
+
+def fused_checks(
+    checks: Sequence[CompiledCheck], fallback: Callable[[Completion], list[Grade]]
+) -> Callable[[Completion], list[Grade]]:
+    """The grades of `checks` on a completion, those built from a condition tested in line.
+
+    One function rather than a call per check: the calls cost more than most tests. If any
+    check raises, `fallback` grades the completion instead.
+    """
+    expressions, names = _in_line([_condition(check) or check for check in checks])
+    return _function(_PLAN.format(grades=expressions), {**names, "fallback": fallback})
+
+
 def shorten(text: str, limit: int = 80) -> str:
     """Shorten text for a failure reason, keeping its start."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def text_check(
-    type_name: str,
-    description: str,
-    passes: Callable[[str], bool],
-    reason: str | Callable[[str], str],
-) -> CompiledCheck:
-    """Wrap a predicate on the response text as a check.
-
-    A constant `reason` lets every outcome be built once, so a check allocates nothing.
-    """
-    passed = passed_grade(type_name, description)
-    if isinstance(reason, str):
-        failed = failed_grade(type_name, description, reason)
-
-        def run_constant(completion: Completion) -> Grade:
-            return passed if passes(completion.text) else failed
-
-        return run_constant
-
-    explain = reason
-
-    def run(completion: Completion) -> Grade:
-        if passes(completion.text):
-            return passed
-        return failed_grade(type_name, description, explain(completion.text))
-
-    return run
 
 
 def passed_grade(type_name: str, description: str) -> Grade:

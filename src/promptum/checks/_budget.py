@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from promptum.checks._base import CheckType, CompiledCheck, ValueKind, failed_grade, passed_grade
+from promptum.checks._base import (
+    CheckType,
+    CompiledCheck,
+    Condition,
+    ValueKind,
+    condition_check,
+    failed_grade,
+    passed_grade,
+)
 from promptum.completion import Completion
 from promptum.grades import Grade
 
@@ -15,21 +23,21 @@ def _build_max_latency(limit: float, _case_insensitive: bool) -> CompiledCheck:
         "max_latency_ms", description, "latency was not measured for this call"
     )
 
-    def run(completion: Completion) -> Grade:
+    def fail(completion: Completion) -> Grade:
         latency = completion.latency_ms
         if latency is None:
             return unmeasured
-        if latency <= limit:
-            return passed
         # round() and the pre-formatted limit: float formatting is the slow part of a reason.
         reason = f"latency {round(latency)} ms > {shown} ms"
         return failed_grade("max_latency_ms", description, reason)
 
-    return run
+    test = "completion.latency_ms is not None and completion.latency_ms <= {limit}"
+    return condition_check(Condition(test, {"limit": limit}, passed, fail))
 
 
 def _build_max_cost(limit: float, _case_insensitive: bool) -> CompiledCheck:
-    description = f"Cost at most ${limit:g}"
+    shown = f"${limit:g}"
+    description = f"Cost at most {shown}"
     passed = passed_grade("max_cost_usd", description)
     unreported = failed_grade(
         "max_cost_usd",
@@ -38,16 +46,14 @@ def _build_max_cost(limit: float, _case_insensitive: bool) -> CompiledCheck:
         "(add a price for it to the suite's pricing)",
     )
 
-    def run(completion: Completion) -> Grade:
+    def fail(completion: Completion) -> Grade:
         cost = completion.cost_usd
         if cost is None:
             return unreported
-        if cost <= limit:
-            return passed
-        reason = f"cost ${cost:.6g} > ${limit:g}"
-        return failed_grade("max_cost_usd", description, reason)
+        return failed_grade("max_cost_usd", description, f"cost ${cost:.6g} > {shown}")
 
-    return run
+    test = "completion.cost_usd is not None and completion.cost_usd <= {limit}"
+    return condition_check(Condition(test, {"limit": limit}, passed, fail))
 
 
 MAX_LATENCY_MS = CheckType(

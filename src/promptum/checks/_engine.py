@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
-from promptum.checks._base import CheckResult, CompiledCheck, check_result
+from promptum.checks._base import CheckResult, CompiledCheck, check_result, fused_checks
 from promptum.checks._custom import CustomCheck
 from promptum.checks._definition import CheckDefinition
 from promptum.completion import Completion
@@ -46,8 +47,16 @@ def run_compiled(
     try:
         # The common case, kept tight: no check raises.
         return [run(completion) for run in compiled]
-    except Exception:
-        pass  # some check raised: run them one by one below to record which, and why
+    except Exception:  # some check raised: run them one by one to record which, and why
+        return _one_by_one(compiled, definitions, completion)
+
+
+def _one_by_one(
+    compiled: Sequence[CompiledCheck],
+    definitions: Sequence[CheckDefinition],
+    completion: Completion,
+) -> list[Grade]:
+    """Each check's grade, a check that raises failing with what it raised."""
     grades: list[Grade] = []
     for run, definition in zip(compiled, definitions, strict=True):
         try:
@@ -69,19 +78,12 @@ class CheckPlan:
     custom: tuple[tuple[int, CustomCheck], ...]
     """The checks the user wrote, by position: they see the whole `CheckInput`."""
     run: Run
-    """`run_compiled` of these checks, bound: each check's grade of one completion, in order."""
+    """Each check's grade of one completion, in order, as `run_compiled` gives them."""
 
 
-def _bound(compiled: tuple[CompiledCheck, ...], definitions: tuple[CheckDefinition, ...]) -> Run:
-    """`run_compiled` of these checks as one function of a completion (the common path)."""
-
-    def run(completion: Completion) -> list[Grade]:
-        try:
-            return [check(completion) for check in compiled]
-        except Exception:  # some check raised: run_compiled records which, and why
-            return run_compiled(compiled, definitions, completion)
-
-    return run
+def _fused(compiled: tuple[CompiledCheck, ...], definitions: tuple[CheckDefinition, ...]) -> Run:
+    """`run_compiled` of these checks as one function of a completion, built-in tests in line."""
+    return fused_checks(compiled, partial(_one_by_one, compiled, definitions))
 
 
 def _stand_in(check: CustomCheck) -> CompiledCheck:
@@ -114,7 +116,7 @@ def check_plan(definitions: tuple[CheckDefinition, ...]) -> CheckPlan:
             run = _stand_in(run)
         compiled.append(run)
     checks = tuple(compiled)
-    plan = CheckPlan(definitions, checks, tuple(custom), _bound(checks, definitions))
+    plan = CheckPlan(definitions, checks, tuple(custom), _fused(checks, definitions))
     if len(_plans) >= _PLANS_KEPT:
         _plans.pop(next(iter(_plans)), None)  # the oldest: a long session keeps making cases
     _plans[id(definitions)] = (definitions, plan)

@@ -8,7 +8,7 @@ from promptum.checks._base import CheckType, CompiledCheck, ValueKind, failed_gr
 from promptum.completion import Completion
 from promptum.grades import Grade
 from promptum.validation import IsValidJson
-from promptum.validation._json import parse_json_or_fenced
+from promptum.validation._json import json_problem
 
 
 def _build(_value: Any, _case_insensitive: bool) -> CompiledCheck:
@@ -18,11 +18,8 @@ def _build(_value: Any, _case_insensitive: bool) -> CompiledCheck:
 
     def run(completion: Completion) -> Grade:
         # IsValidJson's own parse, once: the outcome and, on failure, the parser's message.
-        try:
-            parse_json_or_fenced(completion.text)
-        except ValueError as exc:
-            return failed_grade("is_valid_json", description, str(exc))
-        return passed
+        problem = json_problem(completion.text)
+        return passed if problem is None else failed_grade("is_valid_json", description, problem)
 
     return run
 

@@ -7,16 +7,17 @@ import re
 from promptum.checks._base import (
     CheckType,
     CompiledCheck,
+    Condition,
     ValueKind,
+    condition_check,
     failed_grade,
     passed_grade,
     shorten,
-    text_check,
 )
 from promptum.completion import Completion
 from promptum.grades import Grade
 from promptum.validation import Contains, ExactMatch, NotContains, NotRegex, Regex
-from promptum.validation._regex import bounded_search, too_slow
+from promptum.validation._regex import cannot_backtrack, bounded_search, too_slow
 
 _EXCERPT = 60
 """Characters of a response a failure reason quotes: enough to see what the model said."""
@@ -80,21 +81,16 @@ def _build_contains(value: str, case_insensitive: bool) -> CompiledCheck:
     description = validator.describe()
     expected = f"expected to contain {value!r}, got "
 
-    def reason(text: str) -> str:
-        return expected + excerpt(text)
+    def fail(completion: Completion) -> Grade:
+        return failed_grade("contains", description, expected + excerpt(completion.text))
 
-    if case_insensitive:
-        return text_check("contains", description, validator.check, reason)
-    # The common case without the validator's call: one frame per check, not two.
     passed = passed_grade("contains", description)
-
-    def run(completion: Completion) -> Grade:
-        text = completion.text
-        if value in text:
-            return passed
-        return failed_grade("contains", description, expected + excerpt(text))
-
-    return run
+    names: dict[str, object]
+    if case_insensitive:
+        test, names = "{check}(text)", {"check": validator.check}
+    else:  # the validator's rule, without its call
+        test, names = "{value} in text", {"value": value}
+    return condition_check(Condition(test, names, passed, fail))
 
 
 def _build_not_contains(value: str, case_insensitive: bool) -> CompiledCheck:
@@ -102,20 +98,18 @@ def _build_not_contains(value: str, case_insensitive: bool) -> CompiledCheck:
     description = validator.describe()
     expected = f"expected not to contain {value!r}, found in "
 
-    def reason(text: str) -> str:
-        return expected + excerpt(text, _found_at(value, text, case_insensitive))
-
-    if case_insensitive:
-        return text_check("not_contains", description, validator.check, reason)
-    passed = passed_grade("not_contains", description)
-
-    def run(completion: Completion) -> Grade:
+    def fail(completion: Completion) -> Grade:
         text = completion.text
-        if value not in text:
-            return passed
-        return failed_grade("not_contains", description, reason(text))
+        reason = expected + excerpt(text, _found_at(value, text, case_insensitive))
+        return failed_grade("not_contains", description, reason)
 
-    return run
+    passed = passed_grade("not_contains", description)
+    names: dict[str, object]
+    if case_insensitive:
+        test, names = "{check}(text)", {"check": validator.check}
+    else:
+        test, names = "{value} not in text", {"value": value}
+    return condition_check(Condition(test, names, passed, fail))
 
 
 def _flags(case_insensitive: bool) -> int:
@@ -130,14 +124,20 @@ def _build_regex(value: str, case_insensitive: bool) -> CompiledCheck:
     passed = passed_grade("regex", description)
     expected = f"expected to match /{value}/, got "
 
+    def fail(completion: Completion) -> Grade:
+        return failed_grade("regex", description, expected + excerpt(completion.text))
+
+    if cannot_backtrack(value, _flags(case_insensitive)):  # so the search cannot time out
+        return condition_check(
+            Condition("{search}(text) is not None", {"search": search}, passed, fail)
+        )
+
     def run(completion: Completion) -> Grade:
         try:
             found = search(completion.text)
         except TimeoutError:
             return failed_grade("regex", description, too_slow(value))
-        if found is not None:
-            return passed
-        return failed_grade("regex", description, expected + excerpt(completion.text))
+        return passed if found is not None else fail(completion)
 
     return run
 
@@ -147,15 +147,27 @@ def _build_not_regex(value: str, case_insensitive: bool) -> CompiledCheck:
     search = bounded_search(value, _flags(case_insensitive))
     passed = passed_grade("not_regex", description)
 
+    def found(match: str) -> Grade:
+        reason = f"expected not to match /{value}/, found {_excerpt(match, 0)}"
+        return failed_grade("not_regex", description, reason)
+
+    if cannot_backtrack(value, _flags(case_insensitive)):  # so the search cannot time out
+
+        def fail(completion: Completion) -> Grade:
+            # Searched again, on failure only: the test in line keeps no match (it found one).
+            match = search(completion.text)
+            return found("" if match is None else match.group(0))
+
+        return condition_check(
+            Condition("{search}(text) is None", {"search": search}, passed, fail)
+        )
+
     def run(completion: Completion) -> Grade:
         try:
-            found = search(completion.text)
+            match = search(completion.text)
         except TimeoutError:
             return failed_grade("not_regex", description, too_slow(value))
-        if found is None:
-            return passed
-        reason = f"expected not to match /{value}/, found {_excerpt(found.group(0), 0)}"
-        return failed_grade("not_regex", description, reason)
+        return passed if match is None else found(match.group(0))
 
     return run
 
@@ -165,22 +177,17 @@ def _build_exact_match(value: str, case_insensitive: bool) -> CompiledCheck:
     description = validator.describe() + " (after trimming whitespace)"
     expected = f"expected {shorten(value)!r}, got "
 
-    def reason(text: str) -> str:
-        return expected + repr(shorten(text.strip()))
-
-    if case_insensitive:
-        return text_check(
-            "exact_match", description, lambda text: validator.check(text.strip()), reason
-        )
-    passed = passed_grade("exact_match", description)
-
-    def run(completion: Completion) -> Grade:
+    def fail(completion: Completion) -> Grade:
         trimmed = completion.text.strip()
-        if trimmed == value:
-            return passed
         return failed_grade("exact_match", description, expected + repr(shorten(trimmed)))
 
-    return run
+    passed = passed_grade("exact_match", description)
+    names: dict[str, object]
+    if case_insensitive:
+        test, names = "{check}(text.strip())", {"check": validator.check}
+    else:
+        test, names = "text.strip() == {value}", {"value": value}
+    return condition_check(Condition(test, names, passed, fail))
 
 
 CONTAINS = CheckType(

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from promptum._legacy_grades import assertion_grade
 from promptum.checks._base import shorten
 from promptum.checks._custom import CheckInput, settle
-from promptum.checks._engine import CheckPlan, check_plan
+from promptum.checks._engine import CheckPlan, Run, check_plan
 from promptum.completion import Completion
 from promptum.evaluations import evaluate
 from promptum.grades import Grade
@@ -97,6 +97,27 @@ def _parsed_output(case: TestCase, completion: Completion) -> tuple[Any, Grade |
     return parsed, Grade("check", "response_model", True, None, None, description)
 
 
+_CASES_KEPT = 1024
+_checks_runs: dict[int, tuple[TestCase, Run]] = {}
+"""The cases that built-in checks alone grade, by identity, with their plan's run: a run
+grades each case many times (models, repeats), so one look-up replaces finding its plan
+and reading its fields for every response."""
+
+
+def _checks_run(case: TestCase) -> Run | None:
+    """How to grade `case` if its built-in checks are all that grade it (the usual case)."""
+    entry = _checks_runs.get(id(case))
+    if entry is not None and entry[0] is case:  # held by the entry, so its id is not reused
+        return entry[1]
+    plan = check_plan(case.checks)
+    if not _checks_only(case, plan):
+        return None
+    if len(_checks_runs) >= _CASES_KEPT:
+        _checks_runs.pop(next(iter(_checks_runs)), None)  # the oldest
+    _checks_runs[id(case)] = (case, plan.run)
+    return plan.run
+
+
 def _checks_only(case: TestCase, plan: CheckPlan) -> bool:
     """Whether built-in checks are all that grade the case's responses."""
     return (
@@ -159,12 +180,12 @@ def grade(
     An async check of the user's is run to completion here (in async code, `grade_async`
     awaits it on the running loop instead).
     """
-    if not completion.ok:
+    if completion.error is not None:  # `not completion.ok`, without the property's call
         return []
-    plan = check_plan(case.checks)
-    if _checks_only(case, plan):  # the usual case, spared the steps of `_grades`
-        return plan.run(completion)
-    grades, pending = _grades(case, plan, completion, model, repeat)
+    run = _checks_run(case)
+    if run is not None:  # spared the steps of `_grades`
+        return run(completion)
+    grades, pending = _grades(case, check_plan(case.checks), completion, model, repeat)
     for index, outcome in pending:
         grades[index] = settle(outcome)
     return grades
@@ -178,12 +199,12 @@ async def grade_async(
     ``model`` and ``repeat`` are what a check sees as `CheckInput.model` and ``.repeat``
     (default: the completion's model, the first repeat).
     """
-    if not completion.ok:
+    if completion.error is not None:
         return []
-    plan = check_plan(case.checks)
-    if _checks_only(case, plan):
-        return plan.run(completion)
-    grades, pending = _grades(case, plan, completion, model, repeat)
+    run = _checks_run(case)
+    if run is not None:
+        return run(completion)
+    grades, pending = _grades(case, check_plan(case.checks), completion, model, repeat)
     if pending:
         answers = await asyncio.gather(*(outcome for _, outcome in pending))
         for (index, _), answer in zip(pending, answers, strict=True):

@@ -118,18 +118,69 @@ def parse_json_or_fenced(text: str) -> tuple[Any, bool]:
 
     Returns ``(value, fenced)``; raises ValueError with the parser's message otherwise.
     """
+    value, fenced, problem = _parsed_or_fenced(text)
+    if problem is not None:
+        raise ValueError(problem)
+    return value, fenced
+
+
+def json_problem(text: str) -> str | None:
+    """Why text is not JSON, raw or as one fenced code block (the parser's message); else None."""
+    return _parsed_or_fenced(text)[2]
+
+
+def _parsed_or_fenced(text: str) -> tuple[Any, bool, str | None]:
+    """``(value, fenced, None)``, or ``(None, False, why)`` when text is not JSON either way.
+
+    The problem is returned, not raised: many of the responses a check reads are not JSON,
+    and raising costs more than the parse.
+    """
+    if _may_start_value(text):  # so it is no fenced block either: that starts with a backtick
+        value, problem = _parse(text)
+        if problem is None:
+            return value, False, None
+        return None, False, f"not valid JSON: {problem}"
+    body = unfence(text)
+    if body is None:
+        return None, False, f"not valid JSON: {_expecting_value(text)}"
+    value, problem = _parse(body) if _may_start_value(body) else (None, _expecting_value(body))
+    if problem is None:
+        return value, True, None
+    return None, False, f"fenced code block is not valid JSON: {problem}"
+
+
+_SPACE = " \t\n\r"
+"""What json's parser skips before a value."""
+_VALUE_STARTS = frozenset('"{[-0123456789')
+_WORDS = ("null", "true", "false", "NaN", "Infinity")
+"""With `_VALUE_STARTS`, all that json's parser reads a value from."""
+_BOM = "\ufeff"
+
+
+def _may_start_value(text: str) -> bool:
+    """Whether a JSON value can begin where `text` does: if not, json.loads fails there."""
+    body = text.lstrip(_SPACE)
+    return body[:1] in _VALUE_STARTS or body.startswith(_WORDS) or text.startswith(_BOM)
+
+
+def _expecting_value(text: str) -> str:
+    """What json.loads says of text where no value can begin, without the cost of its raise."""
+    # JSONDecodeError's own wording (building one costs as much as raising it): prose, the
+    # most common text that is not JSON, fails here.
+    at = len(text) - len(text.lstrip(_SPACE))
+    line = text.count("\n", 0, at) + 1
+    column = at - text.rfind("\n", 0, at)
+    return f"Expecting value: line {line} column {column} (char {at})"
+
+
+def _parse(text: str) -> tuple[Any, str | None]:
+    """``(value, None)``, or ``(None, the parser's message)`` when `text` is not JSON."""
     try:
-        return json.loads(text), False
-    except ValueError as raw_error:
-        body = unfence(text)
-        if body is None:
-            raise ValueError(f"not valid JSON: {raw_error}") from None
-        try:
-            return json.loads(body), True
-        except ValueError as fenced_error:
-            raise ValueError(f"fenced code block is not valid JSON: {fenced_error}") from None
+        return json.loads(text), None
+    except ValueError as error:
+        return None, str(error)
     except RecursionError:
-        raise ValueError("not valid JSON: nested too deeply to parse") from None
+        return None, "nested too deeply to parse"
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,18 +189,13 @@ class IsValidJson:
 
     def check(self, response: str) -> bool:
         """Return whether `response` passes."""
-        try:
-            parse_json_or_fenced(response)
-        except ValueError:
-            return False
-        return True
+        return json_problem(response) is None
 
     def validate(self, response: str) -> tuple[bool, dict[str, Any]]:
         """Return ``(passed, {parsed, fenced})`` or ``(False, {error})``."""
-        try:
-            parsed, fenced = parse_json_or_fenced(response)
-        except ValueError as exc:
-            return False, {"error": str(exc)}
+        parsed, fenced, problem = _parsed_or_fenced(response)
+        if problem is not None:
+            return False, {"error": problem}
         return True, {"parsed": parsed, "fenced": fenced}
 
     def describe(self) -> str:

@@ -40,14 +40,14 @@ def bounded_search(pattern: str, flags: int = 0) -> Search:
     import regex  # imported on first use: it costs ~15 ms, more than `promptum --help` may
 
     search = regex.compile(pattern, flags).search
-    if _cannot_backtrack(pattern, flags):
+    if cannot_backtrack(pattern, flags):
         # The timeout costs ~2 µs a call (the engine reads the clock): spared where no
         # text can make the search slower than linear.
         return search
     return partial(search, timeout=REGEX_TIMEOUT_S)
 
 
-def _cannot_backtrack(pattern: str, flags: int) -> bool:
+def cannot_backtrack(pattern: str, flags: int) -> bool:
     """Whether a search for ``pattern`` has at most one choice to retry at each position.
 
     True only for patterns without a repeat of variable count (``*``, ``+``, ``?``,

@@ -2,9 +2,9 @@
 
 Generates, in a temporary folder, a CSV golden set read with `cases_from` (one row per case,
 five checks per case: four `defaults.checks` shared by every row and a `columns:` check from
-the row's cell) and a YAML suite with its cases written inline (five checks per case, three
-of them the same in every case). Each measurement runs in a fresh process, which reports its
-wall time and peak RSS:
+the row's cell), with ``--sources N`` such rows spread over N CSV files, and a YAML suite
+with its cases written inline (five checks per case, three of them the same in every case).
+Each measurement runs in a fresh process, which reports its wall time and peak RSS:
 
 - ``validate``: the `promptum validate` command, as a user runs it;
 - ``start``: `promptum run` on the suite (`--no-store --no-cache -m openai/bench`),
@@ -14,7 +14,8 @@ Ratios are measured in the same run: the cost per row at the largest size agains
 smallest (flat is 1.0), and with ``--before SRC`` (another checkout's ``src``, e.g. from
 ``git archive HEAD src | tar -x -C /tmp/before``) this tree against that one.
 
-Run: .venv/bin/python benchmarks/loading.py [--rows 100000 1000000] [--yaml-mb 16] [--before SRC]
+Run: .venv/bin/python benchmarks/loading.py [--rows 100000 1000000] [--sources 300]
+     [--yaml-mb 16] [--before SRC]
 """
 
 from __future__ import annotations
@@ -69,16 +70,31 @@ YAML_CASE = """\
 """
 
 
-def write_csv_suite(folder: Path, rows: int) -> Path:
-    """A suite reading `rows` cases from a CSV file; returns the suite's path."""
+def write_csv_suite(folder: Path, rows: int, ids: str = "q") -> Path:
+    """A suite reading `rows` cases (ids `ids` + number) from a CSV file; returns its path."""
     folder.mkdir(parents=True, exist_ok=True)
     with (folder / "rows.csv").open("w", encoding="utf-8", newline="") as handle:
         handle.write("id,question,answer\n")
         for i in range(rows):
             a, b = i % 997, i % 89
-            handle.write(f"q{i},What is {a} + {b}?,{a + b}\n")
+            handle.write(f"{ids}{i},What is {a} + {b}?,{a + b}\n")
     suite = folder / "suite.yaml"
     suite.write_text(CSV_SUITE, encoding="utf-8")
+    return suite
+
+
+def write_sources_suite(folder: Path, sources: int, rows: int) -> Path:
+    """A suite reading `rows` cases from each of `sources` CSV files; returns its path."""
+    names = []
+    for source in range(sources):
+        rows_suite = write_csv_suite(folder / f"s{source}", rows, ids=f"s{source}-")
+        names.append(f"s{source}/rows.csv")
+        rows_suite.unlink()
+    suite = folder / "suite.yaml"
+    suite.write_text(
+        CSV_SUITE.replace("cases_from: rows.csv", f"cases_from: {json.dumps(names)}"),
+        encoding="utf-8",
+    )
     return suite
 
 
@@ -209,6 +225,7 @@ def main() -> None:
     """Generate the suites, measure each side, print the figures and their ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, nargs="+", default=[100_000, 1_000_000])
+    parser.add_argument("--sources", type=int, default=0, help="CSV files of 100 rows each")
     parser.add_argument("--yaml-mb", type=float, default=16.0)
     parser.add_argument("--before", type=Path, help="another checkout's src, measured alongside")
     parser.add_argument("--kinds", nargs="+", default=["validate", "start"])
@@ -251,6 +268,11 @@ def main() -> None:
                     f"{time_ratio:.2f}×; peak RSS grows {growth / (large - small):,.0f} B "
                     "per extra row"
                 )
+        if args.sources:
+            suite = write_sources_suite(root / "sources", args.sources, 100)
+            print(f"CSV, {args.sources:,} files of 100 rows")
+            for kind in args.kinds:
+                _compare(sides, kind, suite, args.sources * 100)
         if args.yaml_mb > 16:
             _raise_document_limit(args.yaml_mb, root / "limit")
         suite, cases = write_yaml_suite(root / "yaml", args.yaml_mb)

@@ -179,7 +179,8 @@ def local_tokens_per_second() -> tuple[float, float]:
     from llama_cpp import Llama
 
     from promptum.providers import local_model_path
-    from promptum.providers._local import DEFAULT_SEED, context_size, default_threads
+    from promptum.providers._local import DEFAULT_SEED
+    from promptum.providers._local_model import context_size, default_threads
 
     path = local_model_path("smollm2")
     threads = default_threads()

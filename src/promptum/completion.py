@@ -35,7 +35,8 @@ class ToolCall(BaseModel):
 class Completion(BaseModel):
     """One model call: the response text, its figures and, if it failed, the error."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # Built on first use: loading a suite (`promptum validate`) never makes one.
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     text: str = ""
     output: dict[str, Any] | None = None

@@ -2,6 +2,8 @@
 
 These pydantic models are the one contract between the runner (which produces them), the
 reporters and the run store (which consume them); JSON export and import go through them.
+Only `Message` is built when this module is imported: loading a suite makes messages but no
+results, so the other models are built on first use (``defer_build``).
 """
 
 from __future__ import annotations
@@ -67,7 +69,7 @@ class Message(BaseModel):
 class JudgeVerdict(BaseModel):
     """An LLM judge's grade of one response against the case's expected behaviour."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     model: str
     score: float | None = None
@@ -81,7 +83,7 @@ class JudgeVerdict(BaseModel):
 class CaseResult(BaseModel):
     """The outcome of one case on one model (one repeat), with every grade and reason."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     case_id: str
     """The case's own id, unique within its suite."""
@@ -177,6 +179,8 @@ class CaseResult(BaseModel):
 class ModelStats(BaseModel):
     """Aggregate figures for one model in a run."""
 
+    model_config = ConfigDict(defer_build=True)
+
     model: str
     total: int = 0
     passed: int = 0
@@ -204,6 +208,8 @@ class ModelStats(BaseModel):
 class CheckStats(BaseModel):
     """How many checks passed for one model: the summary's ``Checks: N/M passed``."""
 
+    model_config = ConfigDict(defer_build=True)
+
     passed: int = 0
     total: int = 0
 
@@ -215,7 +221,7 @@ def _now() -> datetime:
 class RunResult(BaseModel):
     """Every result of one run, with the run's facts."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     run_id: str
     suite: str = ""

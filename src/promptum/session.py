@@ -374,6 +374,10 @@ class Session:
             if isinstance(judge, str):  # another model, keeping the suite's threshold and rubric
                 own = replace(case.judge, model=judge) if case.judge else JudgeConfig(judge)
                 return replace(case, **changes, judge=own)
+            # A case already as asked (`--no-judge` on cases without a judge) is not copied:
+            # each is read twice per run, and a copy costs more than the comparison.
+            if all(getattr(case, name) == value for name, value in changes.items()):
+                return case
             return replace(case, **changes)
 
         self.tests = Cases([Mapped(self.tests, changed)])
@@ -511,7 +515,7 @@ class Session:
 
     def _new_run(
         self, survey: Survey, journal_dir: Path | None, resume: bool
-    ) -> tuple[RunResult, list[CaseResult], list[Journal]]:
+    ) -> tuple[RunResult, Iterable[CaseResult], list[Journal]]:
         """The run's record, the results an interrupted run already has, and its journal."""
         run = RunResult(
             run_id=uuid.uuid4().hex[:12],

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import Protocol
+
+from pydantic_core import PydanticSerializationError
 
 from promptum.results import CaseResult, RunResult
 
@@ -34,3 +37,34 @@ class PlacedSink(ResultSink, Protocol):
     def add_at(self, result: CaseResult, position: int) -> None:
         """Called once per finished result with its place in the plan (0 first)."""
         ...
+
+
+_last_encoded: tuple[CaseResult, str] | None = None
+"""The result `result_json` encoded last, and its JSON."""
+
+
+def result_json(result: CaseResult) -> str:
+    """The result as JSON, encoded once for every sink that writes it.
+
+    The runner hands each sink the same result object in turn (the secrets already
+    replaced), and sinks never change it: the run store, the resume journal and the
+    runner's own scrubbing then share one encoding, the most expensive step per result.
+    """
+    global _last_encoded
+    last = _last_encoded
+    if last is not None and last[0] is result:
+        return last[1]
+    text = _encode(result)
+    _last_encoded = (result, text)
+    return text
+
+
+def _encode(result: CaseResult) -> str:
+    """The result as JSON, even when a model returned text UTF-8 cannot hold."""
+    try:
+        return result.model_dump_json()
+    except PydanticSerializationError:
+        # A lone surrogate (from a JSON API's `\ud800` escape) cannot be encoded; replacing it
+        # keeps the result instead of losing it.
+        text = json.dumps(result.model_dump(mode="json"), ensure_ascii=False)
+        return text.encode("utf-8", "replace").decode("utf-8")

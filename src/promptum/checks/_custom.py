@@ -8,8 +8,6 @@ returns that is none of those becomes an error grade naming the function, never 
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import dataclasses
 import inspect
 import math
@@ -189,6 +187,10 @@ def settle(outcome: Awaitable[Grade]) -> Grade:
     Inside a running event loop (sync code called from async code) it runs on a loop of its
     own in another thread, as `asyncio.run` cannot nest.
     """
+    # Imported here: loading a suite imports this module, and asyncio costs ~15 ms.
+    import asyncio
+    import concurrent.futures
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:

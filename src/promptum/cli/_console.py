@@ -245,6 +245,8 @@ def print_summary(console: Console, run: RunResult) -> None:
 
 
 def _print_variant_leads(console: Console, run: RunResult) -> None:
+    if not run.results:  # streamed: a run with prompt variants keeps its results to compare
+        return  # and the comparison code (~20 ms to import) is not needed
     from promptum.compare import variant_leads
 
     for lead in variant_leads(run):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import os
 import signal
@@ -30,6 +31,10 @@ if TYPE_CHECKING:
 EXIT_PASSED, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 JOURNAL_DIR = Path(".promptum") / "runs"
 """Where finished results are journalled for `--resume` (under the working directory)."""
+STORE_COMMIT_EVERY_S = 0.25
+"""Results finishing closer together are committed to the run store together: a commit per
+result cost more than the rest of what a result costs the run. A killed process loses at
+most this much from the store, never from the resume journal, which `--resume` reads."""
 
 
 def _selected(
@@ -122,7 +127,12 @@ async def _run_until_signal(
             stop.set()
             return
         # A second signal: the user will not wait for the calls in flight. Every finished
-        # result is already on disk (run store, resume journal, JSONL reports).
+        # result is on disk (resume journal, JSONL reports) once the store commits its last.
+        for sink in sinks:
+            flush = getattr(sink, "flush", None)
+            if flush is not None:
+                with contextlib.suppress(Exception):  # nothing is waited for any more
+                    flush()
         sys.stderr.write("promptum: stopped at once; finished results are kept (--resume)\n")
         os._exit(EXIT_INTERRUPTED)
 
@@ -179,6 +189,11 @@ class _WatchedSink:
     def finish(self, run: RunResult) -> None:
         """Pass on the end of the run."""
         self._call("finish", run)
+
+    def flush(self) -> None:
+        """Write what the sink holds back, if it holds any back (the run store)."""
+        if hasattr(self.sink, "flush"):
+            self._call("flush")
 
 
 def _suite_paths(console: Console, given: Sequence[Path]) -> list[Path]:
@@ -239,7 +254,8 @@ def _execute(console: Console, options: RunOptions) -> int:
     recorders: list[_WatchedSink] = []
     if store is not None:  # the run history: `promptum runs`, `compare`
         recorded = f"recorded as run {{run_id}} in {store.path}"
-        recorders.append(_WatchedSink(store.recorder(), f"the run store {store.path}", recorded))
+        history = store.recorder(commit_every_s=STORE_COMMIT_EVERY_S)
+        recorders.append(_WatchedSink(history, f"the run store {store.path}", recorded))
     # A format that streams (JSONL) is written as results arrive, so an interrupted or killed
     # run keeps it; the others are rendered once the run is over.
     for path, report_format in reports:

@@ -3,35 +3,76 @@
 ``openai/<m>``, ``openrouter/<vendor>/<m>``, ``ollama/<m>``, ``anthropic/<m>``,
 ``local/smollm2`` (the default), ``local/<path.gguf>`` and ``<endpoint>/<m>`` for a named
 OpenAI-compatible endpoint. SDKs and llama.cpp are imported only when a call needs them.
+
+Each name is imported from its module on first use: loading a suite needs the routing
+table and the endpoint settings, not the client, its cache or asyncio.
 """
 
-from promptum.providers._base import ModelRequest, Provider
-from promptum.providers._cache import ResponseCache, cache_key
-from promptum.providers._catalog import ProviderStatus, provider_statuses
-from promptum.providers._client import ModelClient
-from promptum.providers._errors import (
-    AuthError,
-    BadRequestError,
-    ConnectionFailedError,
-    MalformedResponseError,
-    ProviderError,
-    ProviderTimeoutError,
-    RateLimitError,
-    ServerError,
+from typing import TYPE_CHECKING
+
+from promptum._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from promptum.providers._base import ModelRequest, Provider
+    from promptum.providers._cache import ResponseCache, cache_key
+    from promptum.providers._catalog import ProviderStatus, provider_statuses
+    from promptum.providers._client import ModelClient
+    from promptum.providers._errors import (
+        AuthError,
+        BadRequestError,
+        ConnectionFailedError,
+        MalformedResponseError,
+        ProviderError,
+        ProviderTimeoutError,
+        RateLimitError,
+        ServerError,
+    )
+    from promptum.providers._kinds import PROVIDER_KINDS, ProviderKind
+    from promptum.providers._local_model import LOCAL_MODELS, local_model_path
+    from promptum.providers._options import ClientOptions, EndpointConfig, Price
+    from promptum.providers._pricing import price_for
+    from promptum.providers._routing import (
+        BUILTIN_ENDPOINTS,
+        DEFAULT_MODEL,
+        Route,
+        key_variable,
+        model_id_problem,
+        resolve,
+    )
+    from promptum.providers._target_spec import HttpTarget, PythonTarget
+
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "promptum.providers._base": ("ModelRequest", "Provider"),
+        "promptum.providers._cache": ("ResponseCache", "cache_key"),
+        "promptum.providers._catalog": ("ProviderStatus", "provider_statuses"),
+        "promptum.providers._client": ("ModelClient",),
+        "promptum.providers._errors": (
+            "AuthError",
+            "BadRequestError",
+            "ConnectionFailedError",
+            "MalformedResponseError",
+            "ProviderError",
+            "ProviderTimeoutError",
+            "RateLimitError",
+            "ServerError",
+        ),
+        "promptum.providers._kinds": ("PROVIDER_KINDS", "ProviderKind"),
+        "promptum.providers._local_model": ("LOCAL_MODELS", "local_model_path"),
+        "promptum.providers._options": ("ClientOptions", "EndpointConfig", "Price"),
+        "promptum.providers._pricing": ("price_for",),
+        "promptum.providers._routing": (
+            "BUILTIN_ENDPOINTS",
+            "DEFAULT_MODEL",
+            "Route",
+            "key_variable",
+            "model_id_problem",
+            "resolve",
+        ),
+        "promptum.providers._target_spec": ("HttpTarget", "PythonTarget"),
+    },
 )
-from promptum.providers._kinds import PROVIDER_KINDS, ProviderKind
-from promptum.providers._local_model import LOCAL_MODELS, local_model_path
-from promptum.providers._options import ClientOptions, EndpointConfig, Price
-from promptum.providers._pricing import price_for
-from promptum.providers._routing import (
-    BUILTIN_ENDPOINTS,
-    DEFAULT_MODEL,
-    Route,
-    key_variable,
-    model_id_problem,
-    resolve,
-)
-from promptum.providers._target_spec import HttpTarget, PythonTarget
 
 __all__ = [
     "BUILTIN_ENDPOINTS",

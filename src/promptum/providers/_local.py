@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import os
 import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from promptum.completion import Completion
-from promptum.errors import ProviderUnavailableError
 from promptum.providers._base import ModelRequest
 from promptum.providers._errors import BadRequestError, ProviderError
+from promptum.providers._local_model import context_size, default_threads
 from promptum.providers._tools import openai_message, parsed_call
 
 if TYPE_CHECKING:
@@ -27,8 +26,6 @@ if TYPE_CHECKING:
 
     from promptum.providers._routing import Route
 
-DEFAULT_CONTEXT = 2048
-"""Tokens of context per loaded model (SmolLM2 allows 8192; 2048 keeps memory near 250 MB)."""
 DEFAULT_MAX_TOKENS = 512
 """Output cap when a request sets none, so a rambling small model cannot run for minutes."""
 DEFAULT_SEED = 0
@@ -47,35 +44,6 @@ def _close_models() -> None:
         for llm, _ in _MODELS.values():
             llm.close()
         _MODELS.clear()
-
-
-def _positive_env(name: str, default: int) -> int:
-    raw = os.environ.get(name)
-    if raw is None or not raw.strip():
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise ProviderUnavailableError(f"{name} must be a positive integer, got {raw!r}")
-    return value
-
-
-def default_threads() -> int:
-    """Threads for local generation: ``PROMPTUM_LOCAL_THREADS``, else half the cores (1-4).
-
-    Half leaves a core for the event loop, servers and the rest of the run. Measured on a
-    busy 2-core machine (load average 3): 1 thread made 45 tokens/s, 2 threads 16 tokens/s,
-    as they wait on each other whenever one is descheduled. Past 4 threads a 135M model
-    gains nothing.
-    """
-    return _positive_env("PROMPTUM_LOCAL_THREADS", max(1, min(4, (os.cpu_count() or 2) // 2)))
-
-
-def context_size() -> int:
-    """Tokens of context: ``PROMPTUM_LOCAL_CTX``, else `DEFAULT_CONTEXT`."""
-    return _positive_env("PROMPTUM_LOCAL_CTX", DEFAULT_CONTEXT)
 
 
 def load_model(path: Path, threads: int, n_ctx: int) -> tuple[Llama, threading.Lock]:

@@ -55,7 +55,8 @@ class Price(BaseModel):
 class ClientOptions(BaseModel):
     """How a `ModelClient` calls models: one set per run."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # Built on first use: loading a suite needs the endpoint and price models only.
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     timeout_s: float = Field(default=60.0, gt=0)
     """Seconds one call (one attempt) may take."""

@@ -24,7 +24,13 @@ from typing import Any
 
 from promptum.errors import PluginError, ProviderUnavailableError
 from promptum.providers._kinds import PROVIDER_KINDS, KindName, need_extra, provider_kind
-from promptum.providers._local_model import LOCAL_MODELS, local_model_path, local_model_problem
+from promptum.providers._local_model import (
+    LOCAL_MODELS,
+    context_size,
+    default_threads,
+    local_model_path,
+    local_model_problem,
+)
 from promptum.providers._options import EndpointConfig
 from promptum.providers._target_spec import TARGET_PREFIX, HttpTarget, Target
 
@@ -293,8 +299,6 @@ def resolve(
         raise ProviderUnavailableError(_no_prefix(model_id))
     if prefix == "local":
         need_extra(provider_kind("local"), model_id)
-        from promptum.providers._local import context_size, default_threads
-
         default_threads(), context_size()  # a bad setting fails here, before any call
         path = local_model_path(name)
         stat = path.stat()

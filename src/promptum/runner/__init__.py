@@ -1,33 +1,76 @@
-"""The runner: turns test cases into graded results (checks → field assertions → judge)."""
+"""The runner: turns test cases into graded results (checks → field assertions → judge).
 
-from promptum.runner._case import (
-    DEFAULT_THRESHOLD,
-    Criterion,
-    GenerationParams,
-    JudgeConfig,
-    TestCase,
+Each name is imported from its module on first use: the suite loader needs `TestCase` and
+its settings, not the asyncio machinery that runs them.
+"""
+
+from typing import TYPE_CHECKING
+
+from promptum._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from promptum.runner._case import (
+        DEFAULT_THRESHOLD,
+        Criterion,
+        GenerationParams,
+        JudgeConfig,
+        TestCase,
+    )
+    from promptum.runner._executor import Execution, Executor
+    from promptum.runner._grade import grade, grade_async
+    from promptum.runner._journal import Journal, plan_fingerprint
+    from promptum.runner._judge import (
+        FAITHFULNESS_PROMPT,
+        JUDGE_PROMPT,
+        JUDGE_VARIABLES,
+        VERDICT_SCHEMA,
+        judge_request,
+        judge_response,
+    )
+    from promptum.runner._runner import (
+        DEFAULT_CONCURRENCY,
+        DEFAULT_GRACE_S,
+        Runner,
+        planned_count,
+        request_for,
+        result_key,
+        status_of,
+    )
+    from promptum.runner._template import TemplateError, is_template, render
+
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "promptum.runner._case": (
+            "DEFAULT_THRESHOLD",
+            "Criterion",
+            "GenerationParams",
+            "JudgeConfig",
+            "TestCase",
+        ),
+        "promptum.runner._executor": ("Execution", "Executor"),
+        "promptum.runner._grade": ("grade", "grade_async"),
+        "promptum.runner._journal": ("Journal", "plan_fingerprint"),
+        "promptum.runner._judge": (
+            "FAITHFULNESS_PROMPT",
+            "JUDGE_PROMPT",
+            "JUDGE_VARIABLES",
+            "VERDICT_SCHEMA",
+            "judge_request",
+            "judge_response",
+        ),
+        "promptum.runner._runner": (
+            "DEFAULT_CONCURRENCY",
+            "DEFAULT_GRACE_S",
+            "Runner",
+            "planned_count",
+            "request_for",
+            "result_key",
+            "status_of",
+        ),
+        "promptum.runner._template": ("TemplateError", "is_template", "render"),
+    },
 )
-from promptum.runner._executor import Execution, Executor
-from promptum.runner._grade import grade, grade_async
-from promptum.runner._journal import Journal, plan_fingerprint
-from promptum.runner._judge import (
-    FAITHFULNESS_PROMPT,
-    JUDGE_PROMPT,
-    JUDGE_VARIABLES,
-    VERDICT_SCHEMA,
-    judge_request,
-    judge_response,
-)
-from promptum.runner._runner import (
-    DEFAULT_CONCURRENCY,
-    DEFAULT_GRACE_S,
-    Runner,
-    planned_count,
-    request_for,
-    result_key,
-    status_of,
-)
-from promptum.runner._template import TemplateError, is_template, render
 
 __all__ = [
     "DEFAULT_CONCURRENCY",

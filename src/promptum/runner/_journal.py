@@ -2,8 +2,9 @@
 
 Each run writes its own file, ``<fingerprint>-<run id>.jsonl``, the fingerprint hashing the
 run's plan: `--resume` picks the most recently written journal of the same plan (an
-interrupted run; a complete run removes its own) and runs only the rest. Another run of the
-same cases, finished in the meantime, leaves it alone.
+interrupted run; a complete run removes its own), runs only the rest and appends them to
+it, reading the earlier results from the file as it needs them. Another run of the same
+cases, finished in the meantime, leaves it alone.
 """
 
 from __future__ import annotations
@@ -11,74 +12,138 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable
-from dataclasses import asdict
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, fields
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
 from pydantic import ValidationError
 
+from promptum.checks import CheckDefinition
 from promptum.results import CaseResult, RunResult
-from promptum.runner._case import TestCase
+from promptum.runner._case import GenerationParams, TestCase
+from promptum.sinks import result_json
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 
-def _case_key(case: TestCase) -> dict[str, Any]:
-    return {
-        "id": case.id,
-        "suite": case.suite,
-        "variant": case.variant,
-        "messages": [m.model_dump() for m in case.messages],
-        "models": case.models,
-        "params": asdict(case.params),
-        "checks": [c.model_dump() for c in case.checks],
-        "validator": None if case.validator is None else case.validator.describe(),
-        "schema": case.response_schema,
-        "expected": case.expected,
-        "attack_target": case.attack_target,
-        "expected_behavior": case.expected_behavior,
-        "context": case.context,
-        "judge": None if case.judge is None else asdict(case.judge),
-        "repeat": case.repeat,
-    }
+_REMEMBERED_CHECKS = 256
+"""Checks whose dump a `PlanDigest` keeps: a suite's `defaults` checks are objects shared
+by all its cases, while checks of each row's own are not worth keeping."""
 
 
-def case_fingerprint(case: TestCase) -> bytes:
-    """What a run's fingerprint hashes of one case: everything that decides its results."""
-    return json.dumps(_case_key(case), sort_keys=True, default=str).encode()
+def _params(params: GenerationParams) -> dict[str, Any]:
+    """`asdict(params)` without copying: the usual params have no `extra` to copy."""
+    if params.extra:
+        return asdict(params)
+    return {field.name: getattr(params, field.name) for field in fields(params)}
+
+
+class PlanDigest:
+    """A run's fingerprint (the resume journal's key), fed one case at a time.
+
+    A short hash of everything that decides the run's results.
+    """
+
+    def __init__(self) -> None:
+        self._digest = hashlib.sha256()
+        self._checks: dict[int, tuple[CheckDefinition, dict[str, Any]]] = {}
+        """Recent checks by identity (each kept alive, so its id is not reused), dumped."""
+
+    def add(self, case: TestCase) -> None:
+        """Hash one case in."""
+        self._digest.update(json.dumps(self._key(case), sort_keys=True, default=str).encode())
+
+    def hexdigest(self) -> str:
+        """The fingerprint of the cases added so far."""
+        return self._digest.hexdigest()[:16]
+
+    def _check(self, check: CheckDefinition) -> dict[str, Any]:
+        remembered = self._checks.get(id(check))
+        if remembered is not None:
+            return remembered[1]
+        if len(self._checks) >= _REMEMBERED_CHECKS:
+            self._checks.clear()
+        dump = check.model_dump()
+        self._checks[id(check)] = (check, dump)
+        return dump
+
+    def _key(self, case: TestCase) -> dict[str, Any]:
+        return {
+            "id": case.id,
+            "suite": case.suite,
+            "variant": case.variant,
+            "messages": [m.model_dump() for m in case.messages],
+            "models": case.models,
+            "params": _params(case.params),
+            "checks": [self._check(c) for c in case.checks],
+            "validator": None if case.validator is None else case.validator.describe(),
+            "schema": case.response_schema,
+            "expected": case.expected,
+            "attack_target": case.attack_target,
+            "expected_behavior": case.expected_behavior,
+            "context": case.context,
+            "judge": None if case.judge is None else asdict(case.judge),
+            "repeat": case.repeat,
+        }
 
 
 def plan_fingerprint(cases: Iterable[TestCase]) -> str:
     """A short hash of everything that decides a run's results."""
-    digest = hashlib.sha256()
+    digest = PlanDigest()
     for case in cases:
-        digest.update(case_fingerprint(case))
-    return digest.hexdigest()[:16]
+        digest.add(case)
+    return digest.hexdigest()
 
 
-def _read(path: Path) -> tuple[str, datetime, list[CaseResult]] | None:
+JournalKey = tuple[str, str, str, int]
+"""(``suite/case`` id, variant, model, repeat): a result's identity, as the runner keys it."""
+
+
+def _key_of(result: CaseResult) -> JournalKey:
+    # The runner's `result_key`, which this module cannot import: the runner imports it.
+    return (result.key, result.variant or "", result.model, result.repeat)
+
+
+def _header(path: Path) -> tuple[str, datetime] | None:
+    """The run id and start time a journal begins with; None if it has none readable."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return None
-    if not lines:
-        return None
-    try:
-        header = json.loads(lines[0])
+        with path.open(encoding="utf-8") as lines:
+            header = json.loads(lines.readline())
         run_id, started_at = header["run_id"], datetime.fromisoformat(header["started_at"])
-    except (ValueError, KeyError, TypeError):
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
         return None
-    if not isinstance(run_id, str):
-        return None
-    results = []
-    for line in lines[1:]:
-        try:
-            results.append(CaseResult.model_validate_json(line))
-        except ValidationError:
-            continue  # a line cut short when the process was killed mid-write
-    return run_id, started_at, results
+    return (run_id, started_at) if isinstance(run_id, str) else None
+
+
+class EarlierResults:
+    """The results a journal holds, read from the file each time they are iterated.
+
+    A resumed run goes over them twice (their keys, then each result) instead of holding
+    them all (~5 KB each).
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __iter__(self) -> Iterator[CaseResult]:
+        with self.path.open(encoding="utf-8", errors="replace") as lines:
+            next(lines, None)  # the header
+            for line in lines:
+                try:
+                    yield CaseResult.model_validate_json(line)
+                except ValidationError:
+                    continue  # a line cut short when the process was killed mid-write
+
+
+def _ends_a_line(path: Path) -> bool:
+    """Whether the file is empty or ends with a newline (not a line cut short)."""
+    with path.open("rb") as file:
+        if file.seek(0, 2) == 0:
+            return True
+        file.seek(-1, 2)
+        return file.read(1) == b"\n"
 
 
 def _modified(path: Path) -> float:
@@ -98,6 +163,8 @@ class Journal:
         """This run's journal, known once the run starts."""
         self._resumed_from: Path | None = None
         self._handle: IO[str] | None = None
+        self._held: set[JournalKey] = set()
+        """Keys of the results the resumed journal holds and the runner has not sent again."""
 
     def candidates(self) -> list[Path]:
         """The journals of this plan, most recently written first."""
@@ -106,30 +173,48 @@ class Journal:
         paths += [p for p in [self.folder / f"{self.fingerprint}.jsonl"] if p.is_file()]
         return sorted(paths, key=_modified, reverse=True)
 
-    def load(self) -> tuple[str, datetime, list[CaseResult]] | None:
+    def load(self) -> tuple[str, datetime, EarlierResults] | None:
         """The run id, start time and finished results of the latest interrupted run, if any."""
         for path in self.candidates():
-            earlier = _read(path)
-            if earlier is not None:
+            header = _header(path)
+            if header is not None:
                 self._resumed_from = path
-                return earlier
+                return (*header, EarlierResults(path))
         return None
 
     def start(self, run: RunResult) -> None:
-        """Rewrite the journal for `run`: a header line, then the results it already has."""
+        """Open the journal for `run`: a header line first, or after the results it has."""
         self.folder.mkdir(parents=True, exist_ok=True)
         self.path = self.folder / f"{self.fingerprint}-{_UNSAFE.sub('_', run.run_id)}.jsonl"
+        if self.path == self._resumed_from:
+            self._continue(self.path)
+            return
         self._handle = self.path.open("w", encoding="utf-8")
         # Only what a resume needs: nothing from the suite or the config, so no secret.
         header = {"run_id": run.run_id, "started_at": run.started_at.isoformat()}
         self._handle.write(json.dumps(header) + "\n")
         self._handle.flush()
 
+    def _continue(self, path: Path) -> None:
+        """Append to the journal being resumed, not writing again the results it holds."""
+        self._held = {_key_of(result) for result in EarlierResults(path)}
+        complete = _ends_a_line(path)
+        self._handle = path.open("a", encoding="utf-8")
+        if not complete:  # a line cut short by a kill: the next one starts on its own
+            self._handle.write("\n")
+            self._handle.flush()
+
     def add(self, result: CaseResult) -> None:
         """Append one result and flush it, so a crash keeps it."""
-        if self._handle is not None:
-            self._handle.write(result.model_dump_json() + "\n")
-            self._handle.flush()
+        if self._handle is None:
+            return
+        if self._held:
+            key = _key_of(result)
+            if key in self._held:  # an earlier result, sent again on resuming
+                self._held.discard(key)
+                return
+        self._handle.write(result_json(result) + "\n")
+        self._handle.flush()
 
     def finish(self, run: RunResult) -> None:
         """Close the journal; a complete run has nothing to resume, so its journal goes."""

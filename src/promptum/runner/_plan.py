@@ -8,14 +8,13 @@ model while running.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from promptum.providers._target_spec import Target
 from promptum.runner._case import TestCase
-from promptum.runner._journal import case_fingerprint
+from promptum.runner._journal import PlanDigest
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,13 +63,13 @@ class Survey:
     def of(cls, cases: Sequence[TestCase], *, fingerprint: bool = False) -> Survey:
         """Survey `cases`; with `fingerprint`, hash them too (slower: every case's content)."""
         survey = cls()
-        digest = hashlib.sha256() if fingerprint else None
+        digest = PlanDigest() if fingerprint else None
         for case in cases:
             survey._add(case)
             if digest is not None:
-                digest.update(case_fingerprint(case))
+                digest.add(case)
         if digest is not None:
-            survey.fingerprint = digest.hexdigest()[:16]
+            survey.fingerprint = digest.hexdigest()
         return survey
 
     def _add(self, case: TestCase) -> None:

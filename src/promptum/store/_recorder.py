@@ -1,10 +1,19 @@
-"""The sink the runner attaches: each result is committed to the store the moment it arrives."""
+"""The sink the runner attaches: each result is committed to the store as it arrives.
+
+Results that arrive close together can be committed together (`commit_every_s`): a commit
+costs more than the insert it commits, and a fast run brings hundreds of results a second.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import sqlite3
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from promptum.redaction import (
     environment_secrets,
@@ -14,9 +23,10 @@ from promptum.redaction import (
     without_secret_keys,
 )
 from promptum.results import CaseResult, RunResult
+from promptum.sinks import result_json
 from promptum.store._connect import connect
 from promptum.store._git import GitCommit
-from promptum.store._rows import result_json, result_row, timestamp
+from promptum.store._rows import result_row, timestamp
 
 _UPSERT_RUN = """
 INSERT INTO runs (run_id, suite, models, started_at, finished_at, complete, config,
@@ -58,11 +68,29 @@ UPDATE results SET seq = ?
 WHERE run_id = ? AND suite = ? AND case_id = ? AND variant = ? AND model = ? AND repeat = ?
 """
 
+MAX_PENDING = 1000
+"""The most results waiting for their commit (a row of JSON each): then they are committed."""
+
+
+def _call_later(delay_s: float, callback: Callable[[], None]) -> asyncio.TimerHandle | None:
+    """`callback` in `delay_s` on the running event loop; None outside one."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+    return loop.call_later(delay_s, callback)
+
 
 class StoreRecorder:
-    """A ResultSink that commits the run, then every result, to the store as they come."""
+    """A ResultSink that commits the run, then every result, to the store as they come.
 
-    def __init__(self, path: Path) -> None:
+    With `commit_every_s`, a result is committed at once when the last commit is older than
+    that, else together with the others arriving meanwhile, at most `commit_every_s` later
+    (a timer on the running event loop; outside one, every result is committed at once).
+    `flush` commits those waiting; `finish` commits them with the run's end.
+    """
+
+    def __init__(self, path: Path, *, commit_every_s: float = 0.0) -> None:
         self._path = path
         self._connection: sqlite3.Connection | None = None
         self._run_id = ""
@@ -72,6 +100,13 @@ class StoreRecorder:
         self._git: GitCommit | None = None
         self._unplaced = False
         """Whether a result came without a plan position: `finish` then renumbers them."""
+        self._commit_every_s = commit_every_s
+        self._pending: list[tuple[Any, ...]] = []
+        """Rows of results not committed yet."""
+        self._last_commit = float("-inf")
+        self._timer: asyncio.TimerHandle | None = None
+        self._failure: Exception | None = None
+        """Why a commit made by the timer failed: raised with the next result, or at finish."""
 
     def _write_run(self, run: RunResult) -> None:
         from promptum import __version__
@@ -111,20 +146,74 @@ class StoreRecorder:
         self._write_run(run)
 
     def add(self, result: CaseResult) -> None:
-        """Commit one result (one statement in autocommit mode: a crash keeps it)."""
+        """Record one result: committed at once, or with the others of its moment."""
         self._insert(result, None)
         self._unplaced = True
 
     def add_at(self, result: CaseResult, position: int) -> None:
-        """Commit one result with its place in the run's plan, which loading orders by."""
+        """Record one result with its place in the run's plan, which loading orders by."""
         self._insert(result, position)
 
     def _insert(self, result: CaseResult, position: int | None) -> None:
         if self._connection is None:
             raise RuntimeError("StoreRecorder.add() called before start()")
+        self._raise_failure()
         data = scrub_json(result_json(result), self._secrets)
-        row = (*result_row(self._run_id, result, data), position)
-        self._connection.execute(_UPSERT_RESULT, row)
+        self._pending.append((*result_row(self._run_id, result, data), position))
+        wait_s = self._last_commit + self._commit_every_s - time.monotonic()
+        if wait_s <= 0 or len(self._pending) >= MAX_PENDING:
+            self.flush()
+        elif self._timer is None:
+            self._timer = _call_later(wait_s, self._flush_on_time)
+            if self._timer is None:  # no event loop to commit them later
+                self.flush()
+
+    def _raise_failure(self) -> None:
+        if self._failure is not None:
+            failure, self._failure = self._failure, None
+            raise failure
+
+    def _flush_on_time(self) -> None:
+        self._timer = None
+        try:
+            self.flush()
+        except Exception as exc:  # an event loop callback: the runner hears of it next
+            self._failure = exc
+
+    def _cancel_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def flush(self) -> None:
+        """Commit every result received so far."""
+        self._cancel_timer()
+        if not self._pending or self._connection is None:
+            return
+        if len(self._pending) == 1:  # one statement commits itself (autocommit mode)
+            self._connection.execute(_UPSERT_RESULT, self._pending.pop())
+        else:
+            with self._transaction():
+                self._write_pending()
+        self._last_commit = time.monotonic()
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One transaction, rolled back if anything in it fails."""
+        assert self._connection is not None
+        self._connection.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._connection
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                self._connection.execute("ROLLBACK")
+            raise
+        self._connection.execute("COMMIT")
+
+    def _write_pending(self) -> None:
+        rows, self._pending = self._pending, []
+        assert self._connection is not None
+        self._connection.executemany(_UPSERT_RESULT, rows)
 
     def _reorder(self, run: RunResult) -> None:
         assert self._connection is not None
@@ -139,6 +228,8 @@ class StoreRecorder:
         """Record the end of the run (finished or interrupted) and close the connection."""
         if self._connection is None:
             return
+        self._raise_failure()
+        self._cancel_timer()
         if self._git is not None:
             self._commit = self._git.result()
             # Changes are relative to a commit: without one (no repository) there is no claim.
@@ -147,12 +238,12 @@ class StoreRecorder:
         # The run in memory learns what was recorded: reports written next state it too.
         run.git_commit, run.git_dirty = self._commit, self._dirty
         try:
-            self._connection.execute("BEGIN IMMEDIATE")
-            self._write_run(run)
-            self._connection.execute(_COUNT, (self._run_id,))
-            if self._unplaced:
-                self._reorder(run)
-            self._connection.execute("COMMIT")
+            with self._transaction() as connection:
+                self._write_pending()
+                self._write_run(run)
+                connection.execute(_COUNT, (self._run_id,))
+                if self._unplaced:
+                    self._reorder(run)
         finally:
             self._connection.close()
             self._connection = None

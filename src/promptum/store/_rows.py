@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import TypeAdapter
-from pydantic_core import PydanticSerializationError
 
 from promptum.results import CaseResult
 
@@ -19,17 +17,6 @@ def timestamp(moment: datetime) -> str:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC).isoformat()
-
-
-def result_json(result: CaseResult) -> str:
-    """The result as JSON, even when a model returned text UTF-8 cannot hold."""
-    try:
-        return result.model_dump_json()
-    except PydanticSerializationError:
-        # A lone surrogate (from a JSON API's `\ud800` escape) cannot be encoded; replacing it
-        # keeps the result instead of losing it.
-        text = json.dumps(result.model_dump(mode="json"), ensure_ascii=False)
-        return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def result_row(run_id: str, result: CaseResult, data: str) -> tuple[Any, ...]:

@@ -137,9 +137,13 @@ class RunStore:
         finally:
             connection.close()
 
-    def recorder(self) -> StoreRecorder:
-        """A ResultSink writing each result of a run to this store as it arrives."""
-        return StoreRecorder(self.path)
+    def recorder(self, *, commit_every_s: float = 0.0) -> StoreRecorder:
+        """A ResultSink writing each result of a run to this store as it arrives.
+
+        With `commit_every_s`, results arriving closer together than that are committed
+        together (see `StoreRecorder`); by default each is committed on its own.
+        """
+        return StoreRecorder(self.path, commit_every_s=commit_every_s)
 
     def list_runs(
         self, *, limit: int | None = 50, suite: str | None = None, model: str | None = None

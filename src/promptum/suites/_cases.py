@@ -53,7 +53,10 @@ class RowCases(_Cases):
     """The cases of a CSV or JSONL file, built from their row each time they are read.
 
     Holds the row index (16 bytes a row), not the cases: a row was validated when the file
-    was loaded, and is built again, the same way, when the run reaches it.
+    was loaded, and is built again, the same way, when the run reaches it. The file is not
+    kept open in between, as a suite may have more data files than a process may open: it
+    is opened again for each read, or once for a pass over every row, and refused unless it
+    is the file that was loaded, unchanged.
     """
 
     def __init__(
@@ -69,11 +72,14 @@ class RowCases(_Cases):
 
     def _at(self, index: int) -> TestCase:
         row, variant = divmod(index, self.per_row)
-        return self.build(self.rows.row(row))[variant]
+        with self.rows.opened() as file:
+            raw = self.rows.row(row, file)
+        return self.build(raw)[variant]
 
     def __iter__(self) -> Iterator[TestCase]:
-        for row in range(len(self.rows)):
-            yield from self.build(self.rows.row(row))
+        with self.rows.opened() as file:
+            for row in range(len(self.rows)):
+                yield from self.build(self.rows.row(row, file))
 
 
 class Cases(_Cases):

@@ -253,16 +253,23 @@ def _check_case_judge_model(load: _Load, raw: RawCase) -> None:
         load.check_model_ids(judge.get("model"), raw.locator, ("judge", "model"))
 
 
-def _inline_cases(data: dict[str, Any], locator: Locator, problems: list[str]) -> list[RawCase]:
+def _inline_cases(data: dict[str, Any], locator: Locator, problems: list[str]) -> Iterator[RawCase]:
     cases = data.get("test_cases") or []
     if not isinstance(cases, list):
         problems.append(problem(locator, ("test_cases",), "must be a list of cases (`- id: ...`)"))
-        return []
-    return [RawCase(case, locator.within(("test_cases", i)), None) for i, case in enumerate(cases)]
+        return iter(())
+    return _taken(cases, locator)
+
+
+def _taken(cases: list[Any], locator: Locator) -> Iterator[RawCase]:
+    """Each case as a RawCase, no longer held by `cases` once taken: read once, then built."""
+    for index in range(len(cases)):
+        case, cases[index] = cases[index], None
+        yield RawCase(case, locator.within(("test_cases", index)), None)
 
 
 def _check_without_settings(
-    path: Path, settings: dict[str, Any], inline: list[RawCase], locator: Locator, load: _Load
+    path: Path, settings: dict[str, Any], inline: Iterable[RawCase], locator: Locator, load: _Load
 ) -> None:
     """Check the model ids and case keys of a suite whose settings are invalid."""
     # Cases cannot be built without valid settings, but their own mistakes can still be found.

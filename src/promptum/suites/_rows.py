@@ -13,11 +13,10 @@ import json
 import os
 import re
 import stat
-import threading
 import tomllib
-import weakref
 from array import array
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -148,6 +147,8 @@ class _Lines:
         self.handle, self.path, self.limit = handle, path, limit
         self.number = 0
         self.row_start = 1
+        """The line the row being read starts on: csv skips blank lines between rows."""
+        self._between_rows = True
         self.row_chars = 0
         self.total_chars = 0
         self.offset = offset
@@ -161,6 +162,10 @@ class _Lines:
         if not line:
             raise StopIteration
         self.number += 1
+        if self._between_rows and line in ("\n", "\r\n", "\r"):
+            self.row_start = self.number + 1
+        else:
+            self._between_rows = False
         self.row_chars += len(line)
         self.total_chars += len(line)
         # Lines come untranslated (newline=""), so their UTF-8 is exactly the file's bytes.
@@ -178,6 +183,11 @@ class _Lines:
         """Start counting the next row's characters."""
         self.row_chars = 0
         self.row_start = self.number + 1
+        self._between_rows = True
+
+
+def _stamp(found: os.stat_result) -> tuple[int, int, int, int]:
+    return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns
 
 
 def _split_columns(row: dict[str, Any], case_keys: frozenset[str] | set[str]) -> dict[str, Any]:
@@ -195,9 +205,10 @@ _BOM = "\ufeff".encode()
 class RowFile:
     """A CSV or JSONL file of cases: read once in full (`scan`), then any row again by number.
 
-    Only where each row starts and its line are kept (16 bytes a row). The file stays open,
-    so a row read again comes from the file that was checked, not one swapped in since;
-    a file changed in place is refused.
+    Only where each row starts and its line are kept (16 bytes a row). The file is closed
+    once scanned, as a suite may have more data files than a process may open files: a row
+    is read again from the file `opened` gives, refused unless it is the file that was
+    scanned, unchanged.
     """
 
     def __init__(self, path: Path) -> None:
@@ -209,10 +220,8 @@ class RowFile:
         self.lines = array("q")
         """The line each row is reported at."""
         self.header: list[str] = []
-        self._file: io.FileIO | None = None
-        self._reading = threading.Lock()
-        """One reader at a time: a row is read by seeking the one open file."""
-        self._stamp: tuple[int, int] = (0, 0)
+        self._stamp: tuple[int, int, int, int] | None = None
+        """The scanned file's device, inode, size and time of change."""
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -221,38 +230,57 @@ class RowFile:
         """Every row as a case, in order, noting where each is; ConfigError at a broken one."""
         limit = max_data_bytes()
         descriptor = open_regular(self.path, limit, _DATA_HINT)
-        self._file = file = io.FileIO(descriptor, "r")
-        weakref.finalize(self, file.close)
         # utf-8-sig: spreadsheets save CSV with a byte-order mark that would rename `id`.
-        encoding, skipped = "utf-8", 0
-        if self.csv:
-            encoding = "utf-8-sig"
-            skipped = len(_BOM) if file.read(len(_BOM)) == _BOM else 0
-            file.seek(0)
+        encoding = "utf-8-sig" if self.csv else "utf-8"
         try:
-            # The handle reads through a duplicate, so closing it leaves the kept one open.
-            with open(os.dup(descriptor), encoding=encoding, newline="") as handle:
-                lines = _Lines(handle, self.path, limit, skipped)
-                yield from self._scan_csv(lines) if self.csv else self._scan_jsonl(lines)
-            opened = os.fstat(descriptor)
-            self._stamp = (opened.st_size, opened.st_mtime_ns)
+            with io.FileIO(descriptor, "r") as file:
+                skipped = len(_BOM) if self.csv and file.read(len(_BOM)) == _BOM else 0
+                file.seek(0)
+                # The handle reads through a duplicate: closing it leaves `file` to be stamped.
+                with open(os.dup(descriptor), encoding=encoding, newline="") as handle:
+                    lines = _Lines(handle, self.path, limit, skipped)
+                    yield from self._scan_csv(lines) if self.csv else self._scan_jsonl(lines)
+                self._stamp = _stamp(os.fstat(descriptor))
         except (OSError, UnicodeDecodeError) as exc:
             raise _open_error(self.path, exc) from exc
         except csv.Error as exc:
             raise ConfigError(f"{self.path}: invalid CSV: {exc}") from exc
 
+    @contextmanager
+    def opened(self) -> Iterator[io.FileIO]:
+        """The scanned file, open again to read rows from; ConfigError if it changed since."""
+        try:
+            # Checked before opening too: opening a pipe or device swapped in could block.
+            self._check(os.stat(self.path))
+            descriptor = os.open(self.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        except FileNotFoundError:
+            raise self._changed() from None
+        except OSError as exc:
+            raise _open_error(self.path, exc) from exc
+        with io.FileIO(descriptor, "r") as file:
+            yield file
+
+    def _check(self, found: os.stat_result) -> None:
+        if self._stamp is None:
+            raise RuntimeError("RowFile read before scan")
+        if _stamp(found) != self._stamp:  # replaced, e.g. by a checkout, or edited in place
+            raise self._changed()
+
+    def _changed(self) -> ConfigError:
+        return ConfigError(
+            f"{self.path}: the file changed after the suite was loaded; load it again"
+        )
+
     def _scan_csv(self, lines: _Lines) -> Iterator[RawCase]:
         reader = csv.DictReader(lines)
         self.header = list(reader.fieldnames or ())  # the header: the first row has its own line
         lines.row_done()
-        line = reader.line_num + 1
         start = lines.offset
         for number, row in enumerate(reader, start=1):
             self.starts.append(start)
-            self.lines.append(line)
-            yield self._csv_case(row, line, number)
+            self.lines.append(lines.row_start)
+            yield self._csv_case(row, lines.row_start, number)
             lines.row_done()
-            line = reader.line_num + 1
             start = lines.offset
         self.starts.append(start)
 
@@ -298,20 +326,12 @@ class RowFile:
         locator = Locator(self.path, {(): Position(line_number)})
         return RawCase(_split_columns(row, _JSONL_CASE_KEYS), locator, f"{self.stem}-{number}")
 
-    def row(self, index: int) -> RawCase:
-        """Row `index` (from 0) read again, as `scan` gave it."""
-        file = self._file
-        if file is None:
-            raise RuntimeError("RowFile.row before scan")
+    def row(self, index: int, file: io.FileIO) -> RawCase:
+        """Row `index` (from 0) read again from `file` (see `opened`), as `scan` gave it."""
+        self._check(os.fstat(file.fileno()))
         start = self.starts[index]
-        with self._reading:
-            opened = os.fstat(file.fileno())
-            if (opened.st_size, opened.st_mtime_ns) != self._stamp:
-                raise ConfigError(
-                    f"{self.path}: the file changed after the suite was loaded; load it again"
-                )
-            file.seek(start)
-            text = file.read(self.starts[index + 1] - start).decode("utf-8")
+        file.seek(start)
+        text = file.read(self.starts[index + 1] - start).decode("utf-8")
         line = self.lines[index]
         rows = io.StringIO(text, newline="")
         if not self.csv:

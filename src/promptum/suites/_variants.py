@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from promptum.errors import ConfigError
 from promptum.suites._build import SuiteContext
@@ -18,7 +18,8 @@ from promptum.suites._rows import read_document
 from promptum.suites._yaml import read_yaml
 
 _NAME = re.compile(r"[\w.-]+")
-_MESSAGES = TypeAdapter(list[MessageSpec])
+# Built on first use: only a variant kept in a .yaml file is read with it.
+_MESSAGES = TypeAdapter(list[MessageSpec], config=ConfigDict(defer_build=True))
 _TEXT_SUFFIXES = (".txt", ".md", ".j2", ".jinja")
 _YAML_SUFFIXES = (".yaml", ".yml")
 

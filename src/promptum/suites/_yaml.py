@@ -1,11 +1,21 @@
-"""Read a YAML document together with the line and column of every key and list item."""
+"""Read a YAML document together with the line and column of every key and list item.
+
+A suite is read a part at a time: each top-level value, and each case of `test_cases` by
+itself, is composed into PyYAML's nodes, checked, located and built, and its nodes are
+dropped before the next case is read: the nodes of a whole document take tens of times
+its text (reading a 50 MB suite whole peaked at 3.1 GB), one case's a few kilobytes.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import yaml
+from yaml.composer import Composer, ComposerError
 
 from promptum.errors import ConfigError
 from promptum.suites._locate import (
@@ -18,8 +28,10 @@ from promptum.suites._locate import (
 )
 from promptum.suites._rows import read_document
 
-# The C loader when PyYAML was built with libyaml: several times faster on large suites.
-_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+try:  # The C parser when PyYAML was built with libyaml: several times faster on large suites.
+    from yaml import CSafeLoader as _Parser
+except ImportError:  # pragma: no cover - PyYAML without libyaml
+    from yaml import SafeLoader as _Parser  # type: ignore[assignment]
 
 MAX_ALIAS_VALUES = 1_000_000
 """How many values aliases (`*name`) may add to a suite beyond those written in it."""
@@ -30,9 +42,180 @@ MAX_ALIAS_CHARACTERS = 100_000_000
 MAX_DEPTH = 100
 """How deeply values may nest (aliases included); reading deeper would overflow the stack."""
 
+COMPOSED_DEPTH = 2 * MAX_DEPTH
+"""How deeply values are composed at all: past MAX_DEPTH they are refused anyway."""
 
-def _position(mark: yaml.Mark) -> Position:
-    return Position(mark.line + 1, mark.column + 1)
+SHARED_TEXT = 64
+"""Texts up to this long are built once per suite, however often they are written."""
+
+CASES_KEY = "test_cases"
+"""The top-level key whose items, a suite's cases, are read and built one at a time."""
+
+KEPT_DEPTH = 2
+"""Positions kept while loading reach this deep: top-level keys and each case (its `source`).
+
+The others are found again from the text only when a problem needs one: a suite of
+300,000 cases has millions of them.
+"""
+
+_Collection = TypeVar("_Collection", yaml.MappingNode, yaml.SequenceNode)
+
+
+class _Loader(_Parser, Composer):
+    """The parser's events composed by PyYAML's own Python composer, a node at a time.
+
+    The C parser composes only whole documents; its events, composed here, give one case.
+    """
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.anchors = {}  # the C parser's __init__ does not run the composer's
+        self.nesting = 0
+        """How many mappings and lists enclose the node being composed."""
+        self.texts: dict[str, str] = {}
+        """Each short text built, kept once: keys and check types repeat in every case."""
+
+    def construct_scalar(self, node: yaml.ScalarNode | yaml.MappingNode) -> str:
+        """A scalar's text, the same str as an equal short text built before."""
+        text = super().construct_scalar(node)
+        return self.texts.setdefault(text, text) if len(text) <= SHARED_TEXT else text
+
+    def compose_sequence_node(self, anchor: Any) -> yaml.SequenceNode:
+        """A list, composed unless it is nested past COMPOSED_DEPTH."""
+        try:
+            self._enter()
+            return super().compose_sequence_node(anchor)
+        finally:
+            self.nesting -= 1
+
+    def compose_mapping_node(self, anchor: Any) -> yaml.MappingNode:
+        """A mapping, composed unless it is nested past COMPOSED_DEPTH."""
+        try:
+            self._enter()
+            return super().compose_mapping_node(anchor)
+        finally:
+            self.nesting -= 1
+
+    def _enter(self) -> None:
+        # The composer recurses: three frames a level, within Python's limit of 1,000.
+        self.nesting += 1
+        if self.nesting > COMPOSED_DEPTH:
+            raise ComposerError(
+                None,
+                None,
+                f"values are nested more than {COMPOSED_DEPTH} levels deep",
+                self.event().start_mark,
+            )
+
+    def node(self, parent: yaml.Node | None, index: yaml.Node | int | None) -> yaml.Node:
+        """The next node of the stream, composed whole (aliases are its anchors' nodes)."""
+        # The stubs say an int index and maybe no node: a key's value is indexed by the key,
+        # and a node is always composed (or YAMLError raised).
+        return cast(yaml.Node, self.compose_node(parent, index))  # type: ignore[arg-type]
+
+    def event(self) -> Any:
+        """The next event, consumed (PyYAML's stubs type events and their marks loosely)."""
+        return self.get_event()
+
+    def starts(self, kind: type[yaml.CollectionStartEvent]) -> bool:
+        """Whether the next event starts a collection of `kind`, with no anchor and no tag."""
+        event = self.peek_event()
+        return isinstance(event, kind) and event.anchor is None and event.tag in (None, "!")
+
+    def collection(self, kind: type[_Collection]) -> _Collection:
+        """The node of the collection that starts next, as the composer makes it, still empty."""
+        start = self.event()
+        tag: str = self.resolve(kind, None, start.implicit)  # type: ignore[no-untyped-call]
+        return kind(tag, [], start.start_mark, None)
+
+
+@dataclass(slots=True)
+class _Part:
+    """A node read by itself: a top-level value, a case, or a document not read in parts."""
+
+    node: yaml.Node
+    loc: Loc
+    depth: int
+    """How deep the node is in the document: 1 the document, 2 a top-level value, 3 a case."""
+    key: yaml.Node | None = None
+    """The key of a top-level value."""
+
+
+@dataclass
+class _Document:
+    """A YAML document composed a part at a time, its cases not kept once read."""
+
+    loader: _Loader
+    root: yaml.Node | None = None
+    """The document's node: a top-level mapping read in parts has its cases' list empty."""
+    cases: yaml.SequenceNode | None = None
+    earlier: set[int] = field(default_factory=set)
+    """The anchored nodes of the parts already read, which later aliases may reach.
+
+    Only these outlive their part (the composer keeps them): the id of any other node may
+    be reused by a later part's."""
+    _anchors_seen: int = 0
+
+    def parts(self) -> Iterator[_Part]:
+        """Every part, in the order of the file; raises YAMLError where the YAML is wrong."""
+        loader = self.loader
+        loader.event()  # the stream's start
+        if not loader.check_event(yaml.StreamEndEvent):
+            loader.event()  # the document's start
+            for part in self._document():
+                yield part
+                self._note_anchors()
+            loader.event()  # the document's end
+            if not loader.check_event(yaml.StreamEndEvent):
+                raise ComposerError(
+                    "expected a single document in the stream",
+                    self.root.start_mark if self.root else None,
+                    "but found another document",
+                    loader.event().start_mark,
+                )
+        loader.event()  # the stream's end
+
+    def _document(self) -> Iterator[_Part]:
+        loader = self.loader
+        if not loader.starts(yaml.MappingStartEvent):
+            # Not a plain mapping, as a suite is: read whole.
+            self.root = loader.node(None, None)
+            yield _Part(self.root, (), 1)
+            return
+        self.root = root = loader.collection(yaml.MappingNode)
+        while not loader.check_event(yaml.MappingEndEvent):
+            key = loader.node(root, None)
+            if self._are_cases(key):
+                self.cases = loader.collection(yaml.SequenceNode)
+                root.value.append((key, self.cases))
+                yield _Part(self.cases, (key.value,), 2, key)  # for its key: it is empty yet
+                yield from self._cases(key.value, self.cases)
+                continue
+            value = loader.node(root, key)
+            root.value.append((key, value))
+            yield _Part(value, (key.value,), 2, key)
+        root.end_mark = loader.event().end_mark
+
+    def _are_cases(self, key: yaml.Node) -> bool:
+        """Whether `key` is followed by the list of cases, to read case by case."""
+        if self.cases is not None or not isinstance(key, yaml.ScalarNode):
+            return False  # a second list is a duplicate key, reported as one
+        return key.value == CASES_KEY and self.loader.starts(yaml.SequenceStartEvent)
+
+    def _cases(self, key: str, cases: yaml.SequenceNode) -> Iterator[_Part]:
+        loader = self.loader
+        index = 0
+        while not loader.check_event(yaml.SequenceEndEvent):
+            yield _Part(loader.node(cases, index), (key, index), 3)
+            index += 1
+        cases.end_mark = loader.event().end_mark
+
+    def _note_anchors(self) -> None:
+        """Add the nodes anchored in the part just read to `earlier`."""
+        anchors = self.loader.anchors
+        added = len(anchors) - self._anchors_seen
+        self.earlier.update(id(node) for node in islice(reversed(anchors.values()), added))
+        self._anchors_seen = len(anchors)
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
@@ -55,12 +238,12 @@ def _text(node: yaml.Node) -> int:
     return len(node.value) if isinstance(node, yaml.ScalarNode) else 0
 
 
-def _where(root: yaml.Node, target: yaml.Node, path: Path) -> str:
+def _where(part: _Part, target: yaml.Node, path: Path) -> str:
     """``file:line:column: field`` of `target`, named by the path where it is first met."""
     # Searched for only when there is an error: most suites have millions of paths.
     seen: set[int] = set()
-    pending: list[tuple[yaml.Node, Loc]] = [(root, ())]
-    loc: Loc = ()
+    pending: list[tuple[yaml.Node, Loc]] = [(part.node, part.loc)]
+    loc: Loc = part.loc
     while pending:
         node, loc = pending.pop()
         if node is target:
@@ -68,122 +251,223 @@ def _where(root: yaml.Node, target: yaml.Node, path: Path) -> str:
         if id(node) not in seen:
             seen.add(id(node))
             pending.extend(reversed(_located_children(node, loc)))  # in the file's order
-    mark = target.start_mark
+    return _at(path, target.start_mark, loc)
+
+
+def _at(path: Path, mark: yaml.Mark, loc: Loc) -> str:
     field = format_loc(loc[:8]) + ("..." if len(loc) > 8 else "")
     return f"{path}:{mark.line + 1}:{mark.column + 1}: {field}"
 
 
-def _check_size(root: yaml.Node, path: Path) -> bool:
-    """Refuse an alias bomb, or values nested too deeply, from the node graph alone.
+def _too_deep(where: str) -> ConfigError:
+    return ConfigError(
+        f"{where}: values are nested more than {MAX_DEPTH} levels deep here; flatten them "
+        "(a suite needs a few levels)"
+    )
+
+
+def _too_many(values: int, text: int) -> bool:
+    return values > MAX_ALIAS_VALUES or text > MAX_ALIAS_CHARACTERS
+
+
+def _alias_bomb(where: str, values: int) -> ConfigError:
+    """The error for a value to which aliases add too many values, or else characters."""
+    if values > MAX_ALIAS_VALUES:
+        added = f"more than {MAX_ALIAS_VALUES:,} values"
+    else:
+        added = f"more than {MAX_ALIAS_CHARACTERS:,} characters"
+    return ConfigError(
+        f"{where}: through its aliases (`*name`), this value would expand to {added} beyond "
+        "those written in the file: refused as an alias bomb; write the values out or use "
+        "fewer aliases"
+    )
+
+
+@dataclass(slots=True)
+class _Added:
+    """What aliases add to a document: values, and characters of text."""
+
+    values: int = 0
+    text: int = 0
+
+    def add(self, values: int, text: int) -> None:
+        """Count in what one more part adds."""
+        self.values += values
+        self.text += text
+
+
+class _Size:
+    """Refuses an alias bomb, or values nested too deeply, from the node graph alone.
 
     Composing the graph costs what the file's text does, as an alias is one more reference
     to its anchor's node; it is building the document, and walking it, that repeats the
     anchor each time. Nine aliases of nine aliases... reach a billion values from a few
-    hundred bytes, so the size the document would have is counted first, once per node.
-    Returns whether the document has aliases.
+    hundred bytes, so the size each part would have is counted before it is built, once
+    per node. A value too large by itself is refused where it is; parts that are too
+    large together, at the cases' list or the document that holds them.
     """
-    written_values = written_text = deepest = 0
-    aliased = False
-    met: set[int] = set()
-    pending: list[tuple[yaml.Node, int]] = [(root, 1)]
-    while pending:
-        node, depth = pending.pop()
-        if id(node) in met:
-            aliased = True
-            continue
-        met.add(id(node))
-        written_values += 1
-        written_text += _text(node)
-        deepest = max(deepest, depth)
-        pending.extend((child, depth + 1) for child in _children(node))
-    if not aliased and deepest <= MAX_DEPTH:
-        return False  # a tree: the document is what is written (most suites, all large ones)
 
-    # Bottom up, each node's size with its aliases repeated, from its children's sizes.
-    sizes: dict[int, tuple[int, int, int]] = {}  # values, characters, depth
-    open_nodes: set[int] = set()  # an alias to one of these is a loop, which _walk reports
-    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
-    while stack:
-        node, children_done = stack.pop()
-        if not children_done:
-            if id(node) not in sizes and id(node) not in open_nodes:
-                open_nodes.add(id(node))
-                stack.append((node, True))
-                stack.extend((child, False) for child in _children(node))
-            continue
-        open_nodes.discard(id(node))
-        values, text, depth = 1, _text(node), 1
-        for child in _children(node):
-            child_values, child_text, child_depth = sizes.get(id(child), (1, 0, 1))
-            values, text = values + child_values, text + child_text
-            depth = max(depth, child_depth + 1)
-        sizes[id(node)] = values, text, depth
+    def __init__(self, path: Path, document: _Document) -> None:
+        self.path = path
+        self.document = document
+        self.added = _Added()
+        """What aliases added to the parts read so far."""
+        self.added_to_cases = _Added()
+        self.sizes: dict[int, tuple[int, int, int]] = {}
+        """The size of each anchored node of an earlier part that was needed: values,
+        characters, depth."""
+
+    def check(self, part: _Part) -> bool:
+        """Refuse `part` if it is too large or deep; return whether it has aliases."""
+        earlier = self.document.earlier
+        written_values = written_text = deepest = 0
+        aliased = False
+        met: set[int] = set()
+        pending: list[tuple[yaml.Node, int]] = [(part.node, part.depth)]
+        while pending:
+            node, depth = pending.pop()
+            if id(node) in met or id(node) in earlier:
+                aliased = True
+                continue
+            met.add(id(node))
+            written_values += 1
+            written_text += _text(node)
+            deepest = max(deepest, depth)
+            pending.extend((child, depth + 1) for child in _children(node))
+        if not aliased and deepest <= MAX_DEPTH:
+            return False  # a tree: the part is what is written (most suites, all large ones)
+        values, text, depth = self._expanded(part, written_values, written_text)
+        self.added.add(values - written_values, text - written_text)
+        if part.depth == 3:
+            self.added_to_cases.add(values - written_values, text - written_text)
+        self._check_enclosing(part, depth)
+        return aliased
+
+    def _expanded(
+        self, part: _Part, written_values: int, written_text: int
+    ) -> tuple[int, int, int]:
+        """The size of `part` with its aliases repeated, bottom up from its children's."""
+        earlier = self.document.earlier
+        sizes: dict[int, tuple[int, int, int]] = {}
+        open_nodes: set[int] = set()  # an alias to one of these is a loop, which _Walker reports
+        # Each node with whether it is of an earlier part, reached through an alias: counted
+        # in, but not refused again, as its own part was checked.
+        stack = [(part.node, False, id(part.node) in earlier)]
+        while stack:
+            node, children_done, old = stack.pop()
+            if not children_done:
+                if self._size(sizes, node) is None and id(node) not in open_nodes:
+                    open_nodes.add(id(node))
+                    stack.append((node, True, old))
+                    stack.extend(
+                        (child, False, old or id(child) in earlier) for child in _children(node)
+                    )
+                continue
+            open_nodes.discard(id(node))
+            values, text, depth = 1, _text(node), 1
+            for child in _children(node):
+                child_values, child_text, child_depth = self._size(sizes, child) or (1, 0, 1)
+                values, text = values + child_values, text + child_text
+                depth = max(depth, child_depth + 1)
+            sizes[id(node)] = values, text, depth
+            if id(node) in earlier:
+                self.sizes[id(node)] = values, text, depth
+            if not old:
+                self._refuse(part, node, values - written_values, text - written_text, depth)
+        return self._size(sizes, part.node) or (1, 0, 1)
+
+    def _size(
+        self, sizes: dict[int, tuple[int, int, int]], node: yaml.Node
+    ) -> tuple[int, int, int] | None:
+        return sizes.get(id(node)) or self.sizes.get(id(node))
+
+    def _refuse(self, part: _Part, node: yaml.Node, values: int, text: int, depth: int) -> None:
+        """Refuse `node` if it is too deep, or its aliases add too much by themselves."""
         if depth > MAX_DEPTH:
-            raise ConfigError(
-                f"{_where(root, node, path)}: values are nested more than {MAX_DEPTH} levels "
-                "deep here; flatten them (a suite needs a few levels)"
-            )
-        if values - written_values > MAX_ALIAS_VALUES:
-            added = f"more than {MAX_ALIAS_VALUES:,} values"
-        elif text - written_text > MAX_ALIAS_CHARACTERS:
-            added = f"more than {MAX_ALIAS_CHARACTERS:,} characters"
-        else:
-            continue
-        raise ConfigError(
-            f"{_where(root, node, path)}: through its aliases (`*name`), this value would "
-            f"expand to {added} beyond those written in the file: refused as an alias bomb; "
-            "write the values out or use fewer aliases"
-        )
-    return aliased
+            raise _too_deep(_where(part, node, self.path))
+        if _too_many(values, text):
+            raise _alias_bomb(_where(part, node, self.path), values)
+
+    def _check_enclosing(self, part: _Part, depth: int) -> None:
+        """Refuse the cases' list, or the document, that `part` makes too large or deep."""
+        cases, root = self.document.cases, self.document.root
+        if part.depth == 3 and cases is not None:
+            where = _at(self.path, cases.start_mark, (CASES_KEY,))
+            if depth + 1 > MAX_DEPTH:
+                raise _too_deep(where)
+            if _too_many(self.added_to_cases.values, self.added_to_cases.text):
+                raise _alias_bomb(where, self.added_to_cases.values)
+        if root is not None:
+            where = _at(self.path, root.start_mark, ())
+            if depth + part.depth - 1 > MAX_DEPTH:
+                raise _too_deep(where)
+            if _too_many(self.added.values, self.added.text):
+                raise _alias_bomb(where, self.added.values)
 
 
-KEPT_DEPTH = 2
-"""Positions kept while loading reach this deep: top-level keys and each case (its `source`).
+@dataclass(slots=True)
+class _Walker:
+    """Locates paths (down to `depth`, or all), finds duplicate keys and, in aliases, loops."""
 
-The others are found again from the text only when a problem needs one: a suite of
-300,000 cases has millions of them.
-"""
+    locator: Locator
+    depth: int | None
+    document: _Document
+    problems: list[str] = field(default_factory=list)
+    root_keys: set[Any] = field(default_factory=set)
+    """The top-level keys met so far."""
+
+    def part(self, part: _Part, aliased: bool) -> None:
+        """Walk one part of the document."""
+        if self.document.root is not None:
+            self.locator.positions.setdefault((), _position(self.document.root.start_mark))
+        if part.key is not None:
+            self.key(part.key, (), self.root_keys)
+        inside = frozenset[int]() if aliased else None
+        self.walk(part.node, part.loc, inside, set())
+
+    def key(self, key_node: yaml.Node, loc: Loc, seen: set[Any]) -> None:
+        """Locate a key of the mapping at `loc`, reporting it if `seen` has it already."""
+        key = key_node.value
+        if key in seen:
+            self.locator.positions[(*loc, key)] = _position(key_node.start_mark)
+            message = f"key {key!r} appears twice; keep one"
+            self.problems.append(problem(self.locator, (*loc, key), message))
+        seen.add(key)
+        if self.depth is None or len(loc) < self.depth:
+            self.locator.positions[(*loc, key)] = _position(key_node.start_mark)
+
+    def walk(
+        self, node: yaml.Node, loc: Loc, inside: frozenset[int] | None, walked: set[int]
+    ) -> None:
+        """Walk `node` at `loc`; `inside` holds its enclosing nodes when there are aliases."""
+        positions = self.locator.positions
+        if self.depth is None or len(loc) <= self.depth:
+            positions.setdefault(loc, _position(node.start_mark))
+        if inside is not None:
+            if id(node) in inside:  # an alias of an enclosing node: a recursive structure
+                positions.setdefault(loc, _position(node.start_mark))
+                message = "a YAML alias refers to itself; remove the loop"
+                self.problems.append(problem(self.locator, loc, message))
+                return
+            if id(node) in walked or id(node) in self.document.earlier:
+                # Another alias of a node already walked: its keys were located the first
+                # time, and walking every expansion would cost as much memory as the bomb
+                # it guards from.
+                return
+            walked.add(id(node))
+            inside = inside | {id(node)}
+        if isinstance(node, yaml.MappingNode):
+            seen: set[Any] = set()
+            for key_node, value_node in node.value:
+                self.key(key_node, loc, seen)
+                self.walk(value_node, (*loc, key_node.value), inside, walked)
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                self.walk(item, (*loc, index), inside, walked)
 
 
-def _walk(
-    node: yaml.Node,
-    loc: Loc,
-    locator: Locator,
-    problems: list[str],
-    inside: frozenset[int] | None,
-    walked: set[int],
-    depth: int | None,
-) -> None:
-    """Locate paths (down to `depth`, or all), find duplicate keys and, with `inside`, loops."""
-    if depth is None or len(loc) <= depth:
-        locator.positions.setdefault(loc, _position(node.start_mark))
-    if inside is not None:
-        if id(node) in inside:  # an alias of an enclosing node: a recursive structure
-            locator.positions.setdefault(loc, _position(node.start_mark))
-            problems.append(problem(locator, loc, "a YAML alias refers to itself; remove the loop"))
-            return
-        if id(node) in walked:
-            # Another alias of a node already walked: its keys were located the first time,
-            # and walking every expansion would cost as much memory as the bomb it guards from.
-            return
-        walked.add(id(node))
-        inside = inside | {id(node)}
-    if isinstance(node, yaml.MappingNode):
-        seen: set[Any] = set()
-        for key_node, value_node in node.value:
-            key = key_node.value
-            if key in seen:
-                locator.positions[(*loc, key)] = _position(key_node.start_mark)
-                problems.append(
-                    problem(locator, (*loc, key), f"key {key!r} appears twice; keep one")
-                )
-            seen.add(key)
-            if depth is None or len(loc) < depth:
-                locator.positions[(*loc, key)] = _position(key_node.start_mark)
-            _walk(value_node, (*loc, key), locator, problems, inside, walked, depth)
-    elif isinstance(node, yaml.SequenceNode):
-        for index, item in enumerate(node.value):
-            _walk(item, (*loc, index), locator, problems, inside, walked, depth)
+def _position(mark: yaml.Mark) -> Position:
+    return Position(mark.line + 1, mark.column + 1)
 
 
 class _Rest:
@@ -197,13 +481,67 @@ class _Rest:
         if self.text is None:
             return
         text, self.text = self.text, None
-        loader = _Loader(text)
+        document = _Document(_Loader(text))
+        walker = _Walker(self.locator, None, document)  # its problems were found already
         try:
-            node = loader.get_single_node()
+            for part in document.parts():
+                walker.part(part, True)
+        finally:
+            document.loader.dispose()
+
+
+class _Read:
+    """A document read part by part: each checked, located, and built if a case.
+
+    Errors are raised in the order reading the whole document would raise them: the
+    YAML's own first, then a part too large, then a value that cannot be built, then
+    duplicate keys and loops.
+    """
+
+    def __init__(self, text: str, path: Path, locator: Locator) -> None:
+        self.document = _Document(_Loader(text))
+        self.size = _Size(path, self.document)
+        self.walker = _Walker(locator, KEPT_DEPTH, self.document)
+        self.cases: list[Any] = []
+        self.too_large: ConfigError | None = None
+        self.unbuilt: yaml.YAMLError | None = None
+
+    def data(self) -> tuple[Any, list[str]]:
+        """The document's data and the problems found in it."""
+        loader = self.document.loader
+        try:
+            for part in self.document.parts():
+                if self.too_large is None:
+                    self._read(part)
+            if self.too_large is not None:
+                raise self.too_large
+            if self.unbuilt is not None:
+                raise self.unbuilt
+            root = self.document.root
+            if root is None:
+                return None, []
+            if self.document.cases is not None:  # the cases, built: the list the root holds
+                loader.constructed_objects[self.document.cases] = self.cases
+            return loader.construct_document(root), self.walker.problems
         finally:
             loader.dispose()
-        if node is not None:  # its problems were found by the first walk
-            _walk(node, (), self.locator, [], frozenset(), set(), None)
+
+    def _read(self, part: _Part) -> None:
+        try:
+            aliased = self.size.check(part)
+        except ConfigError as exc:
+            self.too_large = exc  # raised once the rest is read: a YAML error comes first
+            return
+        if self.unbuilt is not None:
+            return
+        # Walked before it is built: building merges `<<: *base` into the mapping's node,
+        # whose keys would then look written twice.
+        self.walker.part(part, aliased)
+        if part.depth == 3:
+            try:
+                self.cases.append(self.document.loader.construct_document(part.node))
+            except yaml.YAMLError as exc:
+                self.unbuilt = exc
 
 
 def read_yaml(path: Path) -> tuple[Any, Locator]:
@@ -215,19 +553,7 @@ def read_yaml(path: Path) -> tuple[Any, Locator]:
     locator = Locator(path)
     locator.rest = _Rest(text, locator)
     try:
-        loader = _Loader(text)
-        try:
-            node = loader.get_single_node()
-            problems: list[str] = []
-            if node is not None:
-                aliased = _check_size(node, path)  # before the document is built, not after
-                # Walked before it is built: building merges `<<: *base` into the mapping's
-                # node, whose keys would then look written twice.
-                inside = frozenset[int]() if aliased else None
-                _walk(node, (), locator, problems, inside, set(), KEPT_DEPTH)
-            data = loader.construct_document(node) if node is not None else None
-        finally:
-            loader.dispose()
+        data, problems = _Read(text, path, locator).data()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)

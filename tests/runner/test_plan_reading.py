@@ -1,0 +1,119 @@
+"""How a run reads its cases: a few at a time, the fingerprint unchanged across versions, and
+`override` copying only the cases it changes."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from typing import overload
+
+from promptum import Session
+from promptum.checks import CheckDefinition
+from promptum.completion import Completion
+from promptum.providers import ModelRequest
+from promptum.results import Message, RunResult
+from promptum.runner import GenerationParams, JudgeConfig, Runner, TestCase, plan_fingerprint
+from promptum.runner._plan import Survey
+from promptum.runner._runner import BUILD_AHEAD
+
+SHARED = (
+    CheckDefinition(type="contains", value="Paris"),
+    CheckDefinition(type="max_length", value=200),
+)
+
+
+def _case(index: int) -> TestCase:
+    message = (Message(role="user", content=f"q{index}"),)
+    return TestCase(id=f"c{index}", messages=message, models=("m1",), checks=SHARED, suite="s")
+
+
+def test_the_fingerprint_is_the_one_earlier_versions_gave_the_same_cases() -> None:
+    # A resume finds the journal of a run interrupted before an upgrade by this hash.
+    own = TestCase(
+        id="own",
+        messages=(Message(role="system", content="terse"), Message(role="user", content="q")),
+        models=("m1", "m2"),
+        params=GenerationParams(temperature=0.2, max_tokens=50, seed=7, extra={"top_p": 0.9}),
+        checks=(CheckDefinition(type="regex", value=r"\bParis\b", case_insensitive=True),),
+        judge=JudgeConfig(model="m3", threshold=0.8),
+        repeat=2,
+        variant="v2",
+        expected_behavior="names Paris",
+    )
+    assert plan_fingerprint([*(_case(i) for i in range(3)), own]) == "192433ca641eb91e"
+
+
+def test_a_changed_shared_check_changes_the_fingerprint() -> None:
+    other = (CheckDefinition(type="contains", value="Lyon"), SHARED[1])
+    changed = [_case(0), replace(_case(1), checks=other)]
+    assert plan_fingerprint(changed) != plan_fingerprint([_case(0), _case(1)])
+
+
+class _Built(Sequence[TestCase]):
+    """Cases built as they are read, counting how many were built."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.built = 0
+
+    def __len__(self) -> int:
+        return self.count
+
+    @overload
+    def __getitem__(self, index: int) -> TestCase: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[TestCase]: ...
+
+    def __getitem__(self, index: int | slice) -> TestCase | Sequence[TestCase]:
+        raise NotImplementedError("the runner reads cases in order")
+
+    def __iter__(self) -> Iterator[TestCase]:
+        for index in range(self.count):
+            self.built += 1
+            yield _case(index)
+
+
+class _Client:
+    """Answers every call, noting how far ahead of the calls the cases were built."""
+
+    def __init__(self, cases: _Built) -> None:
+        self.cases = cases
+        self.calls = 0
+        self.ahead: list[int] = []
+
+    def max_concurrency(self, model: str) -> int:
+        return 1
+
+    async def complete(self, request: ModelRequest) -> Completion:
+        self.calls += 1
+        self.ahead.append(self.cases.built - self.calls)
+        return Completion(text="Paris", model=request.model)
+
+
+def test_a_run_builds_its_cases_a_few_at_a_time_ahead_of_the_calls() -> None:
+    cases = _Built(100)
+    client = _Client(cases)
+    survey = Survey.of(cases)  # the pass before the first call
+    cases.built = 0
+
+    runner = Runner(client, concurrency=1)
+    result = asyncio.run(runner.run(cases, RunResult(run_id="r"), survey=survey))
+
+    assert result.result_count == 100
+    assert [r.case_id for r in result.results] == [f"c{i}" for i in range(100)]
+    assert max(client.ahead) < BUILD_AHEAD  # memory stays flat: never the whole plan
+    assert min(client.ahead) == 0  # the last case, with nothing left to build
+
+
+def test_override_copies_only_the_cases_it_changes() -> None:
+    plain = _case(0)
+    judged = replace(_case(1), judge=JudgeConfig(model="m3"))
+    session = Session(tests=[plain, judged])
+    session.override(judge=None)
+
+    first, second = session.tests
+    assert first is plain
+    assert second.judge is None
+    assert second.id == "c1"

@@ -1,0 +1,82 @@
+"""`promptum validate` imports only what the suite needs: it must start fast (issue 15)."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+import promptum.providers
+import promptum.runner
+
+# What a run needs and loading a suite does not; each costs 5-35 ms to import.
+_HEAVY = (
+    "asyncio",
+    "jinja2",
+    "jsonschema",
+    "sqlite3",
+    "promptum.providers._client",
+    "promptum.runner._runner",
+)
+
+_PLAIN = """\
+models: [openai/gpt-4o-mini]
+test_cases:
+  - id: greet
+    query: Say hello.
+    checks:
+      - {type: contains, value: hello}
+"""
+
+_STRUCTURED = """\
+models: [openai/gpt-4o-mini]
+test_cases:
+  - id: profile
+    vars: {who: Ada}
+    query: "Describe {{ who }} as JSON."
+    response_model: {type: object, properties: {name: {type: string}}}
+"""
+
+
+def _heavy_modules_after(code: str) -> list[str]:
+    """The heavy modules a fresh interpreter has imported after running `code`."""
+    probe = f"{code}\nimport sys; print([m for m in {_HEAVY!r} if m in sys.modules])"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    imported: list[str] = ast.literal_eval(done.stdout.splitlines()[-1])
+    return imported
+
+
+def _validated(tmp_path: Path, suite: str) -> list[str]:
+    path = tmp_path / "suite.yaml"
+    path.write_text(suite)
+    code = (
+        "from promptum.cli import main\n"
+        f"try:\n    main(['validate', {str(path)!r}])\n"
+        "except SystemExit as exc:\n    assert not exc.code, exc.code"
+    )
+    return _heavy_modules_after(code)
+
+
+def test_validating_a_plain_suite_imports_nothing_a_run_needs(tmp_path: Path) -> None:
+    assert _validated(tmp_path, _PLAIN) == []
+
+
+def test_a_schema_and_a_template_import_what_checks_them(tmp_path: Path) -> None:
+    # The probe sees imports: a response_model is checked with jsonschema, a template with jinja2.
+    assert set(_validated(tmp_path, _STRUCTURED)) == {"jinja2", "jsonschema"}
+
+
+def test_importing_the_runner_and_the_providers_loads_no_asyncio() -> None:
+    assert _heavy_modules_after("import promptum.runner, promptum.providers") == []
+
+
+@pytest.mark.parametrize("package", [promptum.runner, promptum.providers])
+def test_every_public_name_of_a_lazy_package_imports(package: ModuleType) -> None:
+    for name in package.__all__:
+        assert getattr(package, name) is not None, f"{package.__name__}.{name}"
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        _ = package.Nope

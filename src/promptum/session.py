@@ -49,7 +49,7 @@ from promptum.suites._locate import Locator
 from promptum.validation import Validator
 
 if TYPE_CHECKING:
-    from promptum.providers import ClientOptions, HttpTarget
+    from promptum.providers import ClientOptions, HttpTarget, ModelClient
     from promptum.runner import Executor
 
 
@@ -454,9 +454,11 @@ class Session:
             }
         )
 
-    def _check_models(self, client: Any, survey: Survey) -> None:
+    def _check_models(self, client: ModelClient, survey: Survey) -> None:
         for model in sorted({*survey.models, *survey.judge_models}):
             client.check_model(model)
+            if self.executor is None:  # else workers call the models, each with its own
+                client.prepare(model)
 
     async def arun(
         self,

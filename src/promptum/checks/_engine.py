@@ -95,17 +95,19 @@ def _stand_in(check: CustomCheck) -> CompiledCheck:
     return run
 
 
-_plans: dict[int, tuple[tuple[CheckDefinition, ...], CheckPlan]] = {}
+_plans: dict[tuple[int, ...], tuple[tuple[CheckDefinition, ...], CheckPlan]] = {}
 
 
 def check_plan(definitions: tuple[CheckDefinition, ...]) -> CheckPlan:
-    """The plan of a case's checks, made once per tuple of definitions (a case's `checks`).
+    """The plan of a case's checks, made once per sequence of definitions.
 
-    Kept by the tuple's identity (the entry holds the tuple, so the identity is not reused
-    while the entry lives): a run grades every case many times, across models and repeats.
+    Kept by the definitions' identities (the entry holds them, so no identity is reused
+    while the entry lives): a run grades every case many times, across models and repeats,
+    and cases built again from the rows of a data file share their definitions.
     """
-    entry = _plans.get(id(definitions))
-    if entry is not None and entry[0] is definitions:
+    key = tuple(map(id, definitions))
+    entry = _plans.get(key)
+    if entry is not None:
         return entry[1]
     compiled: list[CompiledCheck] = []
     custom: list[tuple[int, CustomCheck]] = []
@@ -119,5 +121,5 @@ def check_plan(definitions: tuple[CheckDefinition, ...]) -> CheckPlan:
     plan = CheckPlan(definitions, checks, tuple(custom), _fused(checks, definitions))
     if len(_plans) >= _PLANS_KEPT:
         _plans.pop(next(iter(_plans)), None)  # the oldest: a long session keeps making cases
-    _plans[id(definitions)] = (definitions, plan)
+    _plans[key] = (definitions, plan)
     return plan

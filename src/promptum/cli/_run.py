@@ -213,6 +213,7 @@ def _execute(console: Console, options: RunOptions) -> int:
     import asyncio
 
     from promptum.cli._console import ProgressDisplay, escape, print_summary
+    from promptum.cli._heap import HeapFreezer
     from promptum.errors import ConfigError
     from promptum.gate import decide
     from promptum.providers import ClientOptions
@@ -265,7 +266,7 @@ def _execute(console: Console, options: RunOptions) -> int:
     rendered = [
         (path, report_format) for path, report_format in reports if not report_format.streams
     ]
-    sinks: list[ResultSink] = [ProgressDisplay(console), *recorders]
+    sinks: list[ResultSink] = [HeapFreezer(), ProgressDisplay(console), *recorders]
     # With the store on, results stream: memory stays flat at any size and whole-run
     # reports are written from the store afterwards. Prompt variants keep them, as the
     # summary compares the variants case by case.

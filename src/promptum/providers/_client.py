@@ -9,6 +9,7 @@ table and the structured-output check. `complete` never raises for a failed call
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import time
 from pathlib import Path
@@ -104,6 +105,14 @@ class ModelClient:
     def check_model(self, model: str) -> None:
         """Raise `ProviderUnavailableError` if ``model`` cannot be called as configured."""
         self._route(model)
+
+    def prepare(self, model: str) -> None:
+        """Build the provider serving `model` now, so its SDK is not imported mid-run.
+
+        A provider that cannot be built is left for its calls to report, as without this.
+        """
+        with contextlib.suppress(Exception):  # whatever it is, each call says it, as before
+            self._provider(self._route(model))
 
     def max_concurrency(self, model: str) -> int:
         """How many calls to this model's endpoint may be in flight at once (local: 1)."""

@@ -48,3 +48,10 @@ def test_a_row_after_a_long_cell_without_blank_lines_is_named_at_its_line(
     with pytest.raises(ConfigError) as error:
         load_suite(_suite(tmp_path, 'id,q\na,"one\ntwo\nthree"\nb,second,extra\n'))
     assert f"{tmp_path / 'rows.csv'}:5: row 2 has more values than the header" in str(error.value)
+
+
+def test_blank_lines_before_the_header_are_skipped(tmp_path: Path) -> None:
+    cases = load_suite(_suite(tmp_path, "\n\r\nid,q\na,first\n\nb,second\n")).cases
+    rows = tmp_path / "rows.csv"
+    assert [(case.id, case.source) for case in cases] == [("a", f"{rows}:4"), ("b", f"{rows}:6")]
+    assert cases[1].messages[-1].content == "second"

@@ -20,6 +20,7 @@ from promptum.cli._options import FactOption, output_help
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from promptum.cli._heap import HeapFreezer
     from promptum.reporting import ReportFormat
     from promptum.results import CaseResult, RunResult
     from promptum.runner import TestCase
@@ -210,10 +211,16 @@ def _suite_paths(console: Console, given: Sequence[Path]) -> list[Path]:
 
 
 def _execute(console: Console, options: RunOptions) -> int:
+    from promptum.cli._heap import collector_paused
+
+    with collector_paused() as freezer:
+        return _load_and_run(console, options, freezer)
+
+
+def _load_and_run(console: Console, options: RunOptions, freezer: HeapFreezer) -> int:
     import asyncio
 
     from promptum.cli._console import ProgressDisplay, escape, print_summary
-    from promptum.cli._heap import HeapFreezer
     from promptum.errors import ConfigError
     from promptum.gate import decide
     from promptum.providers import ClientOptions
@@ -266,7 +273,7 @@ def _execute(console: Console, options: RunOptions) -> int:
     rendered = [
         (path, report_format) for path, report_format in reports if not report_format.streams
     ]
-    sinks: list[ResultSink] = [HeapFreezer(), ProgressDisplay(console), *recorders]
+    sinks: list[ResultSink] = [freezer, ProgressDisplay(console), *recorders]
     # With the store on, results stream: memory stays flat at any size and whole-run
     # reports are written from the store afterwards. Prompt variants keep them, as the
     # summary compares the variants case by case.

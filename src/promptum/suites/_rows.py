@@ -272,8 +272,9 @@ class RowFile:
         )
 
     def _scan_csv(self, lines: _Lines) -> Iterator[RawCase]:
-        reader = csv.DictReader(lines)
-        self.header = list(reader.fieldnames or ())  # the header: the first row has its own line
+        # The header is the first row that is not blank, as csv skips blank lines between rows.
+        self.header = next((row for row in csv.reader(lines) if row), [])
+        reader = csv.DictReader(lines, fieldnames=self.header)
         lines.row_done()
         start = lines.offset
         for number, row in enumerate(reader, start=1):

@@ -37,6 +37,19 @@ def wait_for_requests(server: FaultServer, count: int, process: subprocess.Popen
         time.sleep(0.05)
 
 
+def interrupt_twice(process: subprocess.Popen[str]) -> str:
+    """Ctrl-C, and once the run says it is stopping, Ctrl-C again; the run's whole output."""
+    process.send_signal(signal.SIGINT)
+    assert process.stdout is not None
+    seen: list[str] = []
+    while not seen or "press Ctrl-C again" not in seen[-1]:  # the first signal was handled
+        line = process.stdout.readline()
+        assert line, "".join(seen)
+        seen.append(line)
+    process.send_signal(signal.SIGINT)
+    return "".join(seen) + process.communicate(timeout=30)[0]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_keeps_finished_results_and_resume_finishes_the_run(
@@ -82,15 +95,7 @@ def test_a_second_signal_stops_at_once_and_keeps_finished_results(server: FaultS
     server.default = Reply.hang(60)
     process = start_run()
     wait_for_requests(server, 3, process)
-    process.send_signal(signal.SIGINT)
-    assert process.stdout is not None
-    seen = []
-    while not seen or "press Ctrl-C again" not in seen[-1]:  # the first signal was handled
-        line = process.stdout.readline()
-        assert line, "".join(seen)
-        seen.append(line)
-    process.send_signal(signal.SIGINT)
-    output = "".join(seen) + process.communicate(timeout=30)[0]
+    output = interrupt_twice(process)
     assert process.returncode == 130, output
     assert "stopped at once; finished results are kept" in output
     lines = Path("run.jsonl").read_text(encoding="utf-8").splitlines()

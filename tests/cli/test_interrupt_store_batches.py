@@ -2,32 +2,30 @@
 
 from __future__ import annotations
 
-import signal
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from promptum.store import RunStore
-from tests.cli.test_interrupt import SUITE, start_run, wait_for_requests
+from tests.cli.test_interrupt import SUITE, interrupt_twice, start_run, wait_for_requests
 from tests.support.fault_server import FaultServer, Reply
 
 
-@pytest.mark.slow
-def test_a_second_signal_commits_the_results_the_store_held_back(server: FaultServer) -> None:
+def _start_run_stuck_on_its_fourth_call(server: FaultServer) -> subprocess.Popen[str]:
+    """A run whose first three calls are answered at once and whose fourth hangs."""
     Path("suite.yaml").write_text(SUITE, encoding="utf-8")
     server.queue(*(Reply.ok(f"answer {n}") for n in range(3)))
     server.default = Reply.hang(60)
     process = start_run()
-    wait_for_requests(server, 4, process)  # three answered at once, the fourth hangs
-    process.send_signal(signal.SIGINT)
-    assert process.stdout is not None
-    seen = []
-    while not seen or "press Ctrl-C again" not in seen[-1]:
-        line = process.stdout.readline()
-        assert line, "".join(seen)
-        seen.append(line)
-    process.send_signal(signal.SIGINT)
-    output = "".join(seen) + process.communicate(timeout=30)[0]
+    wait_for_requests(server, 4, process)
+    return process
+
+
+@pytest.mark.slow
+def test_a_second_signal_commits_the_results_the_store_held_back(server: FaultServer) -> None:
+    process = _start_run_stuck_on_its_fourth_call(server)
+    output = interrupt_twice(process)
     assert process.returncode == 130, output
 
     run = RunStore(Path(".promptum") / "runs.sqlite").list_runs()[0]
@@ -37,11 +35,7 @@ def test_a_second_signal_commits_the_results_the_store_held_back(server: FaultSe
 
 @pytest.mark.slow
 def test_after_a_kill_resume_completes_the_store_from_the_journal(server: FaultServer) -> None:
-    Path("suite.yaml").write_text(SUITE, encoding="utf-8")
-    server.queue(*(Reply.ok(f"answer {n}") for n in range(3)))
-    server.default = Reply.hang(60)
-    process = start_run()
-    wait_for_requests(server, 4, process)
+    process = _start_run_stuck_on_its_fourth_call(server)
     process.kill()  # no handler runs: the store may lack results the journal has
     process.communicate(timeout=30)
 

@@ -128,11 +128,12 @@ class OpenAIProvider:
         from openai.types.chat import ChatCompletion
 
         client = self._sdk()
-        model = body.pop("model")
-        messages = body.pop("messages")
         try:
-            response: object = await client.chat.completions.create(
-                model=model, messages=messages, extra_body=body
+            # The SDK's documented low-level call, with the body as built: `create` would walk
+            # every message through its typed-parameter transform first, which for bodies of
+            # plain JSON changes nothing and cost a sixth of the SDK's CPU per call.
+            response: object = await client.post(
+                "/chat/completions", body=body, cast_to=ChatCompletion
             )
         except openai.APITimeoutError as exc:
             raise ProviderTimeoutError(f"no answer within {self.timeout_s:g} s") from exc

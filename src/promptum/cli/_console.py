@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from promptum._flushing import TurnFlush
 from promptum.errors import PromptumError
 
 if TYPE_CHECKING:
@@ -92,6 +93,8 @@ class ProgressDisplay:
         self._done = 0
         self._counts = {"pass": 0, "fail": 0, "error": 0}
         self._cost = 0.0
+        self._lines = TurnFlush(console.file)
+        """The plain lines' output, flushed once per turn: a CI log still shows each at once."""
 
     def _figures(self) -> str:
         c = self._counts
@@ -136,13 +139,14 @@ class ProgressDisplay:
         where = f"({result.column}, {latency})"
         reason = f": {result.reasons[0]}" if result.reasons else ""
         if self._console.color_system is None:
+            self._lines.raise_failure()
             # Without colour the line is plain text: writing it directly is ~10x cheaper than
             # rendering markup, which was the largest cost per result of a run in a CI log.
             from rich.control import strip_control_codes
 
             line = f"[{self._done}/{self._total}] {status} {result.key} {where}{reason}"
-            self._console.file.write(strip_control_codes(line) + "\n")
-            self._console.file.flush()
+            self._lines.file.write(strip_control_codes(line) + "\n")
+            self._lines.request()
             return
         style = _STATUS_STYLE[result.status]
         self._console.print(
@@ -157,6 +161,7 @@ class ProgressDisplay:
         if self._progress is not None:
             self._progress.stop()
             self._progress = None
+        self._lines.raise_failure()
 
 
 def _ratio(passed: int, total: int) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TextIO
 
+from promptum._flushing import TurnFlush
 from promptum.redaction import environment_secrets, scrub_json
 from promptum.reporting._numbers import rounded
 from promptum.reporting._serialize import model_json
@@ -28,11 +29,11 @@ def render_jsonl(run: RunResult) -> str:
 
 
 class JsonlSink:
-    """A `ResultSink` that appends one JSON line per result and flushes it at once."""
+    """A `ResultSink` that appends one JSON line per result as it arrives."""
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        self._file: TextIO | None = None
+        self._out: TurnFlush | None = None
         self._secrets: tuple[str, ...] = ()
 
     def start(self, run: RunResult) -> None:
@@ -40,17 +41,19 @@ class JsonlSink:
         # Secret values from the environment are replaced in each line, as the store does.
         self._secrets = environment_secrets()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = self.path.open("w", encoding="utf-8")
+        self._out = TurnFlush(self.path.open("w", encoding="utf-8"))
 
     def add(self, result: CaseResult) -> None:
-        """Write one result and flush it, so it is on disk even if the process dies next."""
-        if self._file is None:
+        """Write one result, flushed with the others of this turn of the loop (`TurnFlush`)."""
+        if self._out is None:
             raise RuntimeError("JsonlSink.add() called before start()")
-        self._file.write(scrub_json(model_json(rounded(result)), self._secrets) + "\n")
-        self._file.flush()
+        self._out.raise_failure()
+        self._out.file.write(scrub_json(model_json(rounded(result)), self._secrets) + "\n")
+        self._out.request()
 
     def finish(self, run: RunResult) -> None:
         """Close the file; every line is already written."""
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        if self._out is not None:
+            out, self._out = self._out, None
+            out.file.close()
+            out.raise_failure()

@@ -16,10 +16,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, fields
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from pydantic import ValidationError
 
+from promptum._flushing import TurnFlush
 from promptum.checks import CheckDefinition
 from promptum.results import CaseResult, RunResult
 from promptum.runner._case import GenerationParams, TestCase
@@ -162,7 +163,8 @@ class Journal:
         self.path: Path | None = None
         """This run's journal, known once the run starts."""
         self._resumed_from: Path | None = None
-        self._handle: IO[str] | None = None
+        self._out: TurnFlush | None = None
+        """The open journal file, flushed once per turn of the event loop."""
         self._held: set[JournalKey] = set()
         """Keys of the results the resumed journal holds and the runner has not sent again."""
 
@@ -189,38 +191,40 @@ class Journal:
         if self.path == self._resumed_from:
             self._continue(self.path)
             return
-        self._handle = self.path.open("w", encoding="utf-8")
+        self._out = TurnFlush(self.path.open("w", encoding="utf-8"))
         # Only what a resume needs: nothing from the suite or the config, so no secret.
         header = {"run_id": run.run_id, "started_at": run.started_at.isoformat()}
-        self._handle.write(json.dumps(header) + "\n")
-        self._handle.flush()
+        self._out.file.write(json.dumps(header) + "\n")
+        self._out.file.flush()
 
     def _continue(self, path: Path) -> None:
         """Append to the journal being resumed, not writing again the results it holds."""
         self._held = {_key_of(result) for result in EarlierResults(path)}
         complete = _ends_a_line(path)
-        self._handle = path.open("a", encoding="utf-8")
+        self._out = TurnFlush(path.open("a", encoding="utf-8"))
         if not complete:  # a line cut short by a kill: the next one starts on its own
-            self._handle.write("\n")
-            self._handle.flush()
+            self._out.file.write("\n")
+            self._out.file.flush()
 
     def add(self, result: CaseResult) -> None:
-        """Append one result and flush it, so a crash keeps it."""
-        if self._handle is None:
+        """Append one result, flushed with the others of this turn of the loop (`TurnFlush`)."""
+        if self._out is None:
             return
         if self._held:
             key = _key_of(result)
             if key in self._held:  # an earlier result, sent again on resuming
                 self._held.discard(key)
                 return
-        self._handle.write(result_json(result) + "\n")
-        self._handle.flush()
+        self._out.raise_failure()
+        self._out.file.write(result_json(result) + "\n")
+        self._out.request()
 
     def finish(self, run: RunResult) -> None:
         """Close the journal; a complete run has nothing to resume, so its journal goes."""
-        if self._handle is not None:
-            self._handle.close()
-            self._handle = None
+        if self._out is not None:
+            out, self._out = self._out, None
+            out.file.close()
+            out.raise_failure()
         if self._resumed_from is not None and self._resumed_from != self.path:
             # An older version's journal that this run took over: its results are in ours.
             self._resumed_from.unlink(missing_ok=True)

@@ -1,0 +1,67 @@
+"""Flushing a file once per turn of the event loop, however many results were written in it."""
+
+from __future__ import annotations
+
+import sys
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from asyncio import AbstractEventLoop
+
+
+def _running_loop() -> AbstractEventLoop | None:
+    """The event loop running in this thread, if any."""
+    # No loop runs unless asyncio was imported: code that never imports it need not.
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return None
+    try:
+        loop: AbstractEventLoop = asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+    return loop
+
+
+class TurnFlush:
+    """Flushes `file` when the event loop's current turn ends; at once outside a running loop.
+
+    Results that finish together (answers read from several connections in one turn) then
+    cost one write to the file, not one each: a write was the largest cost of a result in
+    the resume journal. Every line still reaches the file before the loop waits for anything
+    (a model's answer, a timer), so a process killed then has lost nothing; a kill can only
+    take the lines of the turn it lands in, as it could take the one line being written.
+
+    A failed flush is kept and raised by `raise_failure`, which the owner calls on its next
+    line and when it closes the file: a loop callback has no caller to report to.
+    """
+
+    def __init__(self, file: IO[Any]) -> None:
+        self.file = file
+        self._scheduled = False
+        self._failure: OSError | None = None
+
+    def request(self) -> None:
+        """Flush what was written, at the end of this turn of the loop."""
+        if self._scheduled:
+            return
+        loop = _running_loop()
+        if loop is None:
+            self.file.flush()
+            return
+        self._scheduled = True
+        loop.call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self._scheduled = False
+        if self.file.closed:  # closed meanwhile, which flushed it
+            return
+        try:
+            self.file.flush()
+        except OSError as exc:
+            self._failure = exc
+
+    def raise_failure(self) -> None:
+        """Raise the error of a flush made on the loop, if one failed since the last call."""
+        if self._failure is not None:
+            failure, self._failure = self._failure, None
+            raise failure

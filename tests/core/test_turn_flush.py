@@ -1,0 +1,97 @@
+"""TurnFlush: lines written in one turn of the event loop are flushed once, before it waits."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from pathlib import Path
+
+import pytest
+
+from promptum._flushing import TurnFlush
+
+
+class _CountingFile(io.StringIO):
+    """A file that counts its flushes, and can be made to fail them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.flushes = 0
+        self.failing = False
+
+    def flush(self) -> None:
+        if self.failing:
+            raise OSError(28, "No space left on device")
+        self.flushes += 1
+        super().flush()
+
+
+def test_outside_an_event_loop_each_request_flushes_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "lines.txt"
+    with path.open("w", encoding="utf-8") as file:
+        out = TurnFlush(file)
+        file.write("one\n")
+        out.request()
+        assert path.read_text(encoding="utf-8") == "one\n"
+
+
+def test_lines_of_one_turn_are_flushed_once_before_the_loop_waits(tmp_path: Path) -> None:
+    path = tmp_path / "lines.txt"
+    seen: list[str] = []
+
+    async def write_three_then_wait() -> None:
+        with path.open("w", encoding="utf-8") as file:
+            out = TurnFlush(file)
+            for line in ("a\n", "b\n", "c\n"):
+                file.write(line)
+                out.request()
+            await asyncio.sleep(0.01)  # the loop waits: the lines must be in the file by now
+            seen.append(path.read_text(encoding="utf-8"))
+
+    asyncio.run(write_three_then_wait())
+    assert seen == ["a\nb\nc\n"]
+
+
+def test_one_flush_per_turn_however_many_lines() -> None:
+    file = _CountingFile()
+
+    async def two_turns() -> None:
+        out = TurnFlush(file)
+        for _ in range(5):
+            out.request()
+        await asyncio.sleep(0)
+        out.request()
+        await asyncio.sleep(0)
+
+    asyncio.run(two_turns())
+    assert file.flushes == 2
+
+
+def test_a_failed_flush_on_the_loop_is_raised_by_the_next_call() -> None:
+    file = _CountingFile()
+    out = TurnFlush(file)
+
+    async def fail_once() -> None:
+        file.failing = True
+        out.request()
+        await asyncio.sleep(0)
+        file.failing = False
+
+    asyncio.run(fail_once())
+    with pytest.raises(OSError, match="No space left"):
+        out.raise_failure()
+    out.raise_failure()  # reported once
+
+
+def test_a_file_closed_before_the_turn_ends_is_left_alone(tmp_path: Path) -> None:
+    async def close_at_once() -> None:
+        file = (tmp_path / "lines.txt").open("w", encoding="utf-8")
+        out = TurnFlush(file)
+        file.write("last\n")
+        out.request()
+        file.close()
+        await asyncio.sleep(0)
+        out.raise_failure()
+
+    asyncio.run(close_at_once())
+    assert (tmp_path / "lines.txt").read_text(encoding="utf-8") == "last\n"

@@ -40,7 +40,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = (1_000, 10_000)
-REPEATS = {1_000: 3, 10_000: 2}
+REPEATS = {1_000: 5, 10_000: 2}
 CONCURRENCY = 16
 LAYOUTS = ("csv", "inline")
 CHECKS = [

@@ -44,6 +44,20 @@ def test_the_fingerprint_is_the_one_earlier_versions_gave_the_same_cases() -> No
     assert plan_fingerprint([*(_case(i) for i in range(3)), own]) == "192433ca641eb91e"
 
 
+def test_a_structured_case_keeps_the_fingerprint_earlier_versions_gave() -> None:
+    structured = TestCase(
+        id="field",
+        messages=(Message(role="user", content="é q"),),
+        models=("m1",),
+        checks=(*SHARED, CheckDefinition(type="max_length", value=80)),
+        response_schema={"type": "object", "properties": {"city": {"type": "string"}}},
+        expected={"city": ["Berlin", "Munich"]},
+        attack_target={"city": "Paris"},
+        context=("doc one",),
+    )
+    assert plan_fingerprint([structured, _case(1)]) == "01d69d4992697681"
+
+
 def test_a_changed_shared_check_changes_the_fingerprint() -> None:
     other = (CheckDefinition(type="contains", value="Lyon"), SHARED[1])
     changed = [_case(0), replace(_case(1), checks=other)]

@@ -105,6 +105,28 @@ def test_a_row_is_built_the_same_however_it_is_reached(tmp_path: Path) -> None:
         cases[6]
 
 
+def test_rows_read_in_blocks_are_the_rows_read_one_by_one(tmp_path: Path) -> None:
+    # Several blocks of rows, with blank lines, rows of two lines and text that is not ASCII.
+    groups = (
+        f'a{n},"Hello, ""world""",Paris\r\n\r\nb{n},"two\r\nlines é",Zürich\r\nc{n},é {n},Oslo\r\n'
+        for n in range(300)
+    )
+    _write(tmp_path, "rows.csv", "id,text,city\r\n" + "".join(groups))
+    suite = "models: [fault/a]\nprompt: '{{ text }} ({{ city }})'\ncases_from: rows.csv\n"
+    cases = load_suite(_write(tmp_path, "suite.yaml", suite)).cases
+
+    in_order = list(cases)
+    assert len(in_order) == 900
+    picked = (0, 255, 256, 257, 511, 512, 899)
+    assert [cases[i] for i in picked] == [in_order[i] for i in picked]
+    assert [case.messages[-1].content for case in in_order[255:258]] == [
+        'Hello, "world" (Paris)',
+        "two\r\nlines é (Zürich)",
+        "é 85 (Oslo)",
+    ]
+    assert in_order[899].source == f"{tmp_path / 'rows.csv'}:{6 + 5 * 299}"
+
+
 def test_jsonl_rows_read_lazily_keep_their_lines(tmp_path: Path) -> None:
     _write(
         tmp_path,

@@ -41,36 +41,50 @@ def _params(params: GenerationParams) -> dict[str, Any]:
     return {field.name: getattr(params, field.name) for field in fields(params)}
 
 
+def _json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
 class PlanDigest:
     """A run's fingerprint (the resume journal's key), fed one case at a time.
 
-    A short hash of everything that decides the run's results.
+    A short hash of everything that decides the run's results: each case as JSON with
+    sorted keys. It must not change between versions, as a resume finds the journal of a
+    run interrupted before an upgrade by it.
     """
 
     def __init__(self) -> None:
         self._digest = hashlib.sha256()
-        self._checks: dict[int, tuple[CheckDefinition, dict[str, Any]]] = {}
-        """Recent checks by identity (each kept alive, so its id is not reused), dumped."""
+        self._checks: dict[int, tuple[CheckDefinition, str]] = {}
+        """Recent checks by identity (each kept alive, so its id is not reused), as JSON."""
 
     def add(self, case: TestCase) -> None:
         """Hash one case in."""
-        self._digest.update(json.dumps(self._key(case), sort_keys=True, default=str).encode())
+        # The JSON of the whole case, written in three parts so that each check is encoded
+        # once, not once per case: `attack_target` and `checks` are the first keys in order.
+        checks = ", ".join(self._check(check) for check in case.checks)
+        text = (
+            f'{{"attack_target": {_json(case.attack_target)}, "checks": [{checks}], '
+            + _json(self._key(case))[1:]
+        )
+        self._digest.update(text.encode())
 
     def hexdigest(self) -> str:
         """The fingerprint of the cases added so far."""
         return self._digest.hexdigest()[:16]
 
-    def _check(self, check: CheckDefinition) -> dict[str, Any]:
+    def _check(self, check: CheckDefinition) -> str:
         remembered = self._checks.get(id(check))
         if remembered is not None:
             return remembered[1]
         if len(self._checks) >= _REMEMBERED_CHECKS:
             self._checks.clear()
-        dump = check.model_dump()
-        self._checks[id(check)] = (check, dump)
-        return dump
+        text = _json(check.model_dump())
+        self._checks[id(check)] = (check, text)
+        return text
 
     def _key(self, case: TestCase) -> dict[str, Any]:
+        """The rest of the case: every key after `checks`."""
         return {
             "id": case.id,
             "suite": case.suite,
@@ -78,11 +92,9 @@ class PlanDigest:
             "messages": [m.model_dump() for m in case.messages],
             "models": case.models,
             "params": _params(case.params),
-            "checks": [self._check(c) for c in case.checks],
             "validator": None if case.validator is None else case.validator.describe(),
             "schema": case.response_schema,
             "expected": case.expected,
-            "attack_target": case.attack_target,
             "expected_behavior": case.expected_behavior,
             "context": case.context,
             "judge": None if case.judge is None else asdict(case.judge),

@@ -78,8 +78,8 @@ class RowCases(_Cases):
 
     def __iter__(self) -> Iterator[TestCase]:
         with self.rows.opened() as file:
-            for row in range(len(self.rows)):
-                yield from self.build(self.rows.row(row, file))
+            for raw in self.rows.rows(file):
+                yield from self.build(raw)
 
 
 class Cases(_Cases):

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from promptum.checks import CheckDefinition
+from promptum.checks._definition import SHARED, CheckTable
 from promptum.errors import ConfigError
 from promptum.results import CaseResult, Message, RunResult
 from promptum.runner import (
@@ -57,6 +58,11 @@ def _default_model() -> str:
     from promptum.providers import DEFAULT_MODEL
 
     return DEFAULT_MODEL
+
+
+_SHARED_CHECKS = {SHARED: CheckTable()}
+"""Checks written alike in many `Prompt`s are compiled once and shared, as in a suite: a
+check is a pure function of its definition, and compiling one costs more than a call."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +162,7 @@ class Prompt:
         checks = []
         for index, check in enumerate(self.checks):
             try:
-                checks.append(CheckDefinition.model_validate(check))
+                checks.append(CheckDefinition.model_validate(check, context=_SHARED_CHECKS))
             except ValidationError as exc:
                 message = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
                 raise self._fail(f"checks[{index}]: {message}") from None

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from promptum.checks import CheckDefinition
 from promptum.errors import ConfigError
 from promptum.runner import TestCase
 from promptum.session import Prompt, Session
@@ -200,6 +201,20 @@ def test_identical_checks_are_one_object_across_cases(tmp_path: Path) -> None:
     assert first.checks[1] is second.checks[1]
     assert first.checks[0].compiled is second.checks[0].compiled
     assert third.checks[0] is not third.checks[1]  # 1 and 1.0 are written differently
+
+
+def test_checks_written_alike_in_python_prompts_are_one_object() -> None:
+    session = Session(models=["fault/a"])
+    own = CheckDefinition(type="regex", value=r"\d+")
+    compiled = own.compiled
+    for index in range(3):
+        checks = [{"type": "contains", "value": "Paris"}, own, {"type": "contains", "value": "x"}]
+        session.add_test(Prompt(name=f"p{index}", prompt="q", checks=checks[: 2 + index % 2]))
+    first, second, third = session.tests
+    assert first.checks[0] is second.checks[0] is third.checks[0]
+    assert first.checks[1] is own
+    assert own.compiled is compiled  # used as given, not compiled again
+    assert [len(case.checks) for case in session.tests] == [2, 3, 2]
 
 
 def _golden_set(folder: Path, rows: int) -> Path:

@@ -171,6 +171,8 @@ class CheckDefinition(BaseModel):
         # Declared after `_compile`, so it wraps it: a check found here is not compiled again.
         # A check is a pure function of its definition (and of the folder a `python` check
         # is imported from), so an identical one already compiled in this load is reused.
+        if isinstance(data, cls):  # frozen, compiled when made: an after-validator would redo it
+            return data
         context = info.context
         if not isinstance(context, dict) or not isinstance(data, dict):
             return handler(data)

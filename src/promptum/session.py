@@ -22,6 +22,7 @@ from pydantic import BaseModel, ValidationError
 
 from promptum.checks import CheckDefinition
 from promptum.checks._definition import SHARED, CheckTable
+from promptum.checks._registry import is_written_by_user
 from promptum.errors import ConfigError
 from promptum.results import CaseResult, Message, RunResult
 from promptum.runner import (
@@ -63,6 +64,14 @@ def _default_model() -> str:
 _SHARED_CHECKS = {SHARED: CheckTable()}
 """Checks written alike in many `Prompt`s are compiled once and shared, as in a suite: a
 check is a pure function of its definition, and compiling one costs more than a call."""
+
+
+def _sharing(check: CheckDefinition | Mapping[str, Any]) -> dict[str, CheckTable] | None:
+    """The validation context that shares `check` with the `Prompt`s before, if it may be."""
+    # The user's own code (`python`, a registered type) can be registered again or reloaded
+    # while this process lives: each Prompt compiles it afresh, so it runs the code of now.
+    kind = check.get("type") if isinstance(check, Mapping) else None
+    return _SHARED_CHECKS if isinstance(kind, str) and not is_written_by_user(kind) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +171,7 @@ class Prompt:
         checks = []
         for index, check in enumerate(self.checks):
             try:
-                checks.append(CheckDefinition.model_validate(check, context=_SHARED_CHECKS))
+                checks.append(CheckDefinition.model_validate(check, context=_sharing(check)))
             except ValidationError as exc:
                 message = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
                 raise self._fail(f"checks[{index}]: {message}") from None

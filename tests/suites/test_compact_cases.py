@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 
 from promptum.checks import CheckDefinition
+from promptum.checks._registry import register_check_type, unregister_check_type
+from promptum.completion import Completion
 from promptum.errors import ConfigError
 from promptum.runner import TestCase
 from promptum.session import Prompt, Session
@@ -215,6 +217,25 @@ def test_checks_written_alike_in_python_prompts_are_one_object() -> None:
     assert first.checks[1] is own
     assert own.compiled is compiled  # used as given, not compiled again
     assert [len(case.checks) for case in session.tests] == [2, 3, 2]
+
+
+def test_a_check_type_registered_again_is_what_the_next_prompt_runs() -> None:
+    # Python Prompts share compiled checks for the life of the process: a user's own check
+    # type, registered again under its name (a reload, a test fixture), must not be reused.
+    def prompt_with_check(index: int) -> CheckDefinition:
+        session = Session(models=["fault/a"])
+        session.add_test(Prompt(name=f"p{index}", prompt="q", checks=[{"type": "verdict"}]))
+        return session.tests[0].checks[0]
+
+    graded = []
+    for passes in (True, False):
+        register_check_type("verdict", lambda response, passes=passes: passes, "a test")
+        try:
+            check = prompt_with_check(len(graded))
+        finally:
+            unregister_check_type("verdict")
+        graded.append(check.compiled(Completion(text="anything")).passed)
+    assert graded == [True, False]
 
 
 def _golden_set(folder: Path, rows: int) -> Path:

@@ -161,6 +161,8 @@ class ProgressDisplay:
         if self._progress is not None:
             self._progress.stop()
             self._progress = None
+        if self._console.color_system is None:
+            self._lines.file.flush()  # a line of the loop's last turn may not be flushed yet
         self._lines.raise_failure()
 
 

@@ -23,12 +23,12 @@ def _running_loop() -> AbstractEventLoop | None:
 
 
 class TurnFlush:
-    """Flushes `file` when the event loop's current turn ends; at once outside a running loop.
+    """Flushes `file` at the event loop's next turn, before it waits; at once outside a loop.
 
     Results that finish together (answers read from several connections in one turn) then
     cost one write to the file, not one each: a write was the largest cost of a result in
-    the resume journal. Every line still reaches the file before the loop waits for anything
-    (a model's answer, a timer), so a process killed then has lost nothing; a kill can only
+    the resume journal. The flush runs before the loop next waits for anything (a model's
+    answer, a timer), so a process killed while it waits has lost nothing; a kill can only
     take the lines of the turn it lands in, as it could take the one line being written.
 
     A failed flush is kept and raised by `raise_failure`, which the owner calls on its next
@@ -37,22 +37,23 @@ class TurnFlush:
 
     def __init__(self, file: IO[Any]) -> None:
         self.file = file
-        self._scheduled = False
+        self._scheduled_on: AbstractEventLoop | None = None
+        """The loop a flush is queued on: one that closed before running it counts for none."""
         self._failure: OSError | None = None
 
-    def request(self) -> None:
-        """Flush what was written, at the end of this turn of the loop."""
-        if self._scheduled:
-            return
+    def flush_soon(self) -> None:
+        """Flush what was written, at the loop's next turn (at once outside a running loop)."""
         loop = _running_loop()
         if loop is None:
             self.file.flush()
             return
-        self._scheduled = True
+        if self._scheduled_on is loop:
+            return
+        self._scheduled_on = loop
         loop.call_soon(self._flush)
 
     def _flush(self) -> None:
-        self._scheduled = False
+        self._scheduled_on = None
         if self.file.closed:  # closed meanwhile, which flushed it
             return
         try:

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ValidationError
 
 from promptum.checks import CheckDefinition
 from promptum.checks._definition import SHARED, CheckTable
-from promptum.checks._registry import is_written_by_user
+from promptum.checks._registry import is_built_in
 from promptum.errors import ConfigError
 from promptum.results import CaseResult, Message, RunResult
 from promptum.runner import (
@@ -66,12 +66,20 @@ _SHARED_CHECKS = {SHARED: CheckTable()}
 check is a pure function of its definition, and compiling one costs more than a call."""
 
 
+_COMPILED_FROM_OUTSIDE = frozenset({"python", "similar"})
+"""Built-in types whose compiling reads more than the definition: `python` imports the
+user's code, `similar` reads the environment (its endpoint, the modules installed)."""
+
+
 def _sharing(check: CheckDefinition | Mapping[str, Any]) -> dict[str, CheckTable] | None:
     """The validation context that shares `check` with the `Prompt`s before, if it may be."""
-    # The user's own code (`python`, a registered type) can be registered again or reloaded
-    # while this process lives: each Prompt compiles it afresh, so it runs the code of now.
+    # The table lasts as long as the process: only checks that are a function of their
+    # definition alone are shared. A type registered by a user or a plugin may be
+    # registered again with other code, and code or environment may change meanwhile.
     kind = check.get("type") if isinstance(check, Mapping) else None
-    return _SHARED_CHECKS if isinstance(kind, str) and not is_written_by_user(kind) else None
+    if not isinstance(kind, str) or not is_built_in(kind) or kind in _COMPILED_FROM_OUTSIDE:
+        return None
+    return _SHARED_CHECKS
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,7 @@ def test_outside_an_event_loop_each_request_flushes_at_once(tmp_path: Path) -> N
     with path.open("w", encoding="utf-8") as file:
         out = TurnFlush(file)
         file.write("one\n")
-        out.request()
+        out.flush_soon()
         assert path.read_text(encoding="utf-8") == "one\n"
 
 
@@ -44,7 +44,7 @@ def test_lines_of_one_turn_are_flushed_once_before_the_loop_waits(tmp_path: Path
             out = TurnFlush(file)
             for line in ("a\n", "b\n", "c\n"):
                 file.write(line)
-                out.request()
+                out.flush_soon()
             await asyncio.sleep(0.01)  # the loop waits: the lines must be in the file by now
             seen.append(path.read_text(encoding="utf-8"))
 
@@ -58,9 +58,9 @@ def test_one_flush_per_turn_however_many_lines() -> None:
     async def two_turns() -> None:
         out = TurnFlush(file)
         for _ in range(5):
-            out.request()
+            out.flush_soon()
         await asyncio.sleep(0)
-        out.request()
+        out.flush_soon()
         await asyncio.sleep(0)
 
     asyncio.run(two_turns())
@@ -73,7 +73,7 @@ def test_a_failed_flush_on_the_loop_is_raised_by_the_next_call() -> None:
 
     async def fail_once() -> None:
         file.failing = True
-        out.request()
+        out.flush_soon()
         await asyncio.sleep(0)
         file.failing = False
 
@@ -88,10 +88,28 @@ def test_a_file_closed_before_the_turn_ends_is_left_alone(tmp_path: Path) -> Non
         file = (tmp_path / "lines.txt").open("w", encoding="utf-8")
         out = TurnFlush(file)
         file.write("last\n")
-        out.request()
+        out.flush_soon()
         file.close()
         await asyncio.sleep(0)
         out.raise_failure()
 
     asyncio.run(close_at_once())
     assert (tmp_path / "lines.txt").read_text(encoding="utf-8") == "last\n"
+
+
+def test_a_flush_left_on_a_closed_loop_does_not_stop_the_next_loop_flushing() -> None:
+    file = _CountingFile()
+    out = TurnFlush(file)
+    loop = asyncio.new_event_loop()
+    loop.call_soon(loop.stop)
+    loop.call_soon(out.flush_soon)  # queued after the stop: never run
+    loop.run_forever()
+    loop.close()
+    assert file.flushes == 0
+
+    async def one_turn() -> None:
+        out.flush_soon()
+        await asyncio.sleep(0)
+
+    asyncio.run(one_turn())
+    assert file.flushes == 1

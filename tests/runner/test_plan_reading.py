@@ -14,6 +14,7 @@ from promptum.completion import Completion
 from promptum.providers import ModelRequest
 from promptum.results import Message, RunResult
 from promptum.runner import GenerationParams, JudgeConfig, Runner, TestCase, plan_fingerprint
+from promptum.runner._journal import PlanDigest
 from promptum.runner._plan import Survey
 from promptum.runner._runner import BUILD_AHEAD
 
@@ -56,6 +57,12 @@ def test_a_structured_case_keeps_the_fingerprint_earlier_versions_gave() -> None
         context=("doc one",),
     )
     assert plan_fingerprint([structured, _case(1)]) == "01d69d4992697681"
+
+
+def test_every_other_key_of_a_case_sorts_after_its_checks() -> None:
+    # The digest writes `attack_target` and `checks` first, then the rest of the case as one
+    # object: that is the JSON of the whole case, keys sorted, only while this holds.
+    assert min(PlanDigest()._key(_case(0))) > "checks" > "attack_target"
 
 
 def test_a_changed_shared_check_changes_the_fingerprint() -> None:

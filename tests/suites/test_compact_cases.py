@@ -108,8 +108,13 @@ def test_a_row_is_built_the_same_however_it_is_reached(tmp_path: Path) -> None:
         cases[6]
 
 
-def test_rows_read_in_blocks_are_the_rows_read_one_by_one(tmp_path: Path) -> None:
-    # Several blocks of rows, with blank lines, rows of two lines and text that is not ASCII.
+@pytest.mark.parametrize("block_bytes", [1 << 20, 100])
+def test_rows_read_in_blocks_are_the_rows_read_one_by_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block_bytes: int
+) -> None:
+    # Several blocks of rows, with blank lines, rows of two lines and text that is not ASCII;
+    # blocks of a few rows each when their size caps them.
+    monkeypatch.setattr("promptum.suites._rows._BLOCK_BYTES", block_bytes)
     groups = (
         f'a{n},"Hello, ""world""",Paris\r\n\r\nb{n},"two\r\nlines é",Zürich\r\nc{n},é {n},Oslo\r\n'
         for n in range(300)
@@ -217,6 +222,17 @@ def test_checks_written_alike_in_python_prompts_are_one_object() -> None:
     assert first.checks[1] is own
     assert own.compiled is compiled  # used as given, not compiled again
     assert [len(case.checks) for case in session.tests] == [2, 3, 2]
+
+
+def test_a_check_copied_with_another_value_is_graded_by_that_value() -> None:
+    # A copy keeps the compiled check of the original: it must not be taken as compiled.
+    paris = CheckDefinition(type="contains", value="Paris")
+    rome = paris.model_copy(update={"value": "Rome"})
+    session = Session(models=["fault/a"])
+    session.add_test(Prompt(name="p", prompt="q", checks=[rome]))
+    (check,) = session.tests[0].checks
+    assert check.compiled(Completion(text="Rome")).passed
+    assert not check.compiled(Completion(text="Paris")).passed
 
 
 def test_a_check_type_registered_again_is_what_the_next_prompt_runs() -> None:

@@ -124,6 +124,8 @@ class CheckDefinition(BaseModel):
     """For `similar`: the embedding model, ``<endpoint>/<model>`` (default: the embedded one)."""
 
     _compiled: CompiledCheck = PrivateAttr()
+    _compiled_from: tuple[str, Any, bool, float | None, str | None] | None = PrivateAttr(None)
+    """The definition `_compiled` was built from: a copy made with other values differs."""
 
     @model_validator(mode="after")
     def _compile(self, info: ValidationInfo) -> CheckDefinition:
@@ -145,8 +147,8 @@ class CheckDefinition(BaseModel):
                 if problem is not None:
                     raise ValueError(f"check {self.type!r}: {problem}")
             threshold = check_type.default_threshold if self.threshold is None else self.threshold
-            compiled = check_type.build_scored(value, threshold, self.model)
-            self._compiled = compiled
+            self._compiled = check_type.build_scored(value, threshold, self.model)
+            self._compiled_from = self._key()
             return self
         scoring = ", ".join(
             t.name
@@ -161,6 +163,7 @@ class CheckDefinition(BaseModel):
                     + (also if option == "threshold" else "")
                 )
         self._compiled = check_type.build(value, self.case_insensitive)
+        self._compiled_from = self._key()
         return self
 
     @model_validator(mode="wrap")
@@ -170,9 +173,12 @@ class CheckDefinition(BaseModel):
     ) -> Self:
         # Declared after `_compile`, so it wraps it: a check found here is not compiled again.
         # A check is a pure function of its definition (and of the folder a `python` check
-        # is imported from), so an identical one already compiled in this load is reused.
-        if isinstance(data, cls):  # frozen, compiled when made: an after-validator would redo it
-            return data
+        # is imported from), so an identical one already compiled with this table is reused.
+        if isinstance(data, cls):
+            # Compiled when it was made: an after-validator would compile it again. Not so a
+            # copy with other values (`model_copy(update=...)`) or one never validated.
+            private = data.__pydantic_private__ or {}
+            return data if private.get("_compiled_from") == data._key() else handler(data)
         context = info.context
         if not isinstance(context, dict) or not isinstance(data, dict):
             return handler(data)

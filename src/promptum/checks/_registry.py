@@ -61,6 +61,11 @@ def get_check_type(name: str) -> CheckType:
     raise ValueError(f"unknown check type {name!r}.{hint} Valid types: {', '.join(known)}")
 
 
+def is_built_in(name: str) -> bool:
+    """Whether check type ``name`` is one of promptum's own, not registered or a plugin's."""
+    return name in _BUILT_IN
+
+
 def is_written_by_user(name: str) -> bool:
     """Whether check type ``name`` runs the user's code: ``python``, or a registered type."""
     return name == _python.PYTHON.name or name in _origins

@@ -106,6 +106,8 @@ class ProgressDisplay:
     def start(self, run: RunResult) -> None:
         """Show the bar (terminal) or a header line (plain output)."""
         self._total = run.planned_results or 0
+        # The console's file of now: without one of its own, rich reads `sys.stdout` anew.
+        self._lines = TurnFlush(self._console.file)
         models = escape(", ".join(run.models))
         self._console.print(f"Running {self._total} results of {escape(run.suite)} on {models}")
         if run.resumed:
@@ -146,7 +148,7 @@ class ProgressDisplay:
 
             line = f"[{self._done}/{self._total}] {status} {result.key} {where}{reason}"
             self._lines.file.write(strip_control_codes(line) + "\n")
-            self._lines.request()
+            self._lines.flush_soon()
             return
         style = _STATUS_STYLE[result.status]
         self._console.print(

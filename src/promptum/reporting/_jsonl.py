@@ -49,7 +49,7 @@ class JsonlSink:
             raise RuntimeError("JsonlSink.add() called before start()")
         self._out.raise_failure()
         self._out.file.write(scrub_json(model_json(rounded(result)), self._secrets) + "\n")
-        self._out.request()
+        self._out.flush_soon()
 
     def finish(self, run: RunResult) -> None:
         """Close the file; every line is already written."""

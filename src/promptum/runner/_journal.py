@@ -229,7 +229,7 @@ class Journal:
                 return
         self._out.raise_failure()
         self._out.file.write(result_json(result) + "\n")
-        self._out.request()
+        self._out.flush_soon()
 
     def finish(self, run: RunResult) -> None:
         """Close the journal; a complete run has nothing to resume, so its journal goes."""

@@ -7,6 +7,7 @@ sets it and every other column becomes a template variable.
 
 from __future__ import annotations
 
+import bisect
 import csv
 import io
 import json
@@ -200,7 +201,8 @@ def _split_columns(row: dict[str, Any], case_keys: frozenset[str] | set[str]) ->
 
 _JSONL_CASE_KEYS = frozenset(CaseFields.model_fields)
 _BLOCK_ROWS = 256
-"""Rows `RowFile.rows` reads at a time: a few hundred KB for rows of a few KB."""
+_BLOCK_BYTES = 1 << 20
+"""`RowFile.rows` reads up to this many rows, and bytes (but at least one row), at a time."""
 _BOM = "\ufeff".encode()
 
 
@@ -333,8 +335,7 @@ class RowFile:
         """Row `index` (from 0) read again from `file` (see `opened`), as `scan` gave it."""
         self._check(os.fstat(file.fileno()))
         start = self.starts[index]
-        file.seek(start)
-        return self._parsed(index, file.read(self.starts[index + 1] - start))
+        return self._parsed(index, self._read(file, start, self.starts[index + 1]))
 
     def rows(self, file: io.FileIO) -> Iterator[RawCase]:
         """Every row in order, read again from `file` (see `opened`) a block of rows at a time.
@@ -342,15 +343,29 @@ class RowFile:
         One read per block rather than per row, as a run reads every row once or twice. The
         file is still checked before each row: a run stops at the first row after a change.
         """
-        for first in range(0, len(self), _BLOCK_ROWS):
-            last = min(first + _BLOCK_ROWS, len(self))
+        first = 0
+        while first < len(self):
             base = self.starts[first]
-            file.seek(base)
-            block = file.read(self.starts[last] - base)
+            last = min(first + _BLOCK_ROWS, len(self))
+            fits = bisect.bisect_right(self.starts, base + _BLOCK_BYTES, first + 1, last + 1) - 1
+            last = max(first + 1, fits)
+            block = self._read(file, base, self.starts[last])
             for index in range(first, last):
                 self._check(os.fstat(file.fileno()))
                 start, end = self.starts[index] - base, self.starts[index + 1] - base
                 yield self._parsed(index, block[start:end])
+            first = last
+
+    def _read(self, file: io.FileIO, start: int, end: int) -> bytes:
+        """Bytes `start` to `end` of `file`; ConfigError if it ends sooner (it changed)."""
+        file.seek(start)
+        data = file.read(end - start)
+        while len(data) < end - start:  # a raw read may return less than asked
+            more = file.read(end - start - len(data))
+            if not more:
+                raise self._changed()
+            data += more
+        return data
 
     def _parsed(self, index: int, data: bytes) -> RawCase:
         """Row `index` from `data`, its text as `scan` found it."""

@@ -91,9 +91,12 @@ def main() -> None:
 
 
 def _report(sides: dict[str, dict[str, str]], repeats: int, imports: bool) -> None:
-    """Time every command on every side (the first run of each fills the bytecode cache)."""
+    """Time every command on every side, once untimed first to fill the bytecode cache."""
+    for arguments in COMMANDS.values():
+        for environment in sides.values():
+            _seconds(arguments, environment)
     best = {(side, name): float("inf") for side in sides for name in COMMANDS}
-    for _ in range(repeats + 1):
+    for _ in range(repeats):
         for name, arguments in COMMANDS.items():
             for side, environment in sides.items():
                 best[side, name] = min(best[side, name], _seconds(arguments, environment))

@@ -31,8 +31,8 @@ class TurnFlush:
     answer, a timer), so a process killed while it waits has lost nothing; a kill can only
     take the lines of the turn it lands in, as it could take the one line being written.
 
-    A failed flush is kept and raised by `raise_failure`, which the owner calls on its next
-    line and when it closes the file: a loop callback has no caller to report to.
+    A failed flush is kept and raised by the next `write`, or by `raise_failure`, which the
+    owner calls when it closes the file: a loop callback has no caller to report to.
     """
 
     def __init__(self, file: IO[Any]) -> None:
@@ -40,6 +40,12 @@ class TurnFlush:
         self._scheduled_on: AbstractEventLoop | None = None
         """The loop a flush is queued on: one that closed before running it counts for none."""
         self._failure: OSError | None = None
+
+    def write(self, text: str) -> None:
+        """Write `text`, flushed at the loop's next turn; first raise a failed earlier flush."""
+        self.raise_failure()
+        self.file.write(text)
+        self.flush_soon()
 
     def flush_soon(self) -> None:
         """Flush what was written, at the loop's next turn (at once outside a running loop)."""

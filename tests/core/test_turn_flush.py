@@ -67,7 +67,7 @@ def test_one_flush_per_turn_however_many_lines() -> None:
     assert file.flushes == 2
 
 
-def test_a_failed_flush_on_the_loop_is_raised_by_the_next_call() -> None:
+def test_a_failed_flush_on_the_loop_is_raised_by_the_next_write() -> None:
     file = _CountingFile()
     out = TurnFlush(file)
 
@@ -79,8 +79,9 @@ def test_a_failed_flush_on_the_loop_is_raised_by_the_next_call() -> None:
 
     asyncio.run(fail_once())
     with pytest.raises(OSError, match="No space left"):
-        out.raise_failure()
+        out.write("next\n")
     out.raise_failure()  # reported once
+    assert "next" not in file.getvalue()  # not written after an unreported failure
 
 
 def test_a_file_closed_before_the_turn_ends_is_left_alone(tmp_path: Path) -> None:

@@ -106,8 +106,6 @@ class ProgressDisplay:
     def start(self, run: RunResult) -> None:
         """Show the bar (terminal) or a header line (plain output)."""
         self._total = run.planned_results or 0
-        # The console's file of now: without one of its own, rich reads `sys.stdout` anew.
-        self._lines = TurnFlush(self._console.file)
         models = escape(", ".join(run.models))
         self._console.print(f"Running {self._total} results of {escape(run.suite)} on {models}")
         if run.resumed:
@@ -141,14 +139,12 @@ class ProgressDisplay:
         where = f"({result.column}, {latency})"
         reason = f": {result.reasons[0]}" if result.reasons else ""
         if self._console.color_system is None:
-            self._lines.raise_failure()
             # Without colour the line is plain text: writing it directly is ~10x cheaper than
             # rendering markup, which was the largest cost per result of a run in a CI log.
             from rich.control import strip_control_codes
 
             line = f"[{self._done}/{self._total}] {status} {result.key} {where}{reason}"
-            self._lines.file.write(strip_control_codes(line) + "\n")
-            self._lines.flush_soon()
+            self._lines.write(strip_control_codes(line) + "\n")
             return
         style = _STATUS_STYLE[result.status]
         self._console.print(

@@ -47,9 +47,7 @@ class JsonlSink:
         """Write one result, flushed with the others of this turn of the loop (`TurnFlush`)."""
         if self._out is None:
             raise RuntimeError("JsonlSink.add() called before start()")
-        self._out.raise_failure()
-        self._out.file.write(scrub_json(model_json(rounded(result)), self._secrets) + "\n")
-        self._out.flush_soon()
+        self._out.write(scrub_json(model_json(rounded(result)), self._secrets) + "\n")
 
     def finish(self, run: RunResult) -> None:
         """Close the file; every line is already written."""

@@ -227,9 +227,7 @@ class Journal:
             if key in self._held:  # an earlier result, sent again on resuming
                 self._held.discard(key)
                 return
-        self._out.raise_failure()
-        self._out.file.write(result_json(result) + "\n")
-        self._out.flush_soon()
+        self._out.write(result_json(result) + "\n")
 
     def finish(self, run: RunResult) -> None:
         """Close the journal; a complete run has nothing to resume, so its journal goes."""

@@ -14,7 +14,6 @@ Run from the repository root: ``.venv/bin/python benchmarks/ray_throughput.py`` 
 
 from __future__ import annotations
 
-import logging
 import os
 import subprocess
 import sys
@@ -22,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 
 from promptum import Prompt, Session
-from promptum.executors import RayExecutor
+from promptum.executors import RayExecutor, quiet_local_ray
 from promptum.providers import ClientOptions
 from promptum.results import CaseResult, RunResult
 
@@ -100,21 +99,14 @@ def main() -> None:
         return
     baseline = measure("in-process", None)
     pair = side_by_side()
-    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
-    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # a local instance on loopback
-    import ray
-
     started = time.perf_counter()
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
-    ray_start = time.perf_counter() - started
-    try:
+    with quiet_local_ray(num_cpus=2):
+        ray_start = time.perf_counter() - started
         runs = [
             baseline,
             measure("ray, 1 worker", RayExecutor(workers=1)),
             measure("ray, 2 workers", RayExecutor(workers=2)),
         ]
-    finally:
-        ray.shutdown()
     # Measured again last: how far the machine's speed drifted during the runs above.
     runs.append(measure("in-process again", None))
     print(f"{CASES} cases on local/smollm2, {os.cpu_count()} CPUs; ray.init took {ray_start:.1f} s")

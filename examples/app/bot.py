@@ -8,6 +8,7 @@ customer to a person, and the model call, all in one function.
 from __future__ import annotations
 
 import re
+import threading
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,11 @@ CREATE_TICKET = {
         },
     },
 }
+
+
+# promptum calls a sync target from several threads at once (8 by default), and a llama.cpp
+# model must not be used by two threads at a time: one call at a time goes through it.
+_MODEL_LOCK = threading.Lock()
 
 
 @cache
@@ -55,7 +61,11 @@ def retrieve(query: str) -> tuple[str, str]:
 
 def answer(query: str) -> TargetResult:
     """Answer a customer from the knowledge base, or open a ticket for a person."""
-    llm = _model()
+    with _MODEL_LOCK:
+        return _answer(_model(), query)
+
+
+def _answer(llm: Any, query: str) -> TargetResult:
     if re.search(r"\b(human|person|agent)\b", query, re.IGNORECASE):
         from llama_cpp.llama_chat_format import chatml_function_calling
 

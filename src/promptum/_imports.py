@@ -4,16 +4,101 @@ A module beside the suite file is loaded from that file under a name of its own,
 suites that each keep a ``checks.py`` or ``models.py`` get their own; any other module is
 imported from the Python path, to which the suite's folder and the working directory are
 added.
+
+Another process (a Ray worker) imports those modules under the same names, from a copy of
+their folder: `suite_modules` says what was loaded, and `install_suite_modules` teaches the
+other process's import system where each name lives, so classes, decorators and caches of
+the user's modules work there as they do here.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.abc
+import importlib.machinery
 import importlib.util
 import sys
-from pathlib import Path
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
 from types import ModuleType
+
+SUITE_MODULE_PREFIX = "_promptum_suite_"
+"""The start of the import name of every module loaded from beside a suite."""
+
+
+@dataclass(frozen=True, slots=True)
+class SuiteModule:
+    """A module loaded from beside a suite: what another process needs to import it too."""
+
+    name: str
+    """Its import name, ``_promptum_suite_<hash>_<module>``: unique to its file."""
+    folder: str
+    """The suite's folder it was found in, as the loading process saw it (absolute)."""
+    file: str
+    """Its file, relative to `folder`, with ``/`` separators."""
+    digest: str
+    """SHA-256 of the file as it was loaded: which copy of `folder` holds this very file."""
+
+    def locate(self, roots: Iterable[str]) -> Path:
+        """A copy of `folder` holding this file: ``<root>/<folder's name>``, else `folder` itself.
+
+        A folder shipped by Ray's ``py_modules`` is a directory of that name on the Python path.
+        A copy comes first, so a worker beside the driver runs what a cluster's workers run.
+        """
+        original = Path(self.folder)
+        copies = [Path(root, original.name) for root in roots if root]
+        for candidate in [*(c for c in copies if c.resolve() != original), original]:
+            path = candidate.joinpath(*PurePosixPath(self.file).parts)
+            if path.is_file() and _digest(path) == self.digest:
+                return candidate
+        raise ImportError(
+            f"cannot import {self.file} (from {self.folder}): no copy of its folder on this "
+            "machine holds the file as it was loaded; ship the folder, or install it",
+            name=self.name,
+        )
+
+
+_LOADED: dict[str, SuiteModule] = {}
+"""Every module this process loaded from beside a suite, by import name."""
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def suite_modules() -> list[SuiteModule]:
+    """The modules loaded from beside suites (and still imported), in the order loaded."""
+    return [module for name, module in _LOADED.items() if name in sys.modules]
+
+
+class _SuiteModuleFinder(importlib.abc.MetaPathFinder):
+    """Finds suite modules by the names another process gave them."""
+
+    def __init__(self, modules: Iterable[SuiteModule]) -> None:
+        self._modules = {module.name: module for module in modules}
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        """The spec of a suite module's file, from a copy of its folder; None for other names."""
+        module = self._modules.get(fullname)
+        if module is None:
+            return None
+        folder = module.locate(list(sys.path))
+        # As where it was loaded first: the suite's folder is on the path for its neighbours.
+        if str(folder) not in sys.path:
+            sys.path.append(str(folder))
+        file = folder.joinpath(*PurePosixPath(module.file).parts)
+        return importlib.util.spec_from_file_location(fullname, file)
+
+
+def install_suite_modules(modules: Sequence[SuiteModule]) -> None:
+    """Make `modules` importable here under their names (objects pickled by reference load)."""
+    if modules:
+        _LOADED.update((module.name, module) for module in modules)
+        sys.meta_path.append(_SuiteModuleFinder(modules))
 
 
 def beside(module_name: str, folder: Path) -> Path:
@@ -40,7 +125,7 @@ def load_module(module_name: str, folder: Path) -> ModuleType:
     # Loaded from its file under a name of its own: two suites that each keep a `models.py`
     # must get their own classes, not whichever was imported first.
     digest = hashlib.sha256(str(local.resolve()).encode()).hexdigest()[:12]
-    unique = f"_promptum_suite_{digest}_{module_name.replace('.', '_')}"
+    unique = f"{SUITE_MODULE_PREFIX}{digest}_{module_name.replace('.', '_')}"
     if unique in sys.modules:
         return sys.modules[unique]
     spec = importlib.util.spec_from_file_location(unique, local)
@@ -53,6 +138,8 @@ def load_module(module_name: str, folder: Path) -> ModuleType:
     except BaseException:
         del sys.modules[unique]
         raise
+    relative = PurePosixPath(*module_name.split(".")).with_suffix(".py")
+    _LOADED[unique] = SuiteModule(unique, str(folder.resolve()), str(relative), _digest(local))
     return module
 
 

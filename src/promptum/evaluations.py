@@ -173,12 +173,20 @@ def evaluate(
     return EvalResult(passed=all(d.passed for d in details), details=details)
 
 
+def _headline(result: EvalResult) -> str:
+    """``✅ PASSED: 3 assertions held`` or ``❌ FAILED: 1 of 3 assertions failed``."""
+    total = len(result.details)
+    noun = "assertion" if total == 1 else "assertions"
+    if result.passed:
+        return f"✅ PASSED: {total} {noun} held"
+    return f"❌ FAILED: {len(result.failures)} of {total} {noun} failed"
+
+
 def print_eval_result(
     result: EvalResult, output: BaseModel | Mapping[str, Any] | None = None
 ) -> None:
     """Print evaluation result to stdout with emoji indicators."""
-    verdict = "PASSED" if result.passed else "FAILED"
-    print(f"{'✅' if result.passed else '❌'} {verdict}: {len(result.details)} assertion(s)")
+    print(_headline(result))
     for detail in result.details:
         print(f"  {'✅' if detail.passed else '❌'} [{detail.op}] {detail.reason}")
     if output is not None and not result.passed:

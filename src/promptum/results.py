@@ -177,11 +177,13 @@ class CaseResult(BaseModel):
 
 
 class ModelStats(BaseModel):
-    """Aggregate figures for one model in a run."""
+    """Aggregate figures for one model (one model and prompt variant, with variants) in a run."""
 
     model_config = ConfigDict(defer_build=True)
 
     model: str
+    variant: str | None = None
+    """The prompt variant these figures are of; None without variants."""
     total: int = 0
     passed: int = 0
     failed: int = 0
@@ -203,6 +205,11 @@ class ModelStats(BaseModel):
     def pass_rate(self) -> float:
         """Passed results as a fraction of all results (0 when there are none)."""
         return self.passed / self.total if self.total else 0.0
+
+    @property
+    def column(self) -> str:
+        """Where reports put these figures: the model, or ``model · variant`` with variants."""
+        return f"{self.model} · {self.variant}" if self.variant else self.model
 
 
 class CheckStats(BaseModel):

@@ -28,6 +28,7 @@ from promptum.results import CaseResult, Message, RunResult
 from promptum.runner import (
     DEFAULT_CONCURRENCY,
     DEFAULT_GRACE_S,
+    DEFAULT_GRADE_TIMEOUT_S,
     Journal,
     JudgeConfig,
     Runner,
@@ -305,6 +306,9 @@ class Session:
     """The least pass rate the gate accepts (`promptum.gate.decide`); None: every result."""
     executor: Executor | None = None
     """Where the units run: None in this process, or e.g. `promptum.executors.RayExecutor`."""
+    grade_timeout_s: float | None = DEFAULT_GRADE_TIMEOUT_S
+    """Seconds grading one response may take (checks, validator, field assertions; not the
+    judge); past it the result is an error naming what was still grading. None: no limit."""
     _ids: set[tuple[str, str]] = field(default_factory=set, init=False, repr=False)
     """The ids of the tests added one by one, so adding 10,000 cases stays linear; a suite's
     own ids were checked when it was loaded, and are not held."""
@@ -312,6 +316,11 @@ class Session:
     """The part of `tests` that `add_test` appends to."""
 
     def __post_init__(self) -> None:
+        if self.grade_timeout_s is not None and not self.grade_timeout_s > 0:
+            raise ConfigError(
+                f"grade_timeout_s must be a number of seconds above 0, or None for no limit; "
+                f"got {self.grade_timeout_s!r}"
+            )
         given, self.tests = self.tests, Cases()
         for test in given:
             self.add_test(test)
@@ -520,6 +529,7 @@ class Session:
                 grace_s=grace_s,
                 executor=self.executor,
                 keep_results=keep_results,
+                grade_timeout_s=self.grade_timeout_s,
             )
             if stop is not None:
                 watcher = asyncio.create_task(stop.wait())
@@ -535,6 +545,13 @@ class Session:
             run.warnings.append(
                 f"{skipped} response{'s were' if skipped > 1 else ' was'} not cached because "
                 f"{'they' if skipped > 1 else 'it'} contained a secret from the environment"
+            )
+        if abandoned := client.abandoned_calls:
+            run.warnings.append(
+                f"{abandoned} call{'s' if abandoned > 1 else ''} abandoned after "
+                f"{'their' if abandoned > 1 else 'its'} time limit (or the run's stop); "
+                f"{'their threads' if abandoned > 1 else 'its thread'} may still run "
+                "(Python cannot stop a sync target's thread; it does not keep the run open)"
             )
         return run
 

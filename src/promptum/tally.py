@@ -54,11 +54,14 @@ class _Column:
     output_tokens: int = 0
     cost: list[float] = field(default_factory=list)
     cached_cost: list[float] = field(default_factory=list)
+    model: str = ""
+    variant: str | None = None
 
     def stats(self, name: str) -> ModelStats:
-        """The figures as `ModelStats` named `name`."""
+        """The figures as `ModelStats` of column `name` (a model when the column has none)."""
         return ModelStats(
-            model=name,
+            model=self.model or name,
+            variant=self.variant,
             total=self.total,
             passed=self.passed,
             failed=self.failed,
@@ -181,7 +184,9 @@ class RunTally:
         column = self._columns.get(name)
         if column is None:
             order = self._model_order.get(result.model, len(self._model_order))
-            column = self._columns[name] = _Column(order, position)
+            column = self._columns[name] = _Column(
+                order, position, model=result.model, variant=result.variant
+            )
         column.first = min(column.first, position)
         column.total += 1
         column.passed += result.status == "pass"

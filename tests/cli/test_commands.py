@@ -24,7 +24,7 @@ def test_validate_reports_each_file(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     Path("bad.yaml").write_text("test_cases:\n  - {id: a, query: q, checks: [{type: is_json}]}\n")
     result = CliRunner().invoke(main, ["validate", "good.yaml", "bad.yaml"])
     assert result.exit_code == 2
-    assert "✓ good.yaml: 1 cases, 1 checks" in result.output
+    assert "✓ good.yaml: 1 case, 1 check" in result.output
     assert "✗ bad.yaml: 1 problem found:" in result.output
     assert "bad.yaml:2:32: test_cases[0].checks[0]: unknown check type 'is_json'" in result.output
     assert "Did you mean 'is_valid_json'?" in result.output

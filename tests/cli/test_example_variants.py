@@ -41,4 +41,4 @@ def test_the_variants_example_runs_both_variants_and_compares_them(tmp_path: Pat
     )
     assert compared.returncode == 0, compared.stdout + compared.stderr
     (pair,) = json.loads(compared.stdout)["pairs"]
-    assert (pair["a"]["model"], pair["b"]["model"], pair["shared"]) == (*columns, 5)
+    assert (pair["a"]["column"], pair["b"]["column"], pair["shared"]) == (*columns, 5)

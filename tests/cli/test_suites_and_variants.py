@@ -46,38 +46,39 @@ def test_run_dir_namespaces_ids_in_every_output(server: FaultServer) -> None:
     out = result.output
     assert "Suites: prompts/geo.yaml, prompts/more/hist.yaml" in out
     assert "skipped prompts/notes.yml: not a suite: no `test_cases` or `cases_from`" in out
-    assert "PASS hist/capital" in out
+    assert "PASS more/hist/capital" in out  # named by its path in the folder run
     assert "FAIL geo/capital" in out
 
     run = load_run(Path("r.json"))
     assert [(r.suite, r.case_id, r.repeat) for r in run.results] == [
         ("geo", "capital", 1),
-        ("hist", "capital", 1),
+        ("more/hist", "capital", 1),
     ]
     lines = [json.loads(line) for line in Path("r.jsonl").read_text().splitlines()]
     assert sorted((line["suite"], line["case_id"]) for line in lines) == [
         ("geo", "capital"),
-        ("hist", "capital"),
+        ("more/hist", "capital"),
     ]
     with Path("r.csv").open(newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert [(r["case_id"], r["repeat"]) for r in rows] == [
         ("geo/capital", "1"),
-        ("hist/capital", "1"),
+        ("more/hist/capital", "1"),
     ]
     names = [case.get("name") for case in ET.parse("r.xml").iter("testcase")]
-    assert names == ["geo/capital", "hist/capital"]
+    assert names == ["geo/capital", "more/hist/capital"]
     assert "**geo/capital** on fault/m" in Path("r.md").read_text()
     html = Path("r.html").read_text()
     assert "geo/capital" in html
-    assert "hist/capital" in html
+    assert "more/hist/capital" in html
 
     stored = RunStore().load("latest")
-    assert sorted(r.key for r in stored.results) == ["geo/capital", "hist/capital"]
+    assert sorted(r.key for r in stored.results) == ["geo/capital", "more/hist/capital"]
     with sqlite3.connect(".promptum/runs.sqlite") as connection:
         keys = sorted(connection.execute("SELECT suite, case_id, variant, repeat FROM results"))
-    assert keys == [("geo", "capital", "", 1), ("hist", "capital", "", 1)]
-    assert [e.result.key for e in RunStore().case_history("hist/capital")] == ["hist/capital"]
+    assert keys == [("geo", "capital", "", 1), ("more/hist", "capital", "", 1)]
+    history = RunStore().case_history("more/hist/capital")
+    assert [e.result.key for e in history] == ["more/hist/capital"]
 
 
 def test_validate_dir_lists_what_it_checked_and_skipped(server: FaultServer) -> None:
@@ -85,8 +86,8 @@ def test_validate_dir_lists_what_it_checked_and_skipped(server: FaultServer) -> 
     result = invoke("validate", "prompts")
     assert result.exit_code == 0, result.output
     assert "- prompts/notes.yml: skipped, not a suite" in result.output
-    assert "✓ prompts/geo.yaml: 1 cases" in result.output
-    assert "✓ prompts/more/hist.yaml: 1 cases" in result.output
+    assert "✓ prompts/geo.yaml: 1 case," in result.output
+    assert "✓ prompts/more/hist.yaml: 1 case," in result.output
 
 
 VARIANTS = """\
@@ -136,7 +137,8 @@ def test_prompt_selects_variants_and_every_output_carries_them(server: FaultServ
 
     unknown = invoke("run", "geo.yaml", "--prompt", "medium")
     assert unknown.exit_code == 2
-    assert "--prompt 'medium': no suite has this variant (variants: short, long)" in unknown.output
+    assert "--prompt 'medium': no suite has this variant" in unknown.output
+    assert "Variants: short, long." in unknown.output
 
 
 def test_compare_two_variants_of_one_run_and_a_changed_prompt(server: FaultServer) -> None:
@@ -145,7 +147,8 @@ def test_compare_two_variants_of_one_run_and_a_changed_prompt(server: FaultServe
     compared = invoke("compare", "latest", "--variant-a", "short", "--variant-b", "long", "--json")
     assert compared.exit_code == 0, compared.output
     (pair,) = json.loads(compared.stdout)["pairs"]
-    assert (pair["a"]["model"], pair["b"]["model"]) == ("fault/m · short", "fault/m · long")
+    assert (pair["a"]["column"], pair["b"]["column"]) == ("fault/m · short", "fault/m · long")
+    assert (pair["a"]["model"], pair["a"]["variant"]) == ("fault/m", "short")
     assert pair["shared"] == 2
 
     write("geo.yaml", VARIANTS.replace("Please answer carefully", "Answer"))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import threading
 import time
 from collections.abc import Iterator
@@ -16,7 +15,7 @@ import pytest
 
 from promptum import Prompt, Session
 from promptum.errors import ConfigError
-from promptum.executors import RayExecutor
+from promptum.executors import RayExecutor, quiet_local_ray
 from promptum.providers import ClientOptions, EndpointConfig
 from promptum.results import CaseResult, RunResult
 from promptum.runner import result_key
@@ -29,17 +28,9 @@ MODEL = "fault/model-a"
 
 @pytest.fixture(scope="module")
 def ray() -> Iterator[Any]:
-    """One local Ray instance (2 CPUs) for the module, on loopback, without usage statistics."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("RAY_USAGE_STATS_ENABLED", "0")
-        patch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # read when ray is imported
-        import ray
-
-        ray.init(
-            num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR
-        )
+    """One local Ray instance (2 CPUs) for the module, started as promptum starts one."""
+    with quiet_local_ray(num_cpus=2) as ray:
         yield ray
-        ray.shutdown()
 
 
 SUITE = """\
@@ -88,7 +79,7 @@ class City(BaseModel):
 
 
 def _seeded(folder: Path, executor: RayExecutor | None) -> RunResult:
-    """The seeded suite, whose user code lives beside it (shipped to workers by value)."""
+    """The seeded suite, whose user code lives beside it (imported by workers by name)."""
     (folder / "checks.py").write_text(CHECKS)
     (folder / "city_model.py").write_text(CITY_MODEL)
     (folder / "suite.yaml").write_text(SUITE)

@@ -52,7 +52,7 @@ def test_a_link_out_of_the_project_is_refused(project: Path) -> None:
 def test_the_projects_own_data_is_read(project: Path) -> None:
     code, output = validate(project / "prompts" / "suite.yaml", "../data/rows.csv")
     assert code == 0, output
-    assert "1 cases" in output
+    assert "1 case," in output
 
 
 def test_a_link_in_a_case_folder_cannot_lead_out(project: Path) -> None:

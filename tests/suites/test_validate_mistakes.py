@@ -153,7 +153,7 @@ def test_a_missing_api_key_is_a_note_not_an_error() -> None:
     code, output = validate("suite.yaml")
     assert code == 0, output
     assert (
-        "✓ suite.yaml: 1 cases, 0 checks\n  note: model 'openai/gpt-4o-mini' needs an API key: "
+        "✓ suite.yaml: 1 case, 0 checks\n  note: model 'openai/gpt-4o-mini' needs an API key: "
         in (output)
     )
     assert "OPENAI_API_KEY" in output
@@ -428,7 +428,7 @@ def test_a_broken_file_among_several_paths_hides_no_other() -> None:
     assert f"{Path('cases/a.toml')}:2:1: models: unknown provider 'opnai'" in output
     assert f"{Path('cases/b.toml')}:1:11: invalid TOML" in output
     assert "typo.yaml:3:13: test_cases[0].querry: unknown key 'querry'" in output
-    assert "✓ good.yaml: 1 cases, 0 checks" in output
+    assert "✓ good.yaml: 1 case, 0 checks" in output
     assert "3 files are invalid" in output
 
 
@@ -513,3 +513,19 @@ def test_every_field_path_and_value_of_a_real_output_is_accepted(
             assert assertion_problems(schema, None, {path: value}) == [], (path, value)
     finally:
         sys.modules.pop("order_model", None)
+
+
+def test_a_target_mapping_is_told_its_own_problem_not_that_it_is_not_a_string(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "app.py").write_text("def answer(query):\n    return 'x'\n", encoding="utf-8")
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        "target: {function: app.py:answer, timeout_s: 0}\ntest_cases:\n  - {id: a, query: hi}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ConfigError) as raised:
+        load_suite(suite)
+    message = str(raised.value)
+    assert "target.timeout_s" in message
+    assert "valid string" not in message

@@ -6,9 +6,16 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from promptum.checks._base import CheckResult, CompiledCheck, check_result, fused_checks
+from promptum.checks._base import (
+    CheckResult,
+    CompiledCheck,
+    _condition,
+    check_result,
+    fused_checks,
+)
 from promptum.checks._custom import CustomCheck
 from promptum.checks._definition import CheckDefinition
+from promptum.checks._registry import is_built_in
 from promptum.completion import Completion
 from promptum.grades import Grade
 
@@ -79,6 +86,10 @@ class CheckPlan:
     """The checks the user wrote, by position: they see the whole `CheckInput`."""
     run: Run
     """Each check's grade of one completion, in order, as `run_compiled` gives them."""
+    in_line: bool = False
+    """Whether every check is a built-in type's condition, tested in line: a string test of
+    promptum's own, bounded by the response's length (a regex that could backtrack, JSON,
+    `similar`, tool schemas and checks the user wrote or registered are not)."""
 
 
 def _fused(compiled: tuple[CompiledCheck, ...], definitions: tuple[CheckDefinition, ...]) -> Run:
@@ -118,7 +129,11 @@ def check_plan(definitions: tuple[CheckDefinition, ...]) -> CheckPlan:
             run = _stand_in(run)
         compiled.append(run)
     checks = tuple(compiled)
-    plan = CheckPlan(definitions, checks, tuple(custom), _fused(checks, definitions))
+    in_line = all(
+        is_built_in(definition.type) and _condition(check) is not None
+        for definition, check in zip(definitions, checks, strict=True)
+    )
+    plan = CheckPlan(definitions, checks, tuple(custom), _fused(checks, definitions), in_line)
     if len(_plans) >= _PLANS_KEPT:
         _plans.pop(next(iter(_plans)), None)  # the oldest: a long session keeps making cases
     _plans[key] = (definitions, plan)

@@ -193,6 +193,8 @@ def compare_command(
     )
     for change in prompt_changes(first, second):
         console.print(f"[yellow]{escape(change)}[/]", soft_wrap=True)
+    for line in comparison.unpaired:
+        console.print(f"[yellow]{escape(line)}[/]", soft_wrap=True)
     console.print()
     for pair in comparison.models:
         _print_pair(console, pair)

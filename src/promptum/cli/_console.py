@@ -193,7 +193,9 @@ def _stats_table(run: RunResult, tally: RunTally) -> Table:
     table = Table(title=f"{escape(run.suite)} · run {run.run_id}", title_justify="left")
     table.add_column("")
     for model_stats in stats:
-        table.add_column(escape(model_stats.model), justify="right")
+        # Folded onto more lines when narrow, never cut: `target:agent_v1` and `_v2` cut
+        # short would both read `target:agent…`.
+        table.add_column(escape(model_stats.column), justify="right", overflow="fold")
     per_model = [_rows(model_stats) for model_stats in stats]
     for index, (label, _) in enumerate(per_model[0] if per_model else []):
         table.add_row(label, *(rows[index][1] for rows in per_model))

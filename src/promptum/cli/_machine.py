@@ -54,12 +54,17 @@ def run_summary(summary: RunSummary) -> dict[str, Any]:
     }
 
 
+def _column(stats: ModelStats) -> dict[str, Any]:
+    """Which results figures are of: the model and the variant apart, and the column as shown."""
+    return {"model": stats.model, "variant": stats.variant, "column": stats.column}
+
+
 def model_stats(stats: ModelStats) -> dict[str, Any]:
-    """One model's figures in a run."""
+    """One model's (or model and variant's) figures in a run."""
     from promptum.reporting._numbers import cost_usd, latency_ms
 
     return {
-        "model": stats.model,
+        **_column(stats),
         "total": stats.total,
         "passed": stats.passed,
         "failed": stats.failed,
@@ -93,10 +98,11 @@ def run_details(summary: RunSummary, run: RunResult) -> dict[str, Any]:
     from promptum.rates import flaky_cases
 
     duration = run.duration_s
+    stats = run.stats()
     return {
         **run_summary(summary),
         "duration_s": None if duration is None else round(duration, 3),
-        "stats": [model_stats(stats) for stats in run.stats().values()],
+        "stats": [model_stats(column) for column in stats.values()],
         "failures": [
             {
                 "case_id": result.key,
@@ -114,7 +120,7 @@ def run_details(summary: RunSummary, run: RunResult) -> dict[str, Any]:
         "flaky": [
             {
                 "case_id": rate.case_id,
-                "model": rate.model,
+                **_column(stats[rate.model]),  # a rate's `model` is its column
                 "passed": rate.passed,
                 "total": rate.total,
             }
@@ -127,7 +133,7 @@ def run_details(summary: RunSummary, run: RunResult) -> dict[str, Any]:
 def _side(side: Side) -> dict[str, Any]:
     return {
         "run_id": side.run_id,
-        "model": side.model,
+        **_column(side.stats),
         "pass_rate_interval": [side.interval.low, side.interval.high],
         "stats": model_stats(side.stats),
         "flaky": [{"case_id": rate.case_id, **_rate(rate)} for rate in side.flaky],
@@ -181,6 +187,10 @@ def comparison(
         "a": {"run_id": compared.run_a.run_id, "suite": compared.run_a.suite},
         "b": {"run_id": compared.run_b.run_id, "suite": compared.run_b.suite},
         "pairs": [_pair(pair) for pair in compared.models],
+        "not_compared": {
+            "a": [_column(stats) for stats in compared.unpaired_a],
+            "b": [_column(stats) for stats in compared.unpaired_b],
+        },
         "prompt_changes": prompt_changes(compared.run_a, compared.run_b),
         "gate": None if gate is None else _gate(gate) | {"max_regressed": max_regressed},
     }

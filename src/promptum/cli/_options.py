@@ -60,6 +60,17 @@ def format_help() -> str:
     return f"Use this format whatever the extension ({report_names()})."
 
 
+def timeout_help() -> str:
+    """The help of ``run --timeout``, with the library's default time limit."""
+    from promptum.providers import ClientOptions
+
+    default = ClientOptions.model_fields["timeout_s"].default
+    return (
+        f"Seconds one model or target call may take (default {default:g}); an endpoint's or "
+        "target's own timeout_s wins. A target that times out is retried only if it sets retries."
+    )
+
+
 def json_option(what: str) -> Callable[[Any], Any]:
     """The ``--json`` flag: print `what` as JSON (documented, stable keys) instead of text."""
     return click.option(

@@ -15,18 +15,20 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from promptum.cli._console import exit_on_user_error, make_console
-from promptum.cli._options import FactOption, output_help
+from promptum.cli._options import FactOption, output_help, timeout_help
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from promptum.cli._heap import HeapFreezer
+    from promptum.providers import ClientOptions
     from promptum.reporting import ReportFormat
     from promptum.results import CaseResult, RunResult
     from promptum.runner import TestCase
     from promptum.session import Session
     from promptum.sinks import ResultSink
     from promptum.store import RunStore
+    from promptum.suites import Suite
 
 # Exit 2 (invalid input or usage) also comes from click and from exit_on_user_error.
 EXIT_PASSED, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -50,15 +52,21 @@ def _selected(
     return not tags or any(tag in case.tags for tag in tags)
 
 
-def _check_prompts(cases: Sequence[TestCase], prompts: Sequence[str]) -> None:
+def _check_prompts(suites: Sequence[Suite], prompts: Sequence[str]) -> None:
     """Refuse a --prompt naming no variant of the suites: it would silently run nothing."""
     from promptum.errors import ConfigError
+    from promptum.suites import unknown_variant
 
-    known = list(dict.fromkeys(case.variant for case in cases if case.variant))
-    unknown = [name for name in prompts if name not in known]
-    if unknown:
-        have = ", ".join(known) if known else "none: add `prompts:` to a suite"
-        raise ConfigError(f"--prompt {unknown[0]!r}: no suite has this variant (variants: {have})")
+    # The suites' variant names: reading every case (each row of a data file) is not needed.
+    problem = unknown_variant(prompts, (name for suite in suites for name in suite.variants))
+    if problem is not None:
+        raise ConfigError(problem)
+
+
+def _keep_selected_suites(session: Session) -> None:
+    """Keep the suites a selected case is from: the run's header and record name only them."""
+    chosen = {case.suite for case in session.tests}
+    session.suites = [suite for suite in session.suites if suite.name in chosen]
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +96,21 @@ class RunOptions:
     """Where the units run: ``local`` (this process) or ``ray`` (Ray actors)."""
     address: str | None = None
     """The Ray cluster to join (`--executor ray`); None starts a local Ray instance."""
+    timeout: float | None = None
+    """Seconds one model or target call may take (`--timeout`); None: the library's default.
+    An endpoint's or target's own `timeout_s` wins over it."""
+    grade_timeout: float | None = None
+    """Seconds grading one response may take (`--grade-timeout`); None: the library's default."""
+
+
+def _client_options(options: RunOptions) -> ClientOptions:
+    """The model client's settings the command line gives (the rest: the library's defaults)."""
+    from promptum.providers import ClientOptions
+
+    given: dict[str, Any] = {"cache": not options.no_cache}
+    if options.timeout is not None:
+        given["timeout_s"] = options.timeout
+    return ClientOptions(**given)
 
 
 def _default_concurrency() -> int:
@@ -95,6 +118,13 @@ def _default_concurrency() -> int:
     from promptum.runner import DEFAULT_CONCURRENCY
 
     return DEFAULT_CONCURRENCY
+
+
+def _default_grade_timeout() -> float:
+    """The runner's grading deadline, read when needed (as `_default_concurrency`)."""
+    from promptum.runner import DEFAULT_GRADE_TIMEOUT_S
+
+    return DEFAULT_GRADE_TIMEOUT_S
 
 
 def _report_formats(outputs: Sequence[Path]) -> list[tuple[Path, ReportFormat]]:
@@ -197,8 +227,8 @@ class _WatchedSink:
             self._call("flush")
 
 
-def _suite_paths(console: Console, given: Sequence[Path]) -> list[Path]:
-    """The suites the paths name (folders searched), saying which ran and which were skipped."""
+def _suite_paths(console: Console, given: Sequence[Path]) -> tuple[list[Path], dict[Path, str]]:
+    """The suites the paths name (folders searched) and their names; says which were skipped."""
     from promptum.cli._console import escape
     from promptum.suites import find_suites
 
@@ -207,7 +237,7 @@ def _suite_paths(console: Console, given: Sequence[Path]) -> list[Path]:
         console.print(f"Suites: {escape(', '.join(map(str, found.suites)))}", soft_wrap=True)
     for path, reason in found.skipped:
         console.print(f"[dim]skipped {escape(str(path))}: {escape(reason)}[/]", soft_wrap=True)
-    return found.suites
+    return found.suites, found.names
 
 
 def _execute(console: Console, options: RunOptions) -> int:
@@ -223,7 +253,6 @@ def _load_and_run(console: Console, options: RunOptions, freezer: HeapFreezer) -
     from promptum.cli._console import ProgressDisplay, escape, print_summary
     from promptum.errors import ConfigError
     from promptum.gate import decide
-    from promptum.providers import ClientOptions
     from promptum.redaction import environment_secrets, scrub
     from promptum.session import Session
     from promptum.store import RunStore
@@ -235,20 +264,22 @@ def _load_and_run(console: Console, options: RunOptions, freezer: HeapFreezer) -
 
         executor = RayExecutor(address=options.address)
     reports = _report_formats(options.outputs)
-    paths = _suite_paths(console, options.paths)
+    paths, names = _suite_paths(console, options.paths)
     session = Session(
         concurrency=options.concurrency,
-        client_options=ClientOptions(cache=not options.no_cache),
+        client_options=_client_options(options),
         fail_under=options.fail_under,
         executor=executor,
+        grade_timeout_s=options.grade_timeout or _default_grade_timeout(),
     )
-    for suite in load_suites(paths):
+    for suite in load_suites(paths, names):
         session.add_suite(suite)
     patterns, tags, prompts = options.patterns, options.tags, options.prompts
     if prompts:
-        _check_prompts(session.tests, prompts)
+        _check_prompts(session.suites, prompts)
     if patterns or tags or prompts:  # else every case is kept, and none need be read here
         session.select(lambda case: _selected(case, patterns, tags, prompts))
+        _keep_selected_suites(session)
     if not session.tests:
         raise ConfigError("no case matches the given --filter/--tag/--prompt")
     overrides: dict[str, Any] = {"models": options.models, "repeat": options.repeat}
@@ -399,6 +430,15 @@ def _write_reports(
     help="Exit 0 when the pass rate (0-1) is at least RATE, even with failures.",
 )  # fmt: skip
 @click.option("--no-cache", is_flag=True, help="Call the models even for cached requests.")
+@click.option(
+    "--timeout", cls=FactOption, type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+    help_text=timeout_help,
+)  # fmt: skip
+@click.option(
+    "--grade-timeout", cls=FactOption, type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS", default=_default_grade_timeout, show_default=True,
+    help="Seconds grading one response may take (checks, not the judge); then it is an error.",
+)  # fmt: skip
 @click.option(
     "-o", "--output", "outputs", cls=FactOption, multiple=True, type=click.Path(path_type=Path),
     help_text=output_help,

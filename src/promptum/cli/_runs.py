@@ -75,7 +75,8 @@ def list_command(
     # The id is what the other commands take: other columns wrap before it is ever cut.
     table.add_column("Run", no_wrap=True)
     for header in ("Started (UTC)", "Suite", "Models", "Results", "Pass rate", "State", "Commit"):
-        table.add_column(header)
+        # Folded, never cut: similar suite or model names cut short would all read alike.
+        table.add_column(header, overflow="fold")
     for run in runs:
         table.add_row(
             run.run_id,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
-    from promptum.suites import Suite
+    from promptum.suites import CaseStats, Suite
 
 
 def _shown(path: Path) -> str:
@@ -37,7 +37,7 @@ def _model_notes(suite: Suite, model_ids: Iterable[str]) -> list[str]:
     from promptum.providers import resolve
 
     notes = []
-    for model_id in model_ids:
+    for model_id in model_ids:  # targets are not among them: they resolved when loaded
         try:
             resolve(model_id, suite.endpoints)
         except ProviderUnavailableError as exc:
@@ -45,12 +45,48 @@ def _model_notes(suite: Suite, model_ids: Iterable[str]) -> list[str]:
     return notes
 
 
+def _counted(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+def _counts(suite: Suite, stats: CaseStats) -> str:
+    """Its cases and checks; and the results a run makes, when variants or models multiply."""
+    variants = max(1, len(suite.variants))
+    # Each case is built once per variant, with the same checks.
+    cases = len(suite.cases) // variants
+    line = f"{_counted(cases, 'case')}, {_counted(stats.checks // variants, 'check')}"
+    if stats.results == cases:
+        return line
+    factors = []
+    if len(suite.variants) > 1:
+        factors.append(_counted(len(suite.variants), "prompt variant"))
+    if len(stats.answering) > 1:
+        factors.append(_counted(len(stats.answering), "model"))
+    if stats.most_repeats > 1:
+        factors.append(f"repeats up to {stats.most_repeats}")
+    return f"{line}; {_counted(stats.results, 'result')} a run ({', '.join(factors)})"
+
+
+def _variant_names(suites: Iterable[Suite]) -> list[str]:
+    return [name for suite in suites for name in suite.variants]
+
+
 @click.command("validate")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-def validate_command(paths: tuple[Path, ...]) -> None:
+@click.option(
+    "-p", "--prompt", "prompts", multiple=True, metavar="VARIANT",
+    help="Check that the suites have this prompt variant, as `run -p` needs (repeatable).",
+)  # fmt: skip
+def validate_command(paths: tuple[Path, ...], prompts: tuple[str, ...]) -> None:
     """Check suite files (and the case files they read) without calling a model."""
     from promptum.errors import PromptumError
-    from promptum.suites import case_stats, check_unique_ids, find_suites, load_suite
+    from promptum.suites import (
+        case_stats,
+        check_unique_ids,
+        find_suites,
+        load_suite,
+        unknown_variant,
+    )
 
     invalid = 0
     loaded: list[Suite] = []
@@ -63,7 +99,7 @@ def validate_command(paths: tuple[Path, ...]) -> None:
         click.echo(f"- {skipped}: skipped, {reason}")
     for path in found.suites:  # every path is checked: one broken file hides no other
         try:
-            suite = load_suite(path, check_models=True)
+            suite = load_suite(path, check_models=True, name=found.names.get(path))
         except PromptumError as exc:
             invalid += 1
             message = str(exc)  # most messages start with the file's own location
@@ -73,7 +109,7 @@ def validate_command(paths: tuple[Path, ...]) -> None:
         loaded.append(suite)
         # Tallied while loading: the cases of a CSV file are not read a second time.
         stats = case_stats(suite)
-        click.echo(f"✓ {path}: {len(suite.cases)} cases, {stats.checks} checks")
+        click.echo(f"✓ {path}: {_counts(suite, stats)}")
         python = _python_line(suite)
         if python is not None:
             click.echo(python)
@@ -84,7 +120,12 @@ def validate_command(paths: tuple[Path, ...]) -> None:
     except PromptumError as exc:
         invalid += 1
         click.echo(f"✗ {exc}", err=True)
+    # Checked against every suite's variants: one that did not load leaves its names unknown.
+    variant_problem = None if invalid else unknown_variant(prompts, _variant_names(loaded))
+    if variant_problem is not None:
+        click.echo(f"✗ {variant_problem}", err=True)
     if invalid:
         noun = "file is" if invalid == 1 else "files are"
         click.echo(f"{invalid} {noun} invalid", err=True)
+    if invalid or variant_problem is not None:
         raise SystemExit(2)

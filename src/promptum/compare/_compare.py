@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from promptum.compare._stats import ALPHA, Interval, paired_interval, sign_test, wilson_interval
@@ -122,6 +122,19 @@ class Comparison:
     run_a: RunResult
     run_b: RunResult
     models: list[ModelComparison]
+    unpaired_a: list[ModelStats] = field(default_factory=list)
+    """Columns (a model, or ``model · variant``) of A that B has no results of: not compared."""
+    unpaired_b: list[ModelStats] = field(default_factory=list)
+    """Columns of B that A has no results of: not compared."""
+
+    @property
+    def unpaired(self) -> list[str]:
+        """Each column left out of the comparison, and why, for a person to read."""
+        return [
+            f"{stats.column} ran only in {side} ({other} has no results of it): not compared"
+            for side, other, columns in (("A", "B", self.unpaired_a), ("B", "A", self.unpaired_b))
+            for stats in columns
+        ]
 
     @property
     def regressions(self) -> list[ModelComparison]:
@@ -132,7 +145,7 @@ class Comparison:
 def _side(run_id: str, stats: ModelStats, rates: dict[str, CaseRate]) -> Side:
     return Side(
         run_id=run_id,
-        model=stats.model,
+        model=stats.column,
         stats=stats,
         interval=wilson_interval(stats.passed, stats.total),
         flaky=[rate for rate in rates.values() if rate.flaky],
@@ -257,6 +270,7 @@ def compare_runs(
 ) -> Comparison:
     """Compare B against A for each (model in A, model in B) pair; by default every shared model."""
     stats = run_a.stats(), run_b.stats()
+    default = pairs is None
     pairs = (
         list(pairs) if pairs is not None else _pairs(run_a, list(stats[0]), run_b, list(stats[1]))
     )
@@ -268,4 +282,19 @@ def compare_runs(
             raise ConfigError(
                 f"run {run.run_id} has no results of model {model!r} (it has {known})"
             )
-    return Comparison(run_a, run_b, [compare_models(run_a, a, run_b, b, stats) for a, b in pairs])
+    compared = [compare_models(run_a, a, run_b, b, stats) for a, b in pairs]
+    if not default:  # the caller chose the pairs: the rest were left out on purpose
+        return Comparison(run_a, run_b, compared)
+    # A model or prompt variant that only one run has would otherwise vanish without a word.
+    return Comparison(
+        run_a,
+        run_b,
+        compared,
+        unpaired_a=_unpaired(stats[0], {a for a, _ in pairs}),
+        unpaired_b=_unpaired(stats[1], {b for _, b in pairs}),
+    )
+
+
+def _unpaired(stats: dict[str, ModelStats], paired: set[str]) -> list[ModelStats]:
+    """The columns with results that no pair compares."""
+    return [column for name, column in stats.items() if name not in paired and column.total]

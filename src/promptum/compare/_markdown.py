@@ -73,6 +73,8 @@ def comparison_markdown(comparison: Comparison, gate: GateDecision | None = None
     lines += [
         f"{regressions} significant regression(s) in {len(comparison.models)} comparison(s).",
     ]
+    if comparison.unpaired:
+        lines += ["", *(f"- ⚠️ {text.markdown(line, None)}" for line in comparison.unpaired)]
     for pair in comparison.models:
         lines += _pair(pair)
     return "\n".join(lines) + "\n"

@@ -4,6 +4,6 @@
 Ray itself is an optional extra (``pip install 'promptum[ray]'``), imported when a run starts.
 """
 
-from promptum.executors._ray import RayExecutor
+from promptum.executors._ray import RayExecutor, quiet_local_ray
 
-__all__ = ["RayExecutor"]
+__all__ = ["RayExecutor", "quiet_local_ray"]

@@ -5,7 +5,9 @@ The driver (this process) keeps everything a run owns: the plan, recording (the 
 own model client built from the run's options (and its own embedded model); a `Permits`
 actor holds the limits of shared services, so N workers never make N times the calls a
 provider allows. A worker that dies loses only work in progress: its unfinished units go
-to the others, and every result already received stays recorded.
+to the others, and every result already received stays recorded. The folders of the
+modules loaded from beside the suites go with the job (Ray's ``py_modules``), and workers
+import those modules under the driver's names, so the user's code works there as here.
 
 Ray is imported only when a run starts; without it the executor cannot be created.
 """
@@ -13,20 +15,27 @@ Ray is imported only when a run starts; without it the executor cannot be create
 from __future__ import annotations
 
 import asyncio
+import atexit
+import functools
 import importlib.util
 import itertools
 import logging
 import os
+import shutil
 import signal
 import socket
 import sys
+import tempfile
 import threading
 import uuid
 from collections import deque
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from promptum._imports import SuiteModule, suite_modules
 from promptum.errors import ConfigError
 from promptum.executors._ray_actors import Permits, ShardWorker, Unit
 from promptum.providers import ClientOptions, ModelClient
@@ -39,6 +48,8 @@ _CLOSE_S = 10.0
 """How long a worker may take to close its client (committing cached answers)."""
 _REACH_S = 5.0
 """How long a cluster's address may take to accept a connection."""
+NOT_SHIPPED = (".git", ".promptum", ".venv", "venv", "__pycache__", ".pytest_cache")
+"""Folders never sent with a suite's folder (Ray also leaves out what .gitignore lists)."""
 
 
 def _ray() -> Any:
@@ -50,11 +61,82 @@ def _ray() -> Any:
     return ray
 
 
-def _user_modules_by_value(ray: Any) -> None:
-    """Ship modules loaded from beside a suite by value: workers cannot import them by name."""
-    for name, module in list(sys.modules.items()):
-        if name.startswith("_promptum_suite_") and module is not None:
-            ray.cloudpickle.register_pickle_by_value(module)
+def _shipped_folders(modules: Sequence[SuiteModule]) -> dict[str, Any]:
+    """The job's runtime environment: the folders of the suites' modules, as ``py_modules``.
+
+    Ray uploads them once and unpacks them on each node that runs a worker, so workers import
+    the modules from their own copy, on a cluster as on this machine.
+    """
+    folders = sorted({module.folder for module in modules})
+    if not folders:
+        return {}
+    return {"py_modules": folders, "excludes": list(NOT_SHIPPED)}
+
+
+@functools.cache
+def _quiet_home() -> Path:
+    """A HOME for the Ray processes promptum starts, which keeps Ray from asking the network.
+
+    Ray's head process (its dashboard process, started even without the dashboard) asks the
+    cloud metadata address and DNS which cloud it runs on, usage statistics on or off,
+    unless it finds an autoscaler config at ``~/ray_bootstrap_config.yaml``: an empty one
+    there stops it. One folder per process, kept until it exits: Ray writes its
+    authentication token there at the first start and, holding it in memory, expects to
+    find it there again when this process starts Ray another time.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="promptum-ray-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    (folder / "ray_bootstrap_config.yaml").write_text("{}\n", encoding="utf-8")
+    return folder
+
+
+def _workers_home(folder: Path, caller_home: str | None) -> dict[str, str]:
+    """The environment workers get back: the caller's HOME, and where Ray's token now is.
+
+    A local Ray writes its authentication token under ``~/.ray`` of its own processes, here
+    the quiet HOME; workers, back in the caller's HOME, are told where to read it.
+    """
+    variables = {"RAY_AUTH_TOKEN_PATH": str(folder / ".ray" / "auth_token")}
+    if "RAY_AUTH_TOKEN_PATH" in os.environ:  # the caller's own choice, inherited as it is
+        variables = {}
+    if caller_home is not None:
+        variables["HOME"] = caller_home
+    return variables
+
+
+@contextmanager
+def quiet_local_ray(num_cpus: int | None = None) -> Iterator[Any]:
+    """A local Ray instance started as promptum starts one; yields the `ray` module.
+
+    Loopback only, no usage statistics, no cloud-metadata lookup (see `_quiet_home`): for
+    code that runs several `RayExecutor` runs on one instance. Ray stops at the end.
+    """
+    _quiet_environment(local=True)
+    ray = _ray()
+    caller_home = os.environ.get("HOME")
+    home = _quiet_home()
+    os.environ["HOME"] = str(home)
+    try:
+        ray.init(
+            num_cpus=num_cpus,
+            include_dashboard=False,
+            log_to_driver=False,
+            logging_level=logging.ERROR,
+            runtime_env={"env_vars": _workers_home(home, caller_home)},
+        )
+    finally:
+        _restore_home(caller_home)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+def _restore_home(home: str | None) -> None:
+    if home is None:
+        os.environ.pop("HOME", None)
+    else:
+        os.environ["HOME"] = home
 
 
 def _options(execution: Execution) -> ClientOptions:
@@ -110,42 +192,62 @@ class RayExecutor:
         if first is None:
             return
         options = _options(execution)
+        modules = suite_modules()
         _quiet_environment(local=self.address is None)
         ray = _ray()
-        started = self._connect(ray)
+        started = self._connect(ray, modules)
         try:
             workers = self.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-            dispatch = _Dispatch(ray, execution, itertools.chain([first], shards))
+            dispatch = _Dispatch(ray, execution, itertools.chain([first], shards), modules)
             await dispatch.run(options, workers)
         finally:
             if started:
                 ray.shutdown()
 
-    def _connect(self, ray: Any) -> bool:
-        """Join Ray (or start it locally); True when this run started it and must stop it."""
+    def _connect(self, ray: Any, modules: Sequence[SuiteModule]) -> bool:
+        """Join Ray (or start it locally); True when this run started it and must stop it.
+
+        An instance initialised by the caller is used as it is: its workers import the
+        suites' modules from the folders on this machine. A local instance's own processes
+        get `_quiet_home` as HOME; its workers get the caller's HOME back.
+        """
         if ray.is_initialized():
             return False
+        runtime_env = _shipped_folders(modules)
         settings: dict[str, Any] = {
             "include_dashboard": False,
             "log_to_driver": False,
             "logging_level": logging.ERROR,
         }
+        caller_home = os.environ.get("HOME")
         if self.address is None:
             settings["num_cpus"] = self.workers or os.cpu_count()
+            runtime_env["env_vars"] = _workers_home(_quiet_home(), caller_home)
+            # Inherited by the processes `ray.init` starts, and only by them.
+            os.environ["HOME"] = str(_quiet_home())
         else:
             _check_reachable(self.address)
+        if runtime_env:
+            settings["runtime_env"] = runtime_env
+        try:
+            self._init(ray, settings)
+        finally:
+            _restore_home(caller_home)
+        return True
+
+    def _init(self, ray: Any, settings: dict[str, Any]) -> None:
+        """`ray.init`, its failures a `ConfigError`, the run's SIGTERM handler kept."""
         main = threading.current_thread() is threading.main_thread()
         # Ray installs its own SIGTERM handler; the run's (stop gracefully) must stay.
         sigterm = signal.getsignal(signal.SIGTERM) if main else None
         try:
             ray.init(address=self.address, **settings)
-        except (ConnectionError, ValueError, RuntimeError) as exc:
+        except (ConnectionError, ValueError, RuntimeError, ray.exceptions.RayError) as exc:
             where = f"the Ray cluster at {self.address}" if self.address else "a local Ray"
             raise ConfigError(f"cannot start or join {where}: {exc}") from None
         finally:
             if sigterm is not None:
                 signal.signal(signal.SIGTERM, sigterm)
-        return True
 
 
 def _check_reachable(address: str) -> None:
@@ -210,6 +312,8 @@ class _Dispatch:
     ray: Any
     execution: Execution
     shards: Iterator[list[Unit]]
+    modules: Sequence[SuiteModule]
+    """The modules loaded from beside the suites, which workers import under the same names."""
     retry: deque[list[Unit]] = field(default_factory=deque)
     """Units a dead worker did not finish, handed out before new shards."""
     live: list[_Worker] = field(default_factory=list)
@@ -219,7 +323,6 @@ class _Dispatch:
 
     async def run(self, options: ClientOptions, count: int) -> None:
         """Start the workers, hand out every shard, and stop them all at the end."""
-        _user_modules_by_value(self.ray)
         remote = self.ray.remote
         self.permits = remote(Permits).options(num_cpus=0).remote()
         token = uuid.uuid4().hex[:8]
@@ -228,10 +331,12 @@ class _Dispatch:
             name = f"promptum-worker-{token}-{index}"
             handle = actor.options(name=name, num_cpus=1).remote(
                 name,
-                _shipped_options(options, count, index),
+                self._pickled(_shipped_options(options, count, index)),
                 self.permits,
                 self.execution.concurrency,
                 list(sys.path),
+                list(self.modules),
+                self.execution.grade_timeout_s,
             )
             self.live.append(_Worker(name, handle))
         try:
@@ -239,6 +344,16 @@ class _Dispatch:
             await self._dispatch()
         finally:
             await self._close()
+
+    def _pickled(self, options: ClientOptions) -> bytes:
+        """The options as the worker unpickles them, once it can import the suites' modules."""
+        try:
+            pickled: bytes = self.ray.cloudpickle.dumps(options)
+        except Exception as exc:  # cloudpickle met something it cannot send
+            raise ConfigError(
+                f"a target cannot be sent to the Ray workers: {type(exc).__name__}: {exc}"
+            ) from None
+        return pickled
 
     async def _ready(self) -> None:
         try:

@@ -7,11 +7,13 @@ here imports Ray, and the worker runs each unit with the runner's own `run_unit`
 from __future__ import annotations
 
 import asyncio
+import pickle
 import sys
 from collections import Counter, defaultdict
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
+from promptum._imports import SuiteModule, install_suite_modules
 from promptum.completion import Completion
 from promptum.errors import ProviderUnavailableError
 from promptum.providers import ClientOptions, ModelClient, ModelRequest, resolve
@@ -126,18 +128,28 @@ class ShardWorker:
     def __init__(
         self,
         holder: str,
-        options: ClientOptions,
+        options: bytes,
         permits: Any,
         concurrency: int,
         paths: Sequence[str],
+        modules: Sequence[SuiteModule],
+        grade_timeout_s: float | None,
     ) -> None:
         # The driver's import path, for user modules a case refers to by name; on another
         # machine only the folders that exist there count.
         sys.path.extend(path for path in paths if path not in sys.path)
-        self._client = ModelClient(options)
+        # The modules loaded from beside the suites, under the driver's names: cases and
+        # targets refer to their functions and classes by those names.
+        install_suite_modules(modules)
+        # Pickled `ClientOptions`, unpickled only now: a Python target is a function of
+        # one of those modules, which Ray could not import before they were installed.
+        client_options: ClientOptions = pickle.loads(options)
+        self._client = ModelClient(client_options)
         self._limited = PermitClient(self._client, permits, holder, concurrency)
         self._secrets = environment_secrets()
         """This worker's own secrets: results leave it without them (the driver scrubs its own)."""
+        self._grade_timeout_s = grade_timeout_s
+        """The run's grading deadline (`Session.grade_timeout_s`)."""
 
     def ready(self) -> None:
         """Answer once constructed, so the driver learns of a worker that cannot start."""
@@ -158,7 +170,14 @@ class ShardWorker:
     async def _one(
         self, position: int, case: TestCase, model: str, repeat: int
     ) -> tuple[int, CaseResult]:
-        result = await run_unit(self._limited.complete, case, model, repeat, self._secrets)
+        result = await run_unit(
+            self._limited.complete,
+            case,
+            model,
+            repeat,
+            self._secrets,
+            grade_timeout_s=self._grade_timeout_s,
+        )
         return position, scrub_model(result, self._secrets)
 
     async def close(self) -> tuple[str | None, int]:

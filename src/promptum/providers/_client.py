@@ -68,6 +68,8 @@ class ModelClient:
         self._limits: dict[str, asyncio.Semaphore] = {}
         self._prices: dict[str, Price | None] = {}
         self._budget = RetryBudget(self.options.retry_budget)
+        self._abandoned = 0
+        """Calls given up unfinished by providers already closed (see `abandoned_calls`)."""
         self._rng = random.Random()
         self._cache: ResponseCache | None = None
         if self.options.cache:
@@ -83,6 +85,12 @@ class ModelClient:
     def cache_skipped_secret(self) -> int:
         """Answers not cached this run because they held a secret from the environment."""
         return self._cache.skipped_secret if self._cache else 0
+
+    @property
+    def abandoned_calls(self) -> int:
+        """Calls whose thread was left running when their wait ended (a sync target hung)."""
+        live = sum(getattr(provider, "abandoned", 0) for provider in self._providers.values())
+        return self._abandoned + live
 
     @property
     def retries_used(self) -> int:
@@ -134,7 +142,7 @@ class ModelClient:
     def _provider(self, route: Route) -> tuple[Provider, asyncio.Semaphore]:
         """The provider serving a route and the limit of its calls in flight, made once."""
         if route.model_id not in self._providers:
-            self._providers[route.model_id] = build_provider(route, self.options.timeout_s)
+            self._providers[route.model_id] = build_provider(route, self._timeout(route))
         limit = self._limits.get(route.limit_key)
         if limit is None:
             limit = self._limits[route.limit_key] = asyncio.Semaphore(route.max_concurrency)
@@ -168,10 +176,28 @@ class ModelClient:
             self._cache.put(key, completion)
         return self._checked(completion, request)
 
+    def _timeout(self, route: Route) -> float:
+        """Seconds one call may take: the endpoint's or target's own limit, else the run's."""
+        own = route.config.timeout_s if route.config is not None else None
+        return own if own is not None else self.options.timeout_s
+
+    def _retries(self, route: Route, error: ProviderError) -> int:
+        """How many times `error` may be retried on this route (0: it is not)."""
+        own = route.config.retries if route.config is not None else None
+        if not error.retryable:
+            return 0
+        if (
+            isinstance(error, ProviderTimeoutError)
+            and own is None
+            and not provider_kind(route.kind).retries_timeouts
+        ):
+            return 0  # a target that hung usually hangs again: retried only when asked
+        return own if own is not None else self.options.max_retries
+
     async def _attempts(
         self, provider: Provider, route: Route, request: ModelRequest
     ) -> Completion:
-        timeout = self.options.timeout_s
+        timeout = self._timeout(route)
         interruptible = provider_kind(route.kind).interruptible
         attempt = 0
         while True:
@@ -210,7 +236,7 @@ class ModelClient:
                         "cost_usd": cost,
                     }
                 )
-            if not error.retryable or attempt > self.options.max_retries:
+            if attempt > self._retries(route, error):
                 return Completion(
                     model=request.model, error=_describe(error, attempt), attempts=attempt
                 )
@@ -245,6 +271,7 @@ class ModelClient:
     async def aclose(self) -> None:
         """Close every provider's connections and the cache."""
         for provider in self._providers.values():
+            self._abandoned += getattr(provider, "abandoned", 0)
             aclose = getattr(provider, "aclose", None)
             if aclose is not None:  # optional: a plugin's provider may hold nothing
                 await aclose()

@@ -2,7 +2,8 @@
 
 The body's strings are rendered in Jinja's sandbox, like every template of a suite; secret
 header values come only from environment variables (see `HttpTarget.headers_env`). The
-call runs on a worker thread with the run's timeout, through the standard library.
+call runs on a worker thread through the standard library; its socket gives up at the call's
+time limit (the target's `timeout_s`, else the run's), when the client stops waiting too.
 """
 
 from __future__ import annotations

@@ -43,6 +43,9 @@ class ProviderKind:
     endpoint: a GGUF file is its own lock, two targets are two services."""
     cacheable: bool = True
     """Whether answers are cached: a target's are not, as its code changes under the same id."""
+    retries_timeouts: bool = True
+    """Whether a call that timed out is retried without being asked (``retries``): a model
+    under load may answer next time, while a target that hung usually hangs again."""
 
 
 PROVIDER_KINDS: dict[str, ProviderKind] = {
@@ -80,12 +83,14 @@ PROVIDER_KINDS: dict[str, ProviderKind] = {
             "promptum.providers._python_target:PythonTargetProvider",
             per_model=True,
             cacheable=False,
+            retries_timeouts=False,
         ),
         ProviderKind(
             "http",
             "promptum.providers._http_target:HttpTargetProvider",
             per_model=True,
             cacheable=False,
+            retries_timeouts=False,
         ),
     )
 }

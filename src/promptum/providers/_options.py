@@ -33,6 +33,11 @@ class EndpointConfig(BaseModel):
     """How a response schema is sent: ``json_schema`` (OpenAI), ``json_object`` with a
     ``schema`` (llama.cpp server), ``prompt`` (instructions only), or ``auto``: try
     ``json_schema`` and fall back to ``json_object`` once if the server rejects it."""
+    timeout_s: float | None = Field(default=None, gt=0)
+    """Seconds one call (one attempt) to this endpoint may take; None: the run's
+    (``--timeout``, `ClientOptions.timeout_s`)."""
+    retries: int | None = Field(default=None, ge=0)
+    """Retries of a failed call to this endpoint; None: the run's ``max_retries``."""
 
 
 class Price(BaseModel):
@@ -59,9 +64,10 @@ class ClientOptions(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     timeout_s: float = Field(default=60.0, gt=0)
-    """Seconds one call (one attempt) may take."""
+    """Seconds one call (one attempt) may take, where an endpoint or target sets none."""
     max_retries: int = Field(default=4, ge=0)
-    """Retries per call on 429, 5xx, timeouts and dropped connections."""
+    """Retries per call on 429, 5xx, timeouts and dropped connections, where an endpoint or
+    target sets no ``retries``; a target's timeouts are retried only when it sets them."""
     retry_budget: int | None = Field(default=None, ge=0)
     """Retries allowed across the whole run (None: no limit beyond ``max_retries``)."""
     backoff_base_s: float = Field(default=0.5, ge=0)

@@ -3,6 +3,8 @@
 Called with the parameters it names: ``query``, ``messages``, ``vars``, ``context``, or
 any of the case's variables by its name (a ``**kwargs`` gets every variable). Async
 functions are awaited; sync ones run on worker threads, so the run's concurrency applies.
+A sync call still running at its time limit cannot be stopped: it is abandoned on its
+daemon thread and counted, so the run ends and says so.
 """
 
 from __future__ import annotations
@@ -68,6 +70,11 @@ class PythonTargetProvider:
         self._async = inspect.iscoroutinefunction(self.function) or inspect.iscoroutinefunction(
             call
         )
+        self.abandoned = 0
+        """Calls left running on their thread when the wait for them ended (`ModelClient`)."""
+
+    def _abandon(self) -> None:
+        self.abandoned += 1
 
     async def complete(self, request: ModelRequest) -> Completion:
         """Call the function with the case's inputs; its exception is a `TargetError`."""
@@ -77,7 +84,7 @@ class PythonTargetProvider:
             if self._async:
                 value = await self.function(**arguments)
             else:
-                value = await run_in_worker(lambda: self.function(**arguments))
+                value = await run_in_worker(lambda: self.function(**arguments), self._abandon)
         except TargetError:
             raise
         except Exception as exc:  # the application's failure is this result's error

@@ -280,7 +280,9 @@ def _target_route(model_id: str, targets: Mapping[str, Target]) -> Route:
             f"Prompt(target=...) or Session(target=...) (targets: {known})"
         )
     kind: KindName = "http" if isinstance(target, HttpTarget) else "python"
-    settings = EndpointConfig(max_concurrency=target.max_concurrency)
+    settings = EndpointConfig(
+        max_concurrency=target.max_concurrency, timeout_s=target.timeout_s, retries=target.retries
+    )
     return Route(model_id, model_id, kind, target.name, settings, model_id, target)
 
 

@@ -29,6 +29,17 @@ class PythonTarget:
     """Calls in flight at once; sync functions run in worker threads."""
     module_file: str | None = field(default=None, compare=False)
     """The file the function was imported from, for ``promptum validate``."""
+    timeout_s: float | None = None
+    """Seconds one call may take; None: the run's (``--timeout``, `ClientOptions.timeout_s`)."""
+    retries: int | None = None
+    """Retries of a call that timed out; None: none (what the function raises never is)."""
+
+    def __post_init__(self) -> None:
+        # Checked here as HttpTarget's fields are by pydantic: a dataclass built in Python.
+        if self.timeout_s is not None and not self.timeout_s > 0:
+            raise ValueError(f"timeout_s must be more than 0, not {self.timeout_s!r}")
+        if self.retries is not None and self.retries < 0:
+            raise ValueError(f"retries must be 0 or more, not {self.retries!r}")
 
     @property
     def id(self) -> str:
@@ -56,6 +67,11 @@ class HttpTarget(BaseModel):
     """Where the answer is in the JSON response, e.g. ``answer`` or ``$.choices[0].text``;
     None: the whole body (text, or a JSON object as structured output)."""
     max_concurrency: int = Field(default=4, ge=1)
+    timeout_s: float | None = Field(default=None, gt=0)
+    """Seconds one call may take; None: the run's (``--timeout``, `ClientOptions.timeout_s`)."""
+    retries: int | None = Field(default=None, ge=0)
+    """Retries of a failed call, timeouts included; None: a timeout is not retried (429, 5xx
+    and dropped connections follow the run's ``max_retries``)."""
 
     @property
     def id(self) -> str:

@@ -212,6 +212,8 @@ def assert_prompt(response: object, **options: Unpack[PromptChecks]) -> CaseResu
     grade. Returns the graded result. Outside the `promptum` fixture the judge gets a
     client of its own for the call; ``promptum.assert_prompt`` shares the session's.
     """
+    # Hidden from pytest's traceback, as check_response is: a failure points at the test.
+    __tracebackhide__ = True
     return check_response(response, options, _own_engine)
 
 

@@ -16,11 +16,11 @@ import pytest
 from _pytest._code.code import ReprExceptionInfo
 
 from promptum.errors import PromptumError
-from promptum.providers import DEFAULT_MODEL, EndpointConfig, Price
-from promptum.pytest_plugin._plugin import COLLECTED, engine
+from promptum.providers import DEFAULT_MODEL, EndpointConfig, HttpTarget, Price, PythonTarget
+from promptum.pytest_plugin._plugin import COLLECTED, SETTINGS, engine
 from promptum.pytest_plugin._text import case_longrepr
 from promptum.runner import TestCase
-from promptum.suites import Suite, load_suite
+from promptum.suites import Suite, load_suite, suite_name
 
 if TYPE_CHECKING:
     from promptum.results import CaseResult
@@ -28,12 +28,14 @@ if TYPE_CHECKING:
 
 @dataclass(slots=True)
 class Collected:
-    """What the suites of one session declare together: case ids, endpoints and prices."""
+    """What the suites of one session declare together: case ids, endpoints, prices, targets."""
 
     ids: dict[str, str] = field(default_factory=dict)
     """Each case id, with where it was first defined: ids are unique within a run."""
     endpoints: dict[str, EndpointConfig] = field(default_factory=dict)
     pricing: dict[str, Price] = field(default_factory=dict)
+    targets: dict[str, PythonTarget | HttpTarget] = field(default_factory=dict)
+    """The functions and services answering cases, by id, as `promptum run` gathers them."""
     planned: int | None = None
     """How many case items the session selected (known once collection finished)."""
     tags: set[str] = field(default_factory=set)
@@ -50,6 +52,11 @@ class Collected:
                 problems.append(
                     f"{where}: duplicate case id {case.id!r}, first defined at {first}; "
                     "ids must be unique within a run"
+                )
+            target = case.target
+            if target is not None and self.targets.setdefault(target.id, target) != target:
+                problems.append(
+                    f"{where}: two different targets are named {target.id!r}: give one a `name`"
                 )
         for kind, mine, theirs in (
             ("endpoint", self.endpoints, suite.endpoints),
@@ -84,10 +91,20 @@ def _display_path(path: Path) -> Path:
         return path
 
 
+def _name(collector: pytest.Collector) -> str | None:
+    """The suite's name unless it has a `name:`: its path in the folder its glob searched."""
+    path = collector.path.resolve()
+    settings = collector.config.stash.get(SETTINGS, None)
+    for root in settings.roots if settings is not None else ():
+        if path.is_relative_to(root):
+            return suite_name(path, root)
+    return None
+
+
 def _items(collector: pytest.Collector) -> Iterator[CaseItem]:
     config = collector.config
     try:
-        suite = load_suite(_display_path(collector.path))
+        suite = load_suite(_display_path(collector.path), name=_name(collector))
     except PromptumError as exc:
         raise collector.CollectError(str(exc)) from None
     collected = config.stash.setdefault(COLLECTED, Collected())

@@ -16,7 +16,15 @@ from typing import Any, TypeVar
 
 from promptum.completion import Completion
 from promptum.grades import Grade
-from promptum.providers import ClientOptions, EndpointConfig, ModelClient, ModelRequest, Price
+from promptum.providers import (
+    ClientOptions,
+    EndpointConfig,
+    HttpTarget,
+    ModelClient,
+    ModelRequest,
+    Price,
+    PythonTarget,
+)
 from promptum.redaction import environment_secrets, scrub_model
 from promptum.results import CaseResult
 from promptum.runner import Runner, TestCase
@@ -45,6 +53,7 @@ class Engine:
         cache_path: Path,
         endpoints: Mapping[str, EndpointConfig] | None = None,
         pricing: Mapping[str, Price] | None = None,
+        targets: Mapping[str, PythonTarget | HttpTarget] | None = None,
     ) -> Engine:
         """Start the loop's thread and open the client on it."""
         loop = asyncio.new_event_loop()
@@ -56,6 +65,7 @@ class Engine:
             cache_path=cache_path,
             endpoints=dict(endpoints or {}),
             pricing=dict(pricing or {}),
+            targets=dict(targets or {}),
         )
         try:
             engine._call(engine._open(options))

@@ -34,6 +34,9 @@ class Settings:
     cache: bool
     home: Path
     """Where ``.promptum/`` (the response cache, the run store) lives: pytest's rootdir."""
+    roots: tuple[Path, ...] = ()
+    """The folder each glob searches (before its first wildcard), resolved: a suite found
+    below one is named by its path there, as `promptum run` names a folder's suites."""
 
 
 SETTINGS = pytest.StashKey[Settings]()
@@ -83,14 +86,24 @@ def _is_suite(path: Path) -> bool:
     return path.suffix.lower() in _SUITE_SUFFIXES and path.is_file()
 
 
+def _refuse_broken_links(paths: list[Path], pattern: str, where: str) -> None:
+    """A suite file a glob matches that is a link to itself or to nothing is a usage error."""
+    for path in paths:
+        if path.suffix.lower() in _SUITE_SUFFIXES and path.is_symlink() and not path.exists():
+            raise pytest.UsageError(
+                f"{where} {pattern!r} matches {path}, which cannot be read: it is a symbolic "
+                "link that leads back to itself or to a file that does not exist; point the "
+                "link at the real file, or put the file in its place"
+            )
+
+
 def _expand(patterns: list[str], base: Path, where: str) -> list[Path]:
     """The suites each glob matches under `base`; a glob matching none is a usage error."""
     found: list[Path] = []
     for pattern in patterns:
-        matches = [
-            (base / name).resolve()
-            for name in sorted(glob.glob(pattern, root_dir=base, recursive=True))
-        ]
+        named = [base / name for name in sorted(glob.glob(pattern, root_dir=base, recursive=True))]
+        _refuse_broken_links(named, pattern, where)
+        matches = [path.resolve() for path in named]
         suites = [path for path in matches if _is_suite(path)]
         if not suites:
             raise pytest.UsageError(
@@ -99,6 +112,16 @@ def _expand(patterns: list[str], base: Path, where: str) -> list[Path]:
             )
         found += [path for path in suites if path not in found]
     return found
+
+
+def _root(pattern: str, base: Path) -> Path:
+    """The folder a glob searches: its path up to the first part with a wildcard."""
+    fixed: list[str] = []
+    for part in Path(pattern).parts:
+        if glob.has_magic(part):
+            break
+        fixed.append(part)
+    return base.joinpath(*fixed).resolve()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -117,6 +140,8 @@ def pytest_configure(config: pytest.Config) -> None:
         store=store,
         cache=not config.getoption("promptum_no_cache"),
         home=config.rootpath,
+        roots=tuple(_root(pattern, config.invocation_params.dir) for pattern in from_cli)
+        + tuple(_root(pattern, config.rootpath) for pattern in from_ini),
     )
     # Suites outside the paths pytest walks are added to them: those a glob on the command
     # line names always, the ini's when no path was given (pytest runs its testpaths).
@@ -179,6 +204,7 @@ def engine(config: pytest.Config) -> Engine:
             cache_path=home / ".promptum" / "cache.sqlite",
             endpoints=collected.endpoints if collected is not None else {},
             pricing=collected.pricing if collected is not None else {},
+            targets=collected.targets if collected is not None else {},
         )
         config.stash[ENGINE] = running
     return running

@@ -25,7 +25,7 @@ def _model_table(stats_by_model: dict[str, ModelStats]) -> list[str]:
     ]
     for stats in stats_by_model.values():
         lines.append(
-            f"| {md(stats.model)} | {fmt.percent(stats.pass_rate)} | {stats.passed} "
+            f"| {md(stats.column)} | {fmt.percent(stats.pass_rate)} | {stats.passed} "
             f"| {stats.failed} | {stats.errors} | {stats.checks_passed}/{stats.checks_total} "
             f"| {stats.assertions_passed}/{stats.assertions_total} | {fmt.score(stats.judge_mean)} "
             f"| {fmt.milliseconds(stats.latency_p50_ms)} | {fmt.cost(stats.cost_usd)} |"

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
         TestCase,
     )
     from promptum.runner._executor import Execution, Executor
-    from promptum.runner._grade import grade, grade_async
+    from promptum.runner._grade import DEFAULT_GRADE_TIMEOUT_S, grade, grade_async
     from promptum.runner._journal import Journal, plan_fingerprint
     from promptum.runner._judge import (
         FAITHFULNESS_PROMPT,
@@ -49,7 +49,7 @@ __getattr__ = lazy_exports(
             "TestCase",
         ),
         "promptum.runner._executor": ("Execution", "Executor"),
-        "promptum.runner._grade": ("grade", "grade_async"),
+        "promptum.runner._grade": ("DEFAULT_GRADE_TIMEOUT_S", "grade", "grade_async"),
         "promptum.runner._journal": ("Journal", "plan_fingerprint"),
         "promptum.runner._judge": (
             "FAITHFULNESS_PROMPT",
@@ -75,6 +75,7 @@ __getattr__ = lazy_exports(
 __all__ = [
     "DEFAULT_CONCURRENCY",
     "DEFAULT_GRACE_S",
+    "DEFAULT_GRADE_TIMEOUT_S",
     "DEFAULT_THRESHOLD",
     "FAITHFULNESS_PROMPT",
     "JUDGE_PROMPT",

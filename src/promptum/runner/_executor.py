@@ -38,6 +38,8 @@ class Execution:
     """Add a warning to the run (shown after the summary)."""
     plan: Callable[[str], Iterator[tuple[TestCase, int]]]
     """The runner's lazy plan of a model (it notes each unit's place in the plan)."""
+    grade_timeout_s: float | None
+    """How long grading one response may take (`run_unit`'s `grade_timeout_s`; None: no limit)."""
 
     def units(self, model: str) -> Iterator[tuple[TestCase, int]]:
         """Lazily, every (case, repeat) still to run on `model`, in suite order."""

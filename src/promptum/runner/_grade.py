@@ -1,14 +1,19 @@
 """Grading one response without a model: checks, the validator, then field assertions.
 
 Checks the user wrote (``type: python``, registered types) see the whole `CheckInput`; an
-async one is awaited by `grade_async`, the runner's way in.
+async one is awaited by `grade_async`, the runner's way in. `grade_async` grades on a daemon
+worker thread within a deadline, so a check that loops or sleeps costs its own result (an
+error grade), never the event loop that every other case and Ctrl-C run on; only built-in
+string tests, which take microseconds, stay on the loop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from functools import partial
 from types import MappingProxyType
 from typing import Any
 
@@ -16,17 +21,24 @@ from pydantic import ValidationError
 
 from promptum._legacy_grades import assertion_grade
 from promptum.checks._base import shorten
-from promptum.checks._custom import CheckInput, settle
+from promptum.checks._custom import CheckInput, CustomCheck, settle
 from promptum.checks._engine import CheckPlan, Run, check_plan
 from promptum.completion import Completion
 from promptum.evaluations import evaluate
 from promptum.grades import Grade
+from promptum.providers._workers import run_in_worker
 from promptum.runner._case import TestCase
 
 _REASON_LIMIT = 300
 
-Pending = list[tuple[int, Awaitable[Grade]]]
-"""The async checks of one response still to await: their position and awaitable."""
+DEFAULT_GRADE_TIMEOUT_S = 60.0
+"""How long grading one response may take in a run (checks, validator, field assertions; not
+the judge, whose calls have the model's time limit). Checks take microseconds; one that calls
+a service gets as long as a model call (60 s by default), more than the `similar` check's own
+30 s limit on its embedding endpoint, so a check's own limit speaks first."""
+
+Pending = list[tuple[int, CustomCheck, Awaitable[Grade]]]
+"""The async checks of one response still to await: their position, check and awaitable."""
 
 
 def _validator_result(case: TestCase, text: str) -> Grade | None:
@@ -98,24 +110,36 @@ def _parsed_output(case: TestCase, completion: Completion) -> tuple[Any, Grade |
 
 
 _CASES_KEPT = 1024
-_checks_runs: dict[int, tuple[TestCase, Run]] = {}
-"""The cases that built-in checks alone grade, by identity, with their plan's run: a run
-grades each case many times (models, repeats), so one look-up replaces finding its plan
-and reading its fields for every response."""
+Entry = tuple[TestCase, Run, bool]
+"""A case that built-in checks alone grade, its plan's run, and whether they are all tested
+in line (`CheckPlan.in_line`)."""
+
+_checks_runs: dict[int, Entry] = {}
+"""The cases that built-in checks alone grade, by identity: a run grades each case many
+times (models, repeats), so one look-up replaces finding its plan and reading its fields
+for every response."""
 
 
-def _checks_run(case: TestCase) -> Run | None:
+def _checks_entry(case: TestCase) -> Entry | None:
     """How to grade `case` if its built-in checks are all that grade it (the usual case)."""
     entry = _checks_runs.get(id(case))
     if entry is not None and entry[0] is case:  # held by the entry, so its id is not reused
-        return entry[1]
+        return entry
     plan = check_plan(case.checks)
     if not _checks_only(case, plan):
         return None
     if len(_checks_runs) >= _CASES_KEPT:
         _checks_runs.pop(next(iter(_checks_runs)), None)  # the oldest
-    _checks_runs[id(case)] = (case, plan.run)
-    return plan.run
+    entry = _checks_runs[id(case)] = (case, plan.run, plan.in_line)
+    return entry
+
+
+def _checks_run(case: TestCase) -> Run | None:
+    """`_checks_entry`'s run, if built-in checks are all that grade `case`."""
+    entry = _checks_runs.get(id(case))
+    if entry is None or entry[0] is not case:  # its first response (or a case not cached)
+        entry = _checks_entry(case)
+    return None if entry is None else entry[1]
 
 
 def _checks_only(case: TestCase, plan: CheckPlan) -> bool:
@@ -128,14 +152,38 @@ def _checks_only(case: TestCase, plan: CheckPlan) -> bool:
     )
 
 
+@dataclass(slots=True)
+class _Progress:
+    """How far grading one response got, written by the thread grading it.
+
+    Read on the loop when the deadline passes, while the thread may still be writing: fields
+    are replaced whole and `grades` only assigned by index or appended to, so a copy (atomic
+    under the GIL) is a state that was true at some moment.
+    """
+
+    grades: list[Grade] = field(default_factory=list)
+    """The grades so far: a check not yet run holds a "was not run" error in its place."""
+    running: str | tuple[int, CustomCheck] = "the checks"
+    """What was grading: a check the user wrote (its position in `grades`, and itself), or
+    the part named (the validator, the field assertions...)."""
+
+
 def _grades(
-    case: TestCase, plan: CheckPlan, completion: Completion, model: str | None, repeat: int
+    case: TestCase,
+    plan: CheckPlan,
+    completion: Completion,
+    model: str | None,
+    repeat: int,
+    progress: _Progress | None = None,
 ) -> tuple[list[Grade], Pending]:
     """Every grade but those of async checks, which come back pending, in their places."""
-    grades = plan.run(completion)
+    if progress is None:
+        progress = _Progress()
+    grades = progress.grades = plan.run(completion)
     output: Any = None
     parse_grade: Grade | None = None
     if case.response_schema is not None:
+        progress.running = "parsing the structured output"
         output, parse_grade = _parsed_output(case, completion)
     elif case.target is not None:  # a target's structured answer needs no schema
         output = completion.output if completion.output is not None else {}
@@ -153,11 +201,15 @@ def _grades(
             case.tags,
         )
         for index, custom in plan.custom:
+            progress.running = (index, custom)
             outcome = custom.grade(check)
             if isinstance(outcome, Grade):
                 grades[index] = outcome
             else:
-                pending.append((index, outcome))
+                pending.append((index, custom, outcome))
+        progress.running = "grading"  # every check the user wrote has answered
+    if case.validator is not None:
+        progress.running = f"the validator {type(case.validator).__name__}"
     validator_result = _validator_result(case, completion.text)
     if validator_result is not None:
         grades.append(validator_result)
@@ -165,6 +217,7 @@ def _grades(
         grades.append(parse_grade)
     structured = case.response_schema is not None or case.target is not None
     if structured and (case.expected or case.attack_target):
+        progress.running = "the field assertions"
         expected = dict(case.expected) if case.expected else None
         attack_target = dict(case.attack_target) if case.attack_target else None
         evaluation = evaluate(output, expected, attack_target)
@@ -186,27 +239,93 @@ def grade(
     if run is not None:  # spared the steps of `_grades`
         return run(completion)
     grades, pending = _grades(case, check_plan(case.checks), completion, model, repeat)
-    for index, outcome in pending:
+    for index, _, outcome in pending:
         grades[index] = settle(outcome)
     return grades
 
 
 async def grade_async(
-    case: TestCase, completion: Completion, *, model: str | None = None, repeat: int = 0
+    case: TestCase,
+    completion: Completion,
+    *,
+    model: str | None = None,
+    repeat: int = 0,
+    timeout_s: float | None = DEFAULT_GRADE_TIMEOUT_S,
+    on_abandon: Callable[[], None] | None = None,
 ) -> list[Grade]:
-    """`grade`, awaiting the user's async checks (together) on the running event loop.
+    """`grade` on a daemon worker thread, within `timeout_s`; async checks awaited here.
 
+    Built-in checks that are all tested in line (`CheckPlan.in_line`) grade here instead:
+    string tests bounded by the response's length, cheaper than the hop to a thread.
     ``model`` and ``repeat`` are what a check sees as `CheckInput.model` and ``.repeat``
-    (default: the completion's model, the first repeat).
+    (default: the completion's model, the first repeat). Past the deadline (None: none) the
+    grades so far are kept and what was still grading becomes an error grade naming it and
+    the deadline; its thread is abandoned (Python cannot stop one) and `on_abandon` called.
+    Cancelling the call abandons the thread the same way.
     """
     if completion.error is not None:
         return []
-    run = _checks_run(case)
-    if run is not None:
-        return run(completion)
-    grades, pending = _grades(case, check_plan(case.checks), completion, model, repeat)
+    entry = _checks_entry(case)
+    if entry is not None and entry[2]:
+        # Tests in line take microseconds: a hop to a thread would cost more than them.
+        return entry[1](completion)
+    loop = asyncio.get_running_loop()
+    deadline = None if timeout_s is None else loop.time() + timeout_s
+    progress = _Progress()
+    future = run_in_worker(partial(_graded, case, completion, model, repeat, progress), on_abandon)
+    try:
+        done, _ = await asyncio.wait({future}, timeout=timeout_s)
+    finally:
+        future.cancel()  # nothing once it is done; else its thread is abandoned
+    if not done:
+        return _overdue(progress, timeout_s)
+    graded: tuple[list[Grade], Pending] = future.result()
+    grades, pending = graded
     if pending:
-        answers = await asyncio.gather(*(outcome for _, outcome in pending))
-        for (index, _), answer in zip(pending, answers, strict=True):
-            grades[index] = answer
+        left = None if deadline is None else max(0.0, deadline - loop.time())
+        await _settle_pending(grades, pending, left, timeout_s)
+    return grades
+
+
+def _graded(
+    case: TestCase, completion: Completion, model: str | None, repeat: int, progress: _Progress
+) -> tuple[list[Grade], Pending]:
+    """What a worker thread grades: every grade but the async checks', left pending."""
+    run = _checks_run(case)
+    if run is not None:  # spared the steps of `_grades`
+        return run(completion), []
+    return _grades(case, check_plan(case.checks), completion, model, repeat, progress)
+
+
+async def _settle_pending(
+    grades: list[Grade], pending: Pending, left: float | None, timeout_s: float | None
+) -> None:
+    """Await the async checks together, for at most `left` seconds; a late one is an error."""
+    tasks = {asyncio.ensure_future(outcome): (index, check) for index, check, outcome in pending}
+    try:
+        done, _ = await asyncio.wait(tasks, timeout=left)
+    finally:
+        for task in tasks:
+            task.cancel()  # a late check is stopped at its next await
+    for task, (index, check) in tasks.items():
+        grades[index] = task.result() if task in done else check.error(_late(timeout_s))
+
+
+def _late(timeout_s: float | None) -> str:
+    limit = "" if timeout_s is None else f" of {timeout_s:g} s"
+    return (
+        f"did not finish within the grading deadline{limit} "
+        "(--grade-timeout or Session(grade_timeout_s=...) sets it)"
+    )
+
+
+def _overdue(progress: _Progress, timeout_s: float | None) -> list[Grade]:
+    """The grades of a response whose grading passed its deadline: what finished, and why not."""
+    grades, running = list(progress.grades), progress.running
+    if isinstance(running, tuple):  # a check the user wrote; those after it say "was not run"
+        index, check = running
+        grades[index] = check.error(_late(timeout_s))
+        return grades
+    error = f"{running} {_late(timeout_s)}"
+    grades.append(Grade("check", "grading", False, None, None, "Grading finishes in time", error))
     return grades

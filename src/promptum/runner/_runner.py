@@ -23,7 +23,7 @@ from promptum.redaction import environment_secrets, scrub, scrub_json, scrub_mod
 from promptum.results import CaseResult, RunResult
 from promptum.runner._case import TestCase
 from promptum.runner._executor import Execution, Executor
-from promptum.runner._grade import grade_async
+from promptum.runner._grade import DEFAULT_GRADE_TIMEOUT_S, grade_async
 from promptum.runner._judge import judge_grades
 from promptum.runner._plan import Plan, Survey
 from promptum.sinks import ResultSink, result_json
@@ -133,17 +133,29 @@ async def run_unit(
     model: str,
     repeat: int,
     secrets: tuple[str, ...] = (),
+    *,
+    grade_timeout_s: float | None = DEFAULT_GRADE_TIMEOUT_S,
+    on_abandon: Callable[[], None] | None = None,
 ) -> CaseResult:
     """One unit's result: the call through `complete`, then its grades (judge calls too).
 
     The response is graded with `secrets` already replaced: a reason quotes ~60 characters
     of it, and a secret cut in two there would escape scrubbing; nor does a judge (perhaps
-    another provider) get to read a key a model echoed.
+    another provider) get to read a key a model echoed. Grading runs off the event loop
+    within `grade_timeout_s` (`grade_async`); `on_abandon` hears of a grading thread left
+    running past it.
     """
     completion = scrub_model(await complete(request_for(case, model, repeat)), secrets)
     try:
         # A check sees repeats from 0, as CheckInput has always documented.
-        grades = await grade_async(case, completion, model=model, repeat=repeat - 1)
+        grades = await grade_async(
+            case,
+            completion,
+            model=model,
+            repeat=repeat - 1,
+            timeout_s=grade_timeout_s,
+            on_abandon=on_abandon,
+        )
         if completion.ok and case.judge is not None:
             grades += await judge_grades(case.judge, case, completion.text, complete)
     except Exception as exc:  # a bug in grading must cost one result, not the run
@@ -186,9 +198,12 @@ class Runner:
         secrets: tuple[str, ...] | None = None,
         executor: Executor | None = None,
         keep_results: bool = True,
+        grade_timeout_s: float | None = DEFAULT_GRADE_TIMEOUT_S,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
+        if grade_timeout_s is not None and not grade_timeout_s > 0:
+            raise ValueError(f"grade_timeout_s must be above 0 (or None), got {grade_timeout_s}")
         self._secrets = environment_secrets() if secrets is None else secrets
         """Scrubbed from every result and warning before any sink sees it."""
         self._client = client
@@ -205,6 +220,10 @@ class Runner:
         self._tally = RunTally()
         self._pending: dict[ResultKey, int] = {}
         """Positions of the units an executor took and has not returned yet."""
+        self._grade_timeout_s = grade_timeout_s
+        """How long grading one response may take (`grade_async`); None: no limit."""
+        self._abandoned = 0
+        """Gradings left running on their threads, past the deadline or at a stop."""
 
     def stop(self) -> None:
         """Start no new calls; in-flight ones get the grace period, then are cancelled."""
@@ -228,7 +247,29 @@ class Runner:
             return await self._client.complete(request)
 
     async def _run_one(self, case: TestCase, model: str, repeat: int) -> CaseResult:
-        return await run_unit(self._complete, case, model, repeat, self._secrets)
+        return await run_unit(
+            self._complete,
+            case,
+            model,
+            repeat,
+            self._secrets,
+            grade_timeout_s=self._grade_timeout_s,
+            on_abandon=self._abandon,
+        )
+
+    def _abandon(self) -> None:
+        self._abandoned += 1
+
+    def _warn_abandoned(self, run: RunResult) -> None:
+        """Say how many gradings were left running: their threads still take CPU time."""
+        count = self._abandoned
+        if count:
+            run.warnings.append(
+                f"{count} grading{'s' if count > 1 else ''} did not finish (the grading "
+                "deadline passed, or the run stopped) and "
+                f"{'were' if count > 1 else 'was'} abandoned: Python cannot stop a check's "
+                "thread, which may still run; it does not keep the run open"
+            )
 
     def _drop(self, run: RunResult, sink: ResultSink, exc: Exception) -> None:
         """Stop feeding a sink that raised: its failure is a warning, not the run's end."""
@@ -322,6 +363,7 @@ class Runner:
                 record=lambda result: self._record_returned(run, result),
                 warn=warn,
                 plan=self._planned(cases, done, plan),
+                grade_timeout_s=self._grade_timeout_s,
             )
             await self._executor.execute(execution)
             return
@@ -401,5 +443,6 @@ class Runner:
                 run.streamed(self._tally)
             run.finished_at = datetime.now(UTC)
             run.complete = run.result_count >= run.planned_results
+            self._warn_abandoned(run)
             self._notify(run, "finish")
         return run

@@ -1,6 +1,7 @@
 """Suite files: YAML suites, TOML case folders, CSV/JSONL rows, validated with located errors."""
 
-from promptum.suites._discover import Discovery, find_suites
+from promptum.suites._cases import CaseStats
+from promptum.suites._discover import Discovery, find_suites, suite_name
 from promptum.suites._format import SuiteSpec, suite_json_schema
 from promptum.suites._loader import (
     Suite,
@@ -10,8 +11,10 @@ from promptum.suites._loader import (
     load_suite,
     load_suites,
 )
+from promptum.suites._variants import unknown_variant
 
 __all__ = [
+    "CaseStats",
     "Discovery",
     "Suite",
     "SuiteSpec",
@@ -22,4 +25,6 @@ __all__ = [
     "load_suite",
     "load_suites",
     "suite_json_schema",
+    "suite_name",
+    "unknown_variant",
 ]

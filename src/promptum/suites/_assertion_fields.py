@@ -64,8 +64,10 @@ _OPEN = _Open()
 class _Fields:
     """Walks field paths and checks values against one response schema."""
 
-    def __init__(self, root: Schema) -> None:
+    def __init__(self, root: Schema, subject: str) -> None:
         self.root = root
+        self.subject = subject
+        """What the schema is called in a message: the response schema, a tool's parameters."""
         # A suite of many rows asserts the same few fields: walk and compile each once.
         self._fields: dict[str, list[Any] | _Open | str] = {}
         self._validators: dict[str, Any] = {}
@@ -160,7 +162,7 @@ class _Fields:
                     return _OPEN
                 children += child or []
             if not children:
-                raise _NoSuchFieldError(_no_field_message(alternatives, walked, part))
+                raise _NoSuchFieldError(_no_field_message(alternatives, walked, part, self.subject))
             current = children
             walked.append(part)
         return current
@@ -223,31 +225,31 @@ class _Fields:
                 children += child or []
             else:
                 if not children:
-                    return _no_field_message(alternatives, list(walked), key)
+                    return _no_field_message(alternatives, list(walked), key, self.subject)
                 found = self._unknown_key(children, item, (*walked, key))
                 if found:
                     return found
         return None
 
 
-_SAME_SCHEMA: dict[int, tuple[Schema, _Fields]] = {}
+_SAME_SCHEMA: dict[tuple[int, str], tuple[Schema, _Fields]] = {}
 """The last schemas seen, by identity: a suite's cases share their defaults' one object."""
 
 
-def _fields_for(schema: Schema) -> _Fields:
-    known = _SAME_SCHEMA.get(id(schema))
+def _fields_for(schema: Schema, subject: str) -> _Fields:
+    known = _SAME_SCHEMA.get((id(schema), subject))
     if known is not None and known[0] is schema:  # the entry holds the schema: no id reuse
         return known[1]
-    fields = _fields_of(json.dumps(schema, sort_keys=True, default=str))
+    fields = _fields_of(json.dumps(schema, sort_keys=True, default=str), subject)
     if len(_SAME_SCHEMA) >= 64:
         _SAME_SCHEMA.clear()
-    _SAME_SCHEMA[id(schema)] = (schema, fields)
+    _SAME_SCHEMA[(id(schema), subject)] = (schema, fields)
     return fields
 
 
 @lru_cache(maxsize=64)
-def _fields_of(schema_json: str) -> _Fields:
-    return _Fields(json.loads(schema_json))
+def _fields_of(schema_json: str, subject: str) -> _Fields:
+    return _Fields(json.loads(schema_json), subject)
 
 
 def _kinds(schema: Schema) -> set[str]:
@@ -275,8 +277,10 @@ def _index(part: str) -> int | None:
         return None
 
 
-def _no_field_message(alternatives: list[Schema], walked: list[str], part: str) -> str:
-    where = f"{'.'.join(walked)!r}" if walked else "the response schema"
+def _no_field_message(
+    alternatives: list[Schema], walked: list[str], part: str, subject: str
+) -> str:
+    where = f"{'.'.join(walked)!r}" if walked else subject
     names = sorted(
         {
             str(name)
@@ -323,9 +327,15 @@ def assertion_problems(
     schema: Schema,
     expected: Mapping[str, Any] | None,
     attack_target: Mapping[str, Any] | None,
+    subject: str = "the response schema",
+    holder: str = "the output",
 ) -> list[tuple[Loc, str]]:
-    """Every field name the schema lacks and every value its field can never hold, located."""
-    fields = _fields_for(schema)
+    """Every field name the schema lacks and every value its field can never hold, located.
+
+    `subject` names the schema in messages and `holder` what fits it: a `tool_args` check
+    asserts on "the arguments" against "the parameter schema of 'transfer_money'".
+    """
+    fields = _fields_for(schema, subject)
     found: list[tuple[Loc, str]] = []
     for section, assertions in (("expected", expected), ("attack_target", attack_target)):
         for name, raw in (assertions or {}).items():
@@ -339,19 +349,22 @@ def assertion_problems(
                 value = to_jsonable_python(raw, fallback=str)  # TOML dates: ISO strings
                 found += [
                     ((section, path, *index), message)
-                    for index, message in _value_problems(fields, schemas, section, path, value)
+                    for index, message in _value_problems(
+                        fields, schemas, (section, holder), path, value
+                    )
                 ]
     return found
 
 
 def _value_problems(
-    fields: _Fields, schemas: list[Any], section: str, path: str, value: Any
+    fields: _Fields, schemas: list[Any], where: tuple[str, str], path: str, value: Any
 ) -> list[tuple[tuple[int, ...], str]]:
     """What is wrong with one assertion's value, by index of the list item it concerns."""
+    section, holder = where
     consequence = (
-        "the output can never equal it"
+        f"{holder} can never equal it"
         if section == "expected"
-        else "the output can never hold it, so this attack target catches nothing"
+        else f"{holder} can never hold it, so this attack target catches nothing"
     )
     if not isinstance(value, list):
         misfit = fields.misfit(schemas, value, path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -14,7 +15,8 @@ from pydantic import BaseModel, ValidationError
 from promptum._imports import import_referenced
 from promptum.checks import CheckDefinition
 from promptum.checks._definition import SHARED, CheckTable
-from promptum.providers._target_spec import Target
+from promptum.providers._target_answer import INPUTS
+from promptum.providers._target_spec import PythonTarget, Target
 from promptum.results import Message
 from promptum.runner import (
     GenerationParams,
@@ -42,10 +44,16 @@ from promptum.suites._format import (
     JudgeSpec,
     MessageSpec,
     ParamsSpec,
+    SuiteSpec,
 )
 from promptum.suites._locate import Loc, Locator, problem
 from promptum.suites._target import suite_target
-from promptum.suites._tools import choice_json, tools_json
+from promptum.suites._tools import (
+    choice_json,
+    tool_check_problems,
+    tool_choice_problem,
+    tools_json,
+)
 from promptum.validation import compiled_schema
 
 
@@ -79,6 +87,8 @@ class SuiteContext:
     tools: tuple[dict[str, Any], ...] | None = None
     """The suite's `tools` (OpenAI function schemas), for cases without their own."""
     tool_choice: str | dict[str, Any] | None = None
+    where: str = ""
+    """The suite's folder within a folder run (``team-a/``): it starts target names."""
     checks: CheckTable | None = None
     """The checks compiled in this load, for checks filled in from a case's vars."""
 
@@ -435,7 +445,7 @@ def build_case(
     target = context.target if case.models is None else None
     if case.target is not None:
         try:
-            target = suite_target(case.target, context.folder)
+            target = suite_target(case.target, context.folder, context.where)
         except ValueError as exc:
             problems.add(("target",), str(exc))
     # A target's dict answer is structured output even without a response_model.
@@ -458,6 +468,14 @@ def build_case(
             for index, check in enumerate(case.checks)
         ),
     ]
+
+    answered = _answered_by(case, context, target, problems)
+    _case_tool_problems(case, context, checks, answered, problems)
+    # A Prompt in Python has no vars to give: its target's call says what is missing.
+    if isinstance(target, PythonTarget) and not context.literal:
+        at: Loc = ("target",) if case.target is not None else ()
+        for message in parameter_problems(target, variables):
+            problems.add(at, message)
 
     if problems.items:
         raise InvalidCaseError(problems.items)
@@ -487,3 +505,151 @@ def build_case(
         suite=context.suite,
         variant=context.variant,
     )
+
+
+_FILLED_BY_NAME = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+
+
+def _required_parameters(function: Callable[..., Any]) -> tuple[inspect.Parameter, ...]:
+    """The parameters a call of `function` must be given: those without a default."""
+    try:
+        return _required_of(function)  # worked out once, not once for each row of a file
+    except TypeError:  # an unhashable callable object
+        return _required_of.__wrapped__(function)
+
+
+@lru_cache(maxsize=64)
+def _required_of(function: Callable[..., Any]) -> tuple[inspect.Parameter, ...]:
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature is given the query
+        return ()
+    return tuple(
+        p
+        for p in parameters
+        if p.default is inspect.Parameter.empty
+        and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    )
+
+
+def parameter_problems(target: PythonTarget, variables: Mapping[str, Any]) -> list[str]:
+    """Each required parameter of a Python target that a case with `variables` cannot fill."""
+    problems = []
+    fillable = [*INPUTS, *variables]
+    for parameter in _required_parameters(target.function):
+        if parameter.kind not in _FILLED_BY_NAME:
+            problems.append(
+                f"the target {target.name!r} has the positional-only parameter "
+                f"{parameter.name!r}, which promptum cannot fill (it passes the case's inputs "
+                "by name): make it an ordinary parameter, or give it a default"
+            )
+        elif parameter.name not in fillable:
+            close = difflib.get_close_matches(parameter.name, fillable, n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            problems.append(
+                f"the target {target.name!r} needs the parameter {parameter.name!r}, which "
+                f"this case cannot fill: it is none of {', '.join(INPUTS)} nor a variable of "
+                f"the case ({', '.join(variables) or 'it has none'}).{hint} Give the case "
+                f"`vars: {{{parameter.name}: ...}}` (or a data column of that name), or give "
+                "the parameter a default"
+            )
+    return problems
+
+
+def _answered_by(
+    case: CaseFields, context: SuiteContext, target: Target | None, problems: _Problems
+) -> bool:
+    """Whether a target answers the case; a case naming models and a target is refused."""
+    # A Prompt in Python is given the session's models beside its own target: the target wins.
+    if case.models is not None and case.target is not None and not context.literal:
+        problems.add(
+            ("target",),
+            "a case's `target` answers it instead of a model, so its `models` would never "
+            "be called: give the case either `models` or `target`",
+        )
+    return target is not None or case.target is not None
+
+
+def _case_tool_problems(
+    case: CaseFields,
+    context: SuiteContext,
+    checks: list[CheckDefinition],
+    answered_by_target: bool,
+    problems: _Problems,
+) -> None:
+    """Tool names in the case's checks and tool choice that name no tool the case offers."""
+    own_tools = case.tools is not None
+    tools = tools_json(case.tools) if case.tools is not None else context.tools
+    defaults = len(context.defaults.checks)
+    for index, check in enumerate(checks[defaults:]):
+        for loc, message in tool_check_problems(check, tools, answered_by_target):
+            problems.add(("checks", index, *loc), message)
+    where: Loc = ("tools",) if own_tools else ()
+    for index, check in enumerate(checks[:defaults]):
+        # Against the suite's own tools, the suite's defaults were checked once, at the suite,
+        # but those filled in from the case's vars (a new check) are the case's own.
+        filled_in = check is not context.defaults.checks[index]
+        if own_tools or context.tools is None or filled_in:
+            for _, message in tool_check_problems(check, tools, answered_by_target):
+                problems.add(where, f"defaults.checks[{index}]: {message}")
+    if case.tool_choice is not None or own_tools or context.tools is None:
+        choice = choice_json(case.tool_choice) or context.tool_choice
+        found = tool_choice_problem(choice, tools)
+        if found is not None:
+            loc, message = found
+            problems.add(("tool_choice", *loc) if case.tool_choice is not None else (), message)
+
+
+def settings_problems(spec: SuiteSpec, context: SuiteContext) -> list[tuple[Loc, str]]:
+    """What a suite's settings name that can never take effect, checked once per suite."""
+    found: list[tuple[Loc, str]] = []
+    if spec.models is not None and spec.target is not None:
+        found.append(
+            (
+                ("target",),
+                "the suite's `target` answers its cases instead of a model, so `models` "
+                "would never be called: remove one of them; to compare your application "
+                "with models, give the model cases their own suite (or their own `models:`) "
+                "and run both",
+            )
+        )
+    if context.tools is not None:  # else each case checks them against its own tools
+        target = context.target is not None or spec.target is not None
+        for index, check in enumerate(context.defaults.checks):
+            if isinstance(check.value, str) and is_template(check.value):
+                continue  # filled in from each case's vars: checked with the case
+            for loc, message in tool_check_problems(check, context.tools, target):
+                found.append((("defaults", "checks", index, *loc), message))
+        choice = tool_choice_problem(context.tool_choice, context.tools)
+        if choice is not None:
+            found.append((("tool_choice", *choice[0]), choice[1]))
+    rows = [s for s in spec.cases_from if s.lower().endswith((".csv", ".jsonl"))]
+    if spec.columns and not rows:
+        found.append(
+            (
+                ("columns",),
+                "`columns` turn cells of CSV or JSONL rows into checks, and this suite reads "
+                "no such file: add it to `cases_from`, or write the checks in each case",
+            )
+        )
+    return found
+
+
+def unused_tag_problems(
+    must_pass_tags: list[str], tags: Mapping[str, None]
+) -> list[tuple[Loc, str]]:
+    """Each `gate.must_pass_tags` tag that no case of the suite has: it would gate nothing."""
+    found: list[tuple[Loc, str]] = []
+    for index, tag in enumerate(must_pass_tags):
+        if tag in tags:
+            continue
+        close = difflib.get_close_matches(tag, list(tags), n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        listing = f" Tags: {', '.join(list(tags)[:20])}." if tags else " No case has a tag."
+        found.append(
+            (
+                ("gate", "must_pass_tags", index),
+                f"no case has the tag {tag!r}, so it makes no case must-pass.{hint}{listing}",
+            )
+        )
+    return found

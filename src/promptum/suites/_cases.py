@@ -145,15 +145,30 @@ class CaseStats:
 
     checks: int = 0
     models: dict[str, None] = field(default_factory=dict)
-    """Every model id the cases are answered or judged by, in order of first use."""
+    """Every model id the cases are answered or judged by, in order of first use; targets,
+    resolved when the suite loaded, are not among them."""
+    answering: dict[str, None] = field(default_factory=dict)
+    """The models and targets that answer the cases (not the judges), in order of first use."""
+    results: int = 0
+    """Results a run of the cases makes: each case × its models (or targets) × its repeats."""
+    most_repeats: int = 1
+    tags: dict[str, None] = field(default_factory=dict)
+    """Every tag of a case, in order of first use (`gate.must_pass_tags` must name one)."""
     duplicates: list[tuple[str, str, str]] = field(default_factory=list)
     """Each case whose id an earlier case of the suite has: (key, variant, problem)."""
 
     def add(self, case: TestCase, default_model: str) -> None:
-        """Count one case in."""
+        """Count one case in (once for each of its prompt variants)."""
         self.checks += len(case.checks)
-        for model in case.models or (default_model,):
-            self.models.setdefault(model)
+        answering = case.models or (default_model,)
+        self.results += len(answering) * case.repeat
+        self.most_repeats = max(self.most_repeats, case.repeat)
+        for tag in case.tags:
+            self.tags.setdefault(tag)
+        for model in answering:
+            self.answering.setdefault(model)
+            if case.target is None or model != case.target.id:
+                self.models.setdefault(model)
         if case.judge is not None:
             self.models.setdefault(case.judge.model)
 

@@ -2,12 +2,29 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from promptum.suites._format import ColumnCheckSpec
 from promptum.suites._locate import Locator, problem
 from promptum.suites._rows import RawCase
+
+_MAX_NAMES = 1000
+"""Column names kept to suggest from: JSONL rows may each have keys of their own."""
+
+
+def _missing(name: str, source: Path, present: Iterable[str]) -> str:
+    """The problem of a column the file does not have, with the closest one it has."""
+    names = list(present)
+    close = difflib.get_close_matches(name, names, n=1)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    listing = f" Its columns: {', '.join(names[:20])}." if names else ""
+    return (
+        f"{source} has no column {name!r}, so this check would never run.{hint}{listing} "
+        "Name a column of the file (not one that sets a case key, such as `query`), or "
+        "remove this check"
+    )
 
 
 class ColumnChecks:
@@ -23,17 +40,16 @@ class ColumnChecks:
     ) -> Iterator[RawCase]:
         """The rows with their column checks added; a column no row has is a problem."""
         seen: set[str] = set()
+        present: dict[str, None] = {}
         for raw in raw_cases:
+            variables = raw.data.get("vars")
+            if isinstance(variables, dict) and len(present) < _MAX_NAMES:
+                present.update(dict.fromkeys(variables))
             yield self.with_checks(raw, seen)
         for name in self.columns:
             if name not in seen:
                 problems.append(
-                    problem(
-                        locator,
-                        ("columns", name),
-                        f"{source} has no column {name!r}: name a column of the file, or "
-                        "remove this check",
-                    )
+                    problem(locator, ("columns", name), _missing(name, source, present))
                 )
 
     def with_checks(self, raw: RawCase, seen: set[str]) -> RawCase:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from promptum.errors import ConfigError
-from promptum.suites._rows import read_document
+from promptum.suites._rows import read_document, resolved, unreadable
 from promptum.suites._yaml import read_yaml
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -26,16 +26,55 @@ class Discovery:
 
     suites: list[Path] = field(default_factory=list)
     skipped: list[tuple[Path, str]] = field(default_factory=list)
+    names: dict[Path, str] = field(default_factory=dict)
+    """The name of each suite found inside a folder searched: its path there (`suite_name`)."""
 
 
-def _walk(folder: Path) -> Iterator[Path]:
-    """Every file and folder below `folder`, in name order, skipping hidden and tool folders."""
-    for child in sorted(folder.iterdir()):
+def suite_name(path: Path, folder: Path) -> str | None:
+    """The name of a suite without `name:` found in `folder`: its path there, less `.yaml`.
+
+    Teams keep one `suite.yaml` per folder: `team-a/suite` and `team-b/suite` are two names.
+    None for `folder` itself, named as a suite given by itself is (its file or folder name).
+    """
+    relative = path.relative_to(folder)
+    if relative == Path():
+        return None
+    if path.suffix.lower() in YAML_SUFFIXES:
+        relative = relative.with_suffix("")
+    return relative.as_posix()
+
+
+def _children(folder: Path) -> list[Path]:
+    """The entries of `folder` in name order; ConfigError, saying why, if it cannot be listed."""
+    try:
+        return sorted(folder.iterdir())
+    except OSError as exc:
+        raise unreadable(folder, exc, "folder") from None
+
+
+def _walk(folder: Path, skipped: list[tuple[Path, str]]) -> Iterator[Path]:
+    """Every file and folder below `folder`, in name order, skipping hidden and tool folders.
+
+    A folder below it that cannot be listed is skipped, with the reason: a repository may
+    hold folders of other users' (a database's volume) where no suite is expected.
+    """
+    for child in _children(folder):
         if child.name.startswith(".") or child.name in _SKIPPED_FOLDERS:
             continue
         yield child
         if child.is_dir() and not child.is_symlink():
-            yield from _walk(child)
+            try:
+                yield from _walk(child, skipped)
+            except ConfigError as exc:
+                skipped.append((child, f"not searched: {str(exc).removeprefix(f'{child}: ')}"))
+
+
+def _same(path: Path) -> Path:
+    """`path` with its links followed, or as given when they lead nowhere (loading says so)."""
+    try:
+        return resolved(path)
+    except ConfigError:
+        return path
 
 
 def _sources(path: Path, data: dict[str, Any]) -> set[Path]:
@@ -44,7 +83,7 @@ def _sources(path: Path, data: dict[str, Any]) -> set[Path]:
     items = [written] if isinstance(written, str) else written
     if not isinstance(items, list):
         return set()
-    return {(path.parent / item).resolve() for item in items if isinstance(item, str)}
+    return {_same(path.parent / item) for item in items if isinstance(item, str)}
 
 
 def _yaml_kind(path: Path) -> tuple[str | None, set[Path]]:
@@ -70,11 +109,19 @@ def is_case_folder(folder: Path) -> bool:
     return any(_is_case_file(path) for path in sorted(folder.glob("*.toml")))
 
 
+def _is_yaml(path: Path) -> bool:
+    """Whether `path` is a YAML file, or a link named like one that leads nowhere."""
+    if path.suffix.lower() not in YAML_SUFFIXES:
+        return False
+    # A link to itself or to a missing file may well be a suite: reading it says what is wrong.
+    return path.is_file() or (path.is_symlink() and not path.exists())
+
+
 def _search(folder: Path, found: Discovery) -> None:
     yaml_files: list[Path] = []
     toml_folders: list[Path] = []
-    for path in [folder, *_walk(folder)]:
-        if path.is_file() and path.suffix.lower() in YAML_SUFFIXES:
+    for path in [folder, *_walk(folder, found.skipped)]:
+        if _is_yaml(path):
             yaml_files.append(path)
         elif path.is_dir() and any(path.glob("*.toml")):
             toml_folders.append(path)
@@ -83,23 +130,31 @@ def _search(folder: Path, found: Discovery) -> None:
         reason, sources = _yaml_kind(path)
         data |= sources
         if reason is None:
-            found.suites.append(path)
+            _found(found, path, folder)
         else:
             found.skipped.append((path, reason))
     for path in toml_folders:
-        if path.resolve() in data:
+        if _same(path) in data:
             continue  # read by a suite's `cases_from`
         if is_case_folder(path):
-            found.suites.append(path)
+            _found(found, path, folder)
         else:
             found.skipped.append((path, "not a case folder: no .toml file has `query`/`messages`"))
+
+
+def _found(found: Discovery, path: Path, folder: Path) -> None:
+    found.suites.append(path)
+    name = suite_name(path, folder)
+    if name is not None:
+        found.names.setdefault(path, name)  # a suite under two folders given: the first names it
 
 
 def find_suites(paths: Iterable[Path]) -> Discovery:
     """The suites the paths name: a suite file, a TOML case folder, or a folder searched for both.
 
     A folder holding ``*.toml`` case files and no YAML is a case folder, as before; any other
-    folder is searched recursively. Raise ConfigError when a path names no suite.
+    folder is searched recursively, and the suites found in it are named by their path there
+    (`names`). Raise ConfigError when a path names no suite, or a folder given cannot be read.
     """
     found = Discovery()
     for path in paths:
@@ -120,4 +175,4 @@ def find_suites(paths: Iterable[Path]) -> Discovery:
 
 
 def _walk_yaml(folder: Path) -> Iterator[Path]:
-    return (p for p in _walk(folder) if p.is_file() and p.suffix.lower() in YAML_SUFFIXES)
+    return (path for path in _walk(folder, []) if _is_yaml(path))

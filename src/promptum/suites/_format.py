@@ -27,7 +27,7 @@ from pydantic import (
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from promptum.checks import CheckDefinition
+from promptum.checks import CheckDefinition, get_check_type
 from promptum.completion import ToolCall
 from promptum.providers import EndpointConfig, Price, key_variable
 from promptum.providers._target_spec import HttpTarget
@@ -366,6 +366,13 @@ class ColumnCheckSpec(_Strict):
     case_insensitive: bool | None = None
     threshold: float | None = None
     model: str | None = None
+
+    @field_validator("type")
+    @classmethod
+    def _known_type(cls, value: str) -> str:
+        # Checked now, not at the first non-empty cell: with none, a typo would go unseen.
+        get_check_type(value)
+        return value
 
 
 class PromptFileSpec(_Strict):

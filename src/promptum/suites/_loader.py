@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,8 @@ from promptum.suites._build import (
     build_case,
     judge_problems,
     merged_judge,
+    settings_problems,
+    unused_tag_problems,
 )
 from promptum.suites._cases import CaseStats, RowCases, SuiteCases
 from promptum.suites._columns import ColumnChecks
@@ -35,7 +38,7 @@ from promptum.suites._locate import (
     raise_problems,
     validation_problems,
 )
-from promptum.suites._rows import CaseFilesError, RawCase, RowFile, case_source
+from promptum.suites._rows import CaseFilesError, RawCase, RowFile, case_source, resolved
 from promptum.suites._target import TargetSpec, suite_target
 from promptum.suites._tools import choice_json, tools_json
 from promptum.suites._variants import suite_variants
@@ -76,6 +79,8 @@ class _Load:
     """What loading one suite finds besides its cases: problems and Python imports."""
 
     check_models: bool
+    name: str | None = None
+    """The suite's name unless it has its own `name:`; None: its file or folder name."""
     endpoints: tuple[str, ...] = ()
     problems: list[str] = field(default_factory=list)
     imports: dict[str, Path | None] = field(default_factory=dict)
@@ -96,6 +101,12 @@ class _Load:
         if key in self.ids:
             self.collided.add(key)
         self.ids.add(key)
+
+    @property
+    def where(self) -> str:
+        """The suite's folder within a folder run (``team-a/``), from its path-given name."""
+        folder, _, _ = (self.name or "").rpartition("/")
+        return folder + "/" if folder else ""
 
     def validation(self, folder: Path) -> dict[str, Any]:
         """The validation context of a case in `folder`: checks compiled once for the load."""
@@ -186,11 +197,11 @@ def data_path(suite: Path, source: str) -> Path:
     would otherwise reach prompts sent to a model.
     """
     path = suite.parent / source
-    resolved = path.resolve()  # symlinks too: a committed link could point anywhere
+    target = resolved(path)  # symlinks too: a committed link could point anywhere
     roots = {suite.parent.resolve(), Path.cwd().resolve()}
-    if not any(resolved.is_relative_to(root) for root in roots):
+    if not any(target.is_relative_to(root) for root in roots):
         raise ConfigError(
-            f"{source!r} is {resolved}, outside the suite's folder and the working "
+            f"{source!r} is {target}, outside the suite's folder and the working "
             "directory; a suite reads data only from its own project: move the file into it"
         )
     return path
@@ -229,12 +240,27 @@ def _source_cases(
             raw_cases = load.columns.rows(raw_cases, source, load.problems, locator)
         for _ in _cases(raw_cases, context, load):
             pass  # validated and counted; built again when run
+        if not len(rows):
+            raise _no_rows(rows)
         return RowCases(rows, _row_builder(context, load), len(load.variants or [context]))
     try:
         return list(_cases(case_source(source), context, load))
     except CaseFilesError as exc:  # broken files of a folder: its other files were read
         load.problems += exc.problems
         return []
+
+
+def _no_rows(rows: RowFile) -> ConfigError:
+    """The error for a data file without a case: it would add nothing, silently."""
+    if rows.csv:
+        what = f"CSV file has no rows below its header ({', '.join(rows.header)})"
+        if not rows.header:
+            what = "CSV file is empty: no header, no rows"
+        add = "a header line naming the columns, then one row per case"
+        add = "one row per case below the header" if rows.header else add
+    else:
+        what, add = "JSONL file has no cases: every line is blank", "one JSON object per line"
+    return ConfigError(f"{rows.path}: the {what}; add {add}, or remove it from `cases_from`")
 
 
 def _judge(spec: SuiteSpec, locator: Locator, problems: list[str]) -> JudgeConfig | None:
@@ -327,7 +353,7 @@ def _yaml_suite(path: Path, load: _Load) -> Suite:
     if spec.judge is not None:
         load.check_model_ids(spec.judge.model, locator, ("judge", "model"))
     context = SuiteContext(
-        suite=spec.name or path.stem,
+        suite=spec.name or load.name or path.stem,
         folder=path.parent,
         models=tuple(spec.models or ()),
         system=spec.system,
@@ -339,10 +365,12 @@ def _yaml_suite(path: Path, load: _Load) -> Suite:
         judge=_judge(spec, locator, problems),
         must_pass_tags=frozenset(spec.gate.must_pass_tags),
         target=_suite_target(spec, path.parent, locator, load),
+        where=load.where,
         tools=tools_json(spec.tools),
         tool_choice=choice_json(spec.tool_choice),
         checks=load.checks,
     )
+    problems += [problem(locator, loc, text) for loc, text in settings_problems(spec, context)]
     variants = suite_variants(spec.prompts, path, locator, context, problems)
     load.variants = variants.contexts
     load.columns = ColumnChecks(spec.columns) if spec.columns else None
@@ -356,6 +384,9 @@ def _yaml_suite(path: Path, load: _Load) -> Suite:
             problems.append(problem(locator, ("cases_from", index), str(exc)))
     if not any(parts) and not problems:
         problems.append(problem(locator, (), "the suite has no cases: add `test_cases:`"))
+    if not problems:  # a case that did not build leaves its tags unknown
+        found = unused_tag_problems(spec.gate.must_pass_tags, load.stats.tags)
+        problems += [problem(locator, loc, text) for loc, text in found]
     raise_problems(problems)
     return Suite(
         context.suite,
@@ -374,7 +405,7 @@ def _suite_target(spec: SuiteSpec, folder: Path, locator: Locator, load: _Load) 
     if spec.target is None:
         return None
     try:
-        target = suite_target(spec.target, folder)
+        target = suite_target(spec.target, folder, load.where)
     except ValueError as exc:
         load.problems.append(problem(locator, ("target",), str(exc)))
         return None
@@ -383,11 +414,12 @@ def _suite_target(spec: SuiteSpec, folder: Path, locator: Locator, load: _Load) 
 
 
 def _folder_suite(path: Path, load: _Load) -> Suite:
-    context = SuiteContext(folder=path, suite=path.name, checks=load.checks)
+    name = load.name or path.name
+    context = SuiteContext(folder=path, suite=name, checks=load.checks)
     cases = _source_cases(path, context, load, Locator(path))
     raise_problems(load.problems)
-    suite_cases = _suite_cases([cases], load, path.name, path)
-    return Suite(path.name, path, suite_cases, python_imports=load.python_imports())
+    suite_cases = _suite_cases([cases], load, name, path)
+    return Suite(name, path, suite_cases, python_imports=load.python_imports())
 
 
 def _suite_cases(parts: list[Sequence[TestCase]], load: _Load, name: str, path: Path) -> SuiteCases:
@@ -443,17 +475,19 @@ def case_stats(suite: Suite) -> CaseStats:
     return stats
 
 
-def load_suite(path: Path | str, *, check_models: bool = False) -> Suite:
+def load_suite(path: Path | str, *, check_models: bool = False, name: str | None = None) -> Suite:
     """Load and validate one suite: a `.yaml` file or a folder of `.toml` case files.
 
     With `check_models`, a model id no provider or endpoint can serve is a problem too
     (`promptum validate`); `promptum run` leaves that to the run, which may override models.
+    `name` names a suite without its own `name:` (`Discovery.names`); by default it is the
+    file's name without its extension, or the folder's name.
     """
     path = Path(path)
-    load = _Load(check_models=check_models)
+    load = _Load(check_models=check_models, name=name)
     if path.is_dir():
         suite = _folder_suite(path, load)
-    elif not path.exists():
+    elif not os.path.lexists(path):  # a link that leads nowhere is read, to say why
         raise ConfigError(f"{path}: no such file or folder")
     elif path.suffix.lower() not in YAML_SUFFIXES:
         raise ConfigError(
@@ -466,13 +500,28 @@ def load_suite(path: Path | str, *, check_models: bool = False) -> Suite:
     return suite
 
 
-def load_suites(paths: Iterable[Path | str]) -> list[Suite]:
-    """Load several suites (a path given twice is loaded once); ids are namespaced by suite."""
-    unique = list(dict.fromkeys(Path(path).resolve() for path in paths))
-    given = {Path(path).resolve(): Path(path) for path in reversed(list(paths))}
-    suites = [load_suite(given[path]) for path in unique]
+def load_suites(
+    paths: Iterable[Path | str], names: Mapping[Path, str] | None = None
+) -> list[Suite]:
+    """Load several suites (a path given twice is loaded once); ids are namespaced by suite.
+
+    `names` names the suites found by searching folders (`Discovery.names`).
+    """
+    first: dict[Path, Path] = {}
+    for path in map(Path, paths):
+        first.setdefault(_identity(path), path)
+    named = names or {}
+    suites = [load_suite(path, name=named.get(path)) for path in first.values()]
     check_unique_ids(suites)
     return suites
+
+
+def _identity(path: Path) -> Path:
+    """What tells two paths of one suite apart from two suites: `path` with links followed."""
+    try:
+        return resolved(path)
+    except ConfigError:  # a loop of links: loading it says so
+        return path.absolute()
 
 
 def check_unique_ids(suites: Iterable[Suite]) -> None:
@@ -484,7 +533,9 @@ def check_unique_ids(suites: Iterable[Suite]) -> None:
         if other is not suite and other.path != suite.path:
             problems.append(
                 f"{suite.path}: suite name {suite.name!r} is also the name of {other.path}; "
-                "case ids are namespaced by suite name, so give one of them its own `name:`"
+                "case ids are namespaced by suite name, so give one of them its own `name:` "
+                "(without one, a suite found in a folder run is named by its path there, "
+                "one given as a file by its file name)"
             )
             continue
         if other is not suite:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,8 +81,27 @@ def problem(locator: Locator, loc: Loc, message: str) -> str:
     return f"{locator.at(loc)}: {field_path}: {message}"
 
 
+_WHERE = re.compile(r"(.*?):(\d+)(?::(\d+))?: ")
+
+
+def in_line_order(problems: Sequence[str]) -> list[str]:
+    """The problems by file (in order of first mention), then line and column."""
+    files: dict[str, int] = {}
+
+    def key(text: str) -> tuple[int, int, int]:
+        found = _WHERE.match(text)
+        if found is None:  # no line: the file as a whole, before its lines
+            return files.setdefault(text.partition(": ")[0], len(files)), 0, 0
+        path, line, column = found.groups()
+        return files.setdefault(path, len(files)), int(line), int(column or 0)
+
+    keys = [key(text) for text in problems]  # first mentions in the order found
+    return [text for _, text in sorted(zip(keys, problems, strict=True), key=lambda p: p[0])]
+
+
 def problems_error(problems: Sequence[str]) -> ConfigError:
-    """One ConfigError listing every problem found."""
+    """One ConfigError listing every problem found, in line order."""
+    problems = in_line_order(problems)
     shown = list(problems[:_MAX_SHOWN])
     if len(problems) > _MAX_SHOWN:
         shown.append(f"... and {len(problems) - _MAX_SHOWN} more problems")
@@ -165,8 +185,35 @@ def validation_problems(
     locator: Locator, model: type[BaseModel], data: Any, error: ValidationError
 ) -> list[str]:
     """Every error of a pydantic validation of `data`, located in the file."""
-    problems = []
-    for item in error.errors(include_url=False):
-        loc = _data_loc(data, tuple(item["loc"]))
-        problems.append(problem(locator, loc, _describe(model, loc, item)))
-    return problems
+    located = [
+        (_data_loc(data, tuple(item["loc"])), item) for item in error.errors(include_url=False)
+    ]
+    inside = [loc for loc, item in located if not _is_type_error(item)]
+    return [
+        problem(locator, loc, _describe(model, loc, item))
+        for loc, item in located
+        if not (_is_type_error(item) and _went_inside(_value_loc(data, loc), inside))
+    ]
+
+
+def _is_type_error(item: Any) -> bool:
+    return str(item["type"]).endswith("_type")
+
+
+def _value_loc(data: Any, loc: Loc) -> Loc:
+    """Where the value of an error is: its loc less a trailing union tag (`target.str`)."""
+    for part in loc:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return loc[:-1]  # `_data_loc` keeps only a last part that is not in the data
+    return loc
+
+
+def _went_inside(value: Loc, inside: list[Loc]) -> bool:
+    """Whether a union branch found problems inside the value, so the value has its type.
+
+    Then the other branches' type errors (a mapping "should be a valid string") are noise
+    beside the real problem.
+    """
+    return any(len(loc) > len(value) and loc[: len(value)] == value for loc in inside)

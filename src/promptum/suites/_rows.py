@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import csv
+import errno
 import io
 import json
 import os
@@ -38,7 +39,13 @@ suite file cannot raise the limit, the machine running it can.
 DATA_BYTES_VARIABLE = "PROMPTUM_MAX_DATA_BYTES"
 
 MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
-"""The largest YAML suite or TOML case file: each is parsed whole, into many times its size."""
+"""The largest YAML suite or TOML case file, unless `PROMPTUM_MAX_SUITE_BYTES` says otherwise.
+
+Each is parsed whole, into many times its size; like the data limit, only the environment
+of the machine running the suite can raise it, never a file.
+"""
+
+SUITE_BYTES_VARIABLE = "PROMPTUM_MAX_SUITE_BYTES"
 
 MAX_ROW_CHARS = 16 * 1024 * 1024
 """The longest CSV row or JSONL line, in characters (a CSV cell also stops at Python's
@@ -63,26 +70,77 @@ class RawCase:
     """The id a case without `id` gets; None where `id` is required (YAML suites)."""
 
 
-def _open_error(path: Path, exc: Exception) -> ConfigError:
-    return ConfigError(f"{path}: cannot read the file: {exc}")
+_LINK_HINT = "point the link at the real file, or put the file in its place"
 
 
-def max_data_bytes() -> int:
-    """The size limit of CSV and JSONL files: `PROMPTUM_MAX_DATA_BYTES`, else MAX_DATA_BYTES."""
-    raw = os.environ.get(DATA_BYTES_VARIABLE, "").strip()
+def _reason(path: Path, exc: OSError) -> str:
+    """Why `path` cannot be read, in words, with what to do about it."""
+    if exc.errno == errno.ELOOP:
+        return f"it is a symbolic link that leads back to itself; {_LINK_HINT}"
+    if exc.errno == errno.ENOENT and os.path.islink(path):
+        return f"it is a symbolic link to a file that does not exist; {_LINK_HINT}"
+    if exc.errno == errno.ENOENT:
+        return "no such file or folder"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied; make it readable by the user that runs promptum"
+    return exc.strerror or str(exc)
+
+
+def unreadable(path: Path, exc: OSError | UnicodeDecodeError, what: str = "file") -> ConfigError:
+    """The error for a file that cannot be opened or read: where, why, and what to do."""
+    if isinstance(exc, UnicodeDecodeError):
+        reason = f"not UTF-8 text (byte {exc.start + 1} is not UTF-8); save it as UTF-8"
+    else:
+        reason = _reason(path, exc)
+    return ConfigError(f"{path}: cannot read the {what}: {reason}")
+
+
+def stat_of(path: Path) -> os.stat_result:
+    """`path`'s status, following links; ConfigError if it has none (missing, a link loop)."""
+    try:
+        return os.stat(path)
+    except OSError as exc:
+        raise unreadable(path, exc) from None
+
+
+def resolved(path: Path) -> Path:
+    """`path` with its links followed; ConfigError if they cannot be (a loop of links)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # Python 3.11 and 3.12 raise RuntimeError for a loop
+        stat_of(path)  # says why
+        raise  # pragma: no cover - a path that cannot be resolved has no status either
+
+
+def env_limit(variable: str, default: int, unit: str = "bytes") -> int:
+    """A size limit: the positive integer the machine's environment sets, else `default`."""
+    raw = os.environ.get(variable, "").strip()
     if not raw:
-        return MAX_DATA_BYTES
+        return default
     try:
         value = int(raw)
     except ValueError:
         value = 0
     if value < 1:
-        raise ConfigError(f"{DATA_BYTES_VARIABLE} must be a positive number of bytes, got {raw!r}")
+        raise ConfigError(f"{variable} must be a positive number of {unit}, got {raw!r}")
     return value
 
 
+def max_data_bytes() -> int:
+    """The size limit of CSV and JSONL files: `PROMPTUM_MAX_DATA_BYTES`, else MAX_DATA_BYTES."""
+    return env_limit(DATA_BYTES_VARIABLE, MAX_DATA_BYTES)
+
+
+def max_suite_bytes() -> int:
+    """The size limit of YAML suites and TOML case files (`PROMPTUM_MAX_SUITE_BYTES`)."""
+    return env_limit(SUITE_BYTES_VARIABLE, MAX_DOCUMENT_BYTES)
+
+
 _DATA_HINT = f"split it, or set {DATA_BYTES_VARIABLE} on the machine that runs it"
-_DOCUMENT_HINT = "move the cases to a CSV or JSONL file read with `cases_from`"
+_DOCUMENT_HINT = (
+    f"move the cases to a CSV or JSONL file read with `cases_from`, or set "
+    f"{SUITE_BYTES_VARIABLE} on the machine that runs it"
+)
 
 
 def _refuse(path: Path, mode: int, size: int, limit: int, hint: str = _DOCUMENT_HINT) -> None:
@@ -104,15 +162,12 @@ def open_regular(path: Path, limit: int, hint: str = _DOCUMENT_HINT) -> int:
     Checked before opening (opening a pipe blocks, opening some devices acts) and again on
     what was opened, in case the path was swapped in between.
     """
-    try:
-        before = os.stat(path)
-    except OSError as exc:
-        raise _open_error(path, exc) from exc
+    before = stat_of(path)
     _refuse(path, before.st_mode, before.st_size, limit, hint)
     try:
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
-        raise _open_error(path, exc) from exc
+        raise unreadable(path, exc) from None
     try:
         opened = os.fstat(descriptor)
         _refuse(path, opened.st_mode, opened.st_size, limit, hint)
@@ -125,20 +180,26 @@ def open_regular(path: Path, limit: int, hint: str = _DOCUMENT_HINT) -> int:
 def read_document(path: Path) -> str:
     """The text of a whole-file document (a suite, a TOML case), refused past its limit.
 
-    Raises ConfigError for a file that is not regular or too large, OSError or
-    UnicodeDecodeError when it cannot be read.
+    Raises ConfigError, located, for a file that is missing, not regular, too large,
+    unreadable or not UTF-8.
     """
-    limit = MAX_DOCUMENT_BYTES
-    with open(open_regular(path, limit), "rb") as handle:
-        # What the file holds, not the limit: reading allocates what it is asked for.
-        size = os.fstat(handle.fileno()).st_size
-        data = handle.read(size + 1)
-        if len(data) > size:  # the file grew since it was checked
-            data += handle.read(limit + 1 - len(data))
-    if len(data) > limit:
-        _refuse(path, stat.S_IFREG, len(data), limit)
+    limit = max_suite_bytes()
+    descriptor = open_regular(path, limit)
+    try:
+        with open(descriptor, "rb") as handle:
+            # What the file holds, not the limit: reading allocates what it is asked for.
+            size = os.fstat(handle.fileno()).st_size
+            data = handle.read(size + 1)
+            if len(data) > size:  # the file grew since it was checked
+                data += handle.read(limit + 1 - len(data))
+        if len(data) > limit:
+            _refuse(path, stat.S_IFREG, len(data), limit)
+        # A byte-order mark (Windows editors write one) is not text: YAML skips it, TOML not.
+        text = data.decode("utf-8").removeprefix("\ufeff")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise unreadable(path, exc) from None
     # Newlines as Path.read_text gives them, so line numbers in messages stay the same.
-    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 class _Lines:
@@ -234,11 +295,12 @@ class RowFile:
         """Every row as a case, in order, noting where each is; ConfigError at a broken one."""
         limit = max_data_bytes()
         descriptor = open_regular(self.path, limit, _DATA_HINT)
-        # utf-8-sig: spreadsheets save CSV with a byte-order mark that would rename `id`.
-        encoding = "utf-8-sig" if self.csv else "utf-8"
+        # utf-8-sig: spreadsheets save CSV with a byte-order mark that would rename `id`, and
+        # Windows editors save JSONL with one that is not JSON.
+        encoding = "utf-8-sig"
         try:
             with io.FileIO(descriptor, "r") as file:
-                skipped = len(_BOM) if self.csv and file.read(len(_BOM)) == _BOM else 0
+                skipped = len(_BOM) if file.read(len(_BOM)) == _BOM else 0
                 file.seek(0)
                 # The handle reads through a duplicate: closing it leaves `file` to be stamped.
                 with open(os.dup(descriptor), encoding=encoding, newline="") as handle:
@@ -246,7 +308,7 @@ class RowFile:
                     yield from self._scan_csv(lines) if self.csv else self._scan_jsonl(lines)
                 self._stamp = _stamp(os.fstat(descriptor))
         except (OSError, UnicodeDecodeError) as exc:
-            raise _open_error(self.path, exc) from exc
+            raise unreadable(self.path, exc) from None
         except csv.Error as exc:
             raise ConfigError(f"{self.path}: invalid CSV: {exc}") from exc
 
@@ -260,7 +322,7 @@ class RowFile:
         except FileNotFoundError:
             raise self._changed() from None
         except OSError as exc:
-            raise _open_error(self.path, exc) from exc
+            raise unreadable(self.path, exc) from None
         with io.FileIO(descriptor, "r") as file:
             yield file
 
@@ -422,10 +484,7 @@ def _toml_positions(text: str) -> dict[tuple[str | int, ...], Position]:
 
 def toml_case(path: Path) -> RawCase:
     """One case from one TOML file; its id defaults to the file name without `.toml`."""
-    try:
-        text = read_document(path)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _open_error(path, exc) from exc
+    text = read_document(path)
     try:
         data = tomllib.loads(text)
     except RecursionError as exc:
@@ -453,14 +512,15 @@ def toml_cases(folder: Path) -> Iterator[RawCase]:
     if not files:
         raise ConfigError(f"{folder}: the folder has no *.toml case files")
     unreadable: list[str] = []
-    inside = folder.resolve()
+    inside = resolved(folder)
     for path in files:
         # One broken file must not hide the problems of the others.
         try:
-            if not path.resolve().is_relative_to(inside):
+            target = resolved(path)
+            if not target.is_relative_to(inside):
                 # A committed link could pull any file of the machine into the prompts.
                 raise ConfigError(
-                    f"{path}: a link to {path.resolve()}, outside its folder; a case file "
+                    f"{path}: a link to {target}, outside its folder; a case file "
                     "must be a file of the folder itself"
                 )
             case = toml_case(path)
@@ -474,12 +534,13 @@ def toml_cases(folder: Path) -> Iterator[RawCase]:
 
 def case_source(path: Path) -> Iterator[RawCase]:
     """The cases of a CSV file, a JSONL file or a folder of TOML files."""
-    if path.is_dir():
-        return toml_cases(path)
-    if not path.exists():
+    if not os.path.lexists(path):
         raise ConfigError(f"{path}: no such file or folder")
-    if not path.is_file():  # a pipe or device: refused before its name is looked at
-        _refuse(path, path.stat().st_mode, 0, 0)
+    mode = stat_of(path).st_mode  # a link that leads nowhere says so
+    if stat.S_ISDIR(mode):
+        return toml_cases(path)
+    if not stat.S_ISREG(mode):  # a pipe or device: refused before its name is looked at
+        _refuse(path, mode, 0, 0)
     readers: dict[str, Callable[[Path], Iterator[RawCase]]] = {
         ".csv": csv_cases,
         ".jsonl": jsonl_cases,

@@ -49,6 +49,17 @@ class TargetSpec(BaseModel):
         description="Where the answer is in the JSON response: `answer`, `$.choices[0].text`.",
     )
     max_concurrency: int | None = Field(default=None, ge=1)
+    timeout_s: float | None = Field(
+        default=None,
+        gt=0,
+        description="Seconds one call may take (default: the run's, `--timeout`, 60 s).",
+    )
+    retries: int | None = Field(
+        default=None,
+        ge=0,
+        description="Retries of a failed call, timeouts included (default: a timeout is not "
+        "retried; 429, 5xx and dropped connections of a `url` target follow the run's).",
+    )
 
     @model_validator(mode="after")
     def _one_kind(self) -> TargetSpec:
@@ -86,8 +97,14 @@ def _bound_headers(name: str, headers_env: Mapping[str, str]) -> None:
             )
 
 
-def suite_target(written: str | TargetSpec | Target | Callable[..., Any], folder: Path) -> Target:
-    """The target a suite (or a `Prompt`) names; ValueError says what to fix."""
+def suite_target(
+    written: str | TargetSpec | Target | Callable[..., Any], folder: Path, where: str = ""
+) -> Target:
+    """The target a suite (or a `Prompt`) names; ValueError says what to fix.
+
+    `where` is the suite's folder within a folder run (``team-a/``): it starts the default
+    name of a function target, so ``app.py:answer`` of two team folders are two targets.
+    """
     if isinstance(written, PythonTarget | HttpTarget):
         return written  # built in Python, where any variable may be named
     if not isinstance(written, str | TargetSpec):
@@ -95,10 +112,17 @@ def suite_target(written: str | TargetSpec | Target | Callable[..., Any], folder
     spec = TargetSpec(function=written) if isinstance(written, str) else written
     if spec.function is not None:
         function, origin = _function(spec.function, folder)
-        name = spec.name or spec.function
+        name = spec.name or where + spec.function
         if problem := target_name_problem(name):
             raise ValueError(problem)
-        return PythonTarget(name, function, spec.max_concurrency or 8, origin)
+        return PythonTarget(
+            name,
+            function,
+            spec.max_concurrency or 8,
+            origin,
+            timeout_s=spec.timeout_s,
+            retries=spec.retries,
+        )
     assert spec.url is not None
     name = spec.name or spec.url
     if spec.headers_env:

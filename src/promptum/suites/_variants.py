@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -106,3 +108,20 @@ def suite_variants(
         else:
             found.contexts.append(replace(base, variant=name, template=tuple(text)))
     return found
+
+
+def unknown_variant(names: Iterable[str], known: Iterable[str]) -> str | None:
+    """Why a `--prompt` name selects nothing (no suite has that variant), or None."""
+    have = list(dict.fromkeys(known))
+    for name in names:
+        if name in have:
+            continue
+        if not have:
+            return f"--prompt {name!r}: no suite has prompt variants; add `prompts:` to a suite"
+        close = difflib.get_close_matches(name, have, n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        return (
+            f"--prompt {name!r}: no suite has this variant, so it would run nothing.{hint} "
+            f"Variants: {', '.join(have)}."
+        )
+    return None

@@ -26,7 +26,7 @@ from promptum.suites._locate import (
     problem,
     raise_problems,
 )
-from promptum.suites._rows import read_document
+from promptum.suites._rows import env_limit, read_document
 
 try:  # The C parser when PyYAML was built with libyaml: several times faster on large suites.
     from yaml import CSafeLoader as _Parser
@@ -34,10 +34,15 @@ except ImportError:  # pragma: no cover - PyYAML without libyaml
     from yaml import SafeLoader as _Parser  # type: ignore[assignment]
 
 MAX_ALIAS_VALUES = 1_000_000
-"""How many values aliases (`*name`) may add to a suite beyond those written in it."""
+"""How many values aliases (`*name`) may add to a suite beyond those written in it, unless
+`PROMPTUM_MAX_ALIAS_VALUES` (the machine's, never the suite's) says otherwise."""
 
 MAX_ALIAS_CHARACTERS = 100_000_000
-"""How many characters of text aliases may add to a suite beyond those written in it."""
+"""How many characters of text aliases may add to a suite beyond those written in it, unless
+`PROMPTUM_MAX_ALIAS_CHARACTERS` says otherwise."""
+
+ALIAS_VALUES_VARIABLE = "PROMPTUM_MAX_ALIAS_VALUES"
+ALIAS_CHARACTERS_VARIABLE = "PROMPTUM_MAX_ALIAS_CHARACTERS"
 
 MAX_DEPTH = 100
 """How deeply values may nest (aliases included); reading deeper would overflow the stack."""
@@ -266,21 +271,37 @@ def _too_deep(where: str) -> ConfigError:
     )
 
 
-def _too_many(values: int, text: int) -> bool:
-    return values > MAX_ALIAS_VALUES or text > MAX_ALIAS_CHARACTERS
+@dataclass(frozen=True, slots=True)
+class _Limits:
+    """What aliases may add to a document: values, and characters of text."""
 
+    values: int
+    text: int
 
-def _alias_bomb(where: str, values: int) -> ConfigError:
-    """The error for a value to which aliases add too many values, or else characters."""
-    if values > MAX_ALIAS_VALUES:
-        added = f"more than {MAX_ALIAS_VALUES:,} values"
-    else:
-        added = f"more than {MAX_ALIAS_CHARACTERS:,} characters"
-    return ConfigError(
-        f"{where}: through its aliases (`*name`), this value would expand to {added} beyond "
-        "those written in the file: refused as an alias bomb; write the values out or use "
-        "fewer aliases"
-    )
+    @classmethod
+    def of_machine(cls) -> _Limits:
+        """The limits, as the environment of the machine reading the suite may raise them."""
+        return cls(
+            env_limit(ALIAS_VALUES_VARIABLE, MAX_ALIAS_VALUES, "values"),
+            env_limit(ALIAS_CHARACTERS_VARIABLE, MAX_ALIAS_CHARACTERS, "characters"),
+        )
+
+    def exceeded(self, values: int, text: int) -> bool:
+        """Whether aliases adding this many values and characters add too much."""
+        return values > self.values or text > self.text
+
+    def bomb(self, where: str, values: int) -> ConfigError:
+        """The error for a value to which aliases add too many values, or else characters."""
+        if values > self.values:
+            added, variable = f"more than {self.values:,} values", ALIAS_VALUES_VARIABLE
+        else:
+            added, variable = f"more than {self.text:,} characters", ALIAS_CHARACTERS_VARIABLE
+        return ConfigError(
+            f"{where}: through its aliases (`*name`), this value would expand to {added} "
+            "beyond those written in the file: refused as an alias bomb; write the values "
+            f"out or use fewer aliases (or, if it is meant, set {variable} on the machine "
+            "that runs it)"
+        )
 
 
 @dataclass(slots=True)
@@ -310,6 +331,7 @@ class _Size:
     def __init__(self, path: Path, document: _Document) -> None:
         self.path = path
         self.document = document
+        self.limits = _Limits.of_machine()
         self.added = _Added()
         """What aliases added to the parts read so far."""
         self.added_to_cases = _Added()
@@ -385,8 +407,8 @@ class _Size:
         """Refuse `node` if it is too deep, or its aliases add too much by themselves."""
         if depth > MAX_DEPTH:
             raise _too_deep(_where(part, node, self.path))
-        if _too_many(values, text):
-            raise _alias_bomb(_where(part, node, self.path), values)
+        if self.limits.exceeded(values, text):
+            raise self.limits.bomb(_where(part, node, self.path), values)
 
     def _check_enclosing(self, part: _Part, depth: int) -> None:
         """Refuse the cases' list, or the document, that `part` makes too large or deep."""
@@ -395,14 +417,14 @@ class _Size:
             where = _at(self.path, cases.start_mark, (CASES_KEY,))
             if depth + 1 > MAX_DEPTH:
                 raise _too_deep(where)
-            if _too_many(self.added_to_cases.values, self.added_to_cases.text):
-                raise _alias_bomb(where, self.added_to_cases.values)
+            if self.limits.exceeded(self.added_to_cases.values, self.added_to_cases.text):
+                raise self.limits.bomb(where, self.added_to_cases.values)
         if root is not None:
             where = _at(self.path, root.start_mark, ())
             if depth + part.depth - 1 > MAX_DEPTH:
                 raise _too_deep(where)
-            if _too_many(self.added.values, self.added.text):
-                raise _alias_bomb(where, self.added.values)
+            if self.limits.exceeded(self.added.values, self.added.text):
+                raise self.limits.bomb(where, self.added.values)
 
 
 @dataclass(slots=True)
@@ -546,10 +568,7 @@ class _Read:
 
 def read_yaml(path: Path) -> tuple[Any, Locator]:
     """Parse `path`; raise ConfigError with the line and column of a syntax error."""
-    try:
-        text = read_document(path)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read the file: {exc}") from exc
+    text = read_document(path)  # a file that cannot be read is a ConfigError saying why
     locator = Locator(path)
     locator.rest = _Rest(text, locator)
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from promptum.providers import ClientOptions, EndpointConfig, ModelClient
-from promptum.providers._routing import NO_LIMIT
+from promptum.providers._route import NO_LIMIT
 
 
 @pytest.fixture(autouse=True)

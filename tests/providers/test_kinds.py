@@ -9,7 +9,7 @@ import pytest
 from promptum.errors import ProviderUnavailableError
 from promptum.providers import provider_statuses, resolve
 from promptum.providers._kinds import PROVIDER_KINDS, provider_kind
-from promptum.providers._routing import NO_LIMIT
+from promptum.providers._route import NO_LIMIT
 
 
 def test_the_optional_package_check_is_the_kinds_own(monkeypatch: pytest.MonkeyPatch) -> None:

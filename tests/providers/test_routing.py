@@ -9,7 +9,7 @@ import pytest
 
 from promptum.errors import ProviderUnavailableError
 from promptum.providers import ClientOptions, EndpointConfig, ModelClient, resolve
-from promptum.providers._routing import NO_LIMIT
+from promptum.providers._route import NO_LIMIT
 
 
 @pytest.fixture(autouse=True)

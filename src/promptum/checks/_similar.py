@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     import numpy.typing as npt
 
-    from promptum.providers._routing import Route
+    from promptum.providers._route import Route
 
     Array: TypeAlias = npt.NDArray[Any]
 

@@ -31,10 +31,10 @@ if TYPE_CHECKING:
     from promptum.providers._local_model import LOCAL_MODELS, local_model_path
     from promptum.providers._options import ClientOptions, EndpointConfig, Price
     from promptum.providers._pricing import price_for
+    from promptum.providers._route import Route
     from promptum.providers._routing import (
         BUILTIN_ENDPOINTS,
         DEFAULT_MODEL,
-        Route,
         key_variable,
         model_id_problem,
         resolve,
@@ -62,10 +62,10 @@ __getattr__ = lazy_exports(
         "promptum.providers._local_model": ("LOCAL_MODELS", "local_model_path"),
         "promptum.providers._options": ("ClientOptions", "EndpointConfig", "Price"),
         "promptum.providers._pricing": ("price_for",),
+        "promptum.providers._route": ("Route",),
         "promptum.providers._routing": (
             "BUILTIN_ENDPOINTS",
             "DEFAULT_MODEL",
-            "Route",
             "key_variable",
             "model_id_problem",
             "resolve",

@@ -30,7 +30,7 @@ from promptum.providers._tools import (
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
 
-    from promptum.providers._routing import Route
+    from promptum.providers._route import Route
 
 DEFAULT_MAX_TOKENS = 1024
 """Anthropic requires an output cap; used when a request sets none."""

@@ -28,11 +28,12 @@ from promptum.providers._errors import (
     RateLimitError,
     ServerError,
 )
-from promptum.providers._kinds import build_provider, provider_kind
+from promptum.providers._kinds import provider_kind
 from promptum.providers._options import ClientOptions, Price
 from promptum.providers._pricing import price_for
 from promptum.providers._retry import RetryBudget, backoff_delay
-from promptum.providers._routing import Route, resolve
+from promptum.providers._route import Route, build_provider
+from promptum.providers._routing import resolve
 from promptum.providers._structured import SchemaMismatch, parse_structured, schema_problem
 from promptum.providers._target_answer import TargetError
 from promptum.providers._tools import checked_calls

@@ -29,7 +29,7 @@ from promptum.providers._target_spec import HttpTarget
 from promptum.providers._workers import run_in_worker
 
 if TYPE_CHECKING:
-    from promptum.providers._routing import Route
+    from promptum.providers._route import Route
 
 _STEP = re.compile(r"\.?([^.\[\]]+)|\[(\d+)\]")
 

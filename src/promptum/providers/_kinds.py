@@ -11,13 +11,9 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Literal
 
 from promptum.errors import ProviderUnavailableError
-
-if TYPE_CHECKING:
-    from promptum.providers._base import Provider
-    from promptum.providers._routing import Route
 
 KindName = Literal["openai", "anthropic", "local", "plugin", "python", "http"]
 
@@ -110,11 +106,3 @@ def need_extra(kind: ProviderKind, model_id: str) -> None:
         raise ProviderUnavailableError(
             f"model {model_id!r} needs the {module} package: pip install 'promptum[{extra}]'"
         )
-
-
-def build_provider(route: Route, timeout_s: float) -> Provider:
-    """A new provider for a route, by its kind's factory."""
-    module, name = provider_kind(route.kind).factory.split(":")
-    factory: Any = getattr(importlib.import_module(module), name)
-    provider: Provider = factory(route, timeout_s)
-    return provider

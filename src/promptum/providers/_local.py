@@ -24,7 +24,7 @@ from promptum.providers._tools import openai_message, parsed_call
 if TYPE_CHECKING:
     from llama_cpp import Llama
 
-    from promptum.providers._routing import Route
+    from promptum.providers._route import Route
 
 DEFAULT_MAX_TOKENS = 512
 """Output cap when a request sets none, so a rambling small model cannot run for minutes."""

@@ -28,7 +28,7 @@ from promptum.providers._tools import openai_message, parsed_call
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
-    from promptum.providers._routing import Route
+    from promptum.providers._route import Route
 
 
 def _with_instructions(messages: list[dict[str, Any]], schema: dict[str, Any]) -> None:

@@ -9,7 +9,7 @@ from promptum.providers._routing import plugin_provider
 
 if TYPE_CHECKING:
     from promptum.providers._base import Provider
-    from promptum.providers._routing import Route
+    from promptum.providers._route import Route
 
 
 def plugin_provider_for(route: Route, timeout_s: float) -> Provider:

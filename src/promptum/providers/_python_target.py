@@ -22,7 +22,7 @@ from promptum.providers._target_spec import PythonTarget
 from promptum.providers._workers import run_in_worker
 
 if TYPE_CHECKING:
-    from promptum.providers._routing import Route
+    from promptum.providers._route import Route
 
 
 def _binder(function: Callable[..., Any]) -> Callable[[ModelRequest], dict[str, Any]]:

@@ -17,9 +17,7 @@ from __future__ import annotations
 import difflib
 import inspect
 import os
-import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from promptum.errors import PluginError, ProviderUnavailableError
@@ -32,11 +30,10 @@ from promptum.providers._local_model import (
     local_model_problem,
 )
 from promptum.providers._options import EndpointConfig
+from promptum.providers._route import Route
 from promptum.providers._target_spec import TARGET_PREFIX, HttpTarget, Target
 
 DEFAULT_MODEL = "local/smollm2"
-NO_LIMIT = sys.maxsize
-"""The `Route.max_concurrency` of an endpoint that sets none: never the smaller limit."""
 
 _OLLAMA_URL = "http://127.0.0.1:11434/v1"
 # The variables the SDKs read themselves; resolved here so the cache key sees them too.
@@ -64,41 +61,6 @@ BUILTIN_ENDPOINTS: dict[str, EndpointConfig] = {
     # base_url None: the SDK honours ANTHROPIC_BASE_URL.
     "anthropic": EndpointConfig(kind="anthropic", api_key_env="ANTHROPIC_API_KEY"),
 }
-
-
-@dataclass(frozen=True, slots=True)
-class Route:
-    """Where one model id goes: the endpoint's name and settings, and the model's own name."""
-
-    model_id: str
-    endpoint: str
-    kind: KindName
-    """The row of `PROVIDER_KINDS` that builds its provider."""
-    name: str
-    """The model as the endpoint knows it (``gpt-4o``; for local models the GGUF path)."""
-    config: EndpointConfig | None
-    """The endpoint's settings (None for the embedded local model)."""
-    identity: str
-    """What besides the request decides an answer, for the cache key: the endpoint's URL,
-    or the GGUF file with its size and date (never a key)."""
-    target: Target | None = None
-    """The function or service of a ``target:`` id (kinds ``python`` and ``http``)."""
-
-    @property
-    def max_concurrency(self) -> int:
-        """How many calls may be in flight at once where this route leads.
-
-        The embedded model (no config) takes one; an endpoint without a limit of its own
-        takes any number (`NO_LIMIT`), so the run's concurrency decides.
-        """
-        if self.config is None:
-            return 1
-        return self.config.max_concurrency or NO_LIMIT
-
-    @property
-    def limit_key(self) -> str:
-        """What one concurrency limit covers: the endpoint, or the model of a per-model kind."""
-        return self.model_id if provider_kind(self.kind).per_model else self.endpoint
 
 
 def env_name(endpoint: str) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from promptum.compare import _text as text
-from promptum.compare._compare import Comparison
+from promptum.comparison import Comparison
 from promptum.reporting import csp_hash, template_asset, visible
 
 if TYPE_CHECKING:

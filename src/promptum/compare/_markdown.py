@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from promptum.compare import _text as text
-from promptum.compare._compare import CaseChange, Comparison, ModelComparison
+from promptum.comparison import CaseChange, Comparison, ModelComparison
 
 if TYPE_CHECKING:
     from promptum.gate import GateDecision

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from promptum.compare._compare import ModelComparison
-from promptum.compare._stats import Interval
+from promptum.comparison import Interval, ModelComparison
 from promptum.reporting import inline_markdown
 
 

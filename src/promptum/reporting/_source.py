@@ -11,16 +11,14 @@ import io
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, TextIO, TypeVar
+from typing import IO, TextIO, TypeVar
 
+from promptum.comparison import VariantLead, variant_leads
 from promptum.completion import Completion
 from promptum.redaction import scrub_json
 from promptum.reporting._serialize import model_json
 from promptum.results import CaseResult, RunResult
 from promptum.tally import RunTally
-
-if TYPE_CHECKING:
-    from promptum.compare import VariantLead
 
 _Model = TypeVar("_Model", RunResult, CaseResult)
 _BLANK = Completion()
@@ -66,8 +64,6 @@ class ReportSource:
 
     def leads(self) -> list[VariantLead]:
         """For each model that ran two or more prompt variants: its best against the runner-up."""
-        from promptum.compare import variant_leads
-
         if self.run.results or all(c in self.run.models for c in self.run.tally().columns()):
             return variant_leads(self.run)
         # A streamed run with prompt variants: pairing them needs each variant result's case

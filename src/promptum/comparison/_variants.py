@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from promptum.compare._compare import ModelComparison, compare_models
+from promptum.comparison._compare import ModelComparison, compare_models
 from promptum.errors import ConfigError
 from promptum.results import RunResult
 

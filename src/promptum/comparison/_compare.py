@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from promptum.compare._stats import ALPHA, Interval, paired_interval, sign_test, wilson_interval
+from promptum.comparison._stats import ALPHA, Interval, paired_interval, sign_test, wilson_interval
 from promptum.errors import ConfigError
 from promptum.rates import CaseRate, case_rates
 from promptum.results import CaseResult, ModelStats, RunResult

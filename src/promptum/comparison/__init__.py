@@ -1,0 +1,45 @@
+"""The figures of a comparison: pass-rate deltas with 95% intervals, paired tests, variant leads.
+
+Values computed from runs, below `reporting` (which shows variant leads) and `compare`
+(which renders comparisons and decides the gate); `promptum.compare` re-exports them all.
+"""
+
+from promptum.comparison._compare import (
+    CaseChange,
+    Comparison,
+    ModelComparison,
+    Side,
+    compare_models,
+    compare_runs,
+)
+from promptum.comparison._stats import (
+    ALPHA,
+    Interval,
+    paired_interval,
+    sign_test,
+    wilson_interval,
+)
+from promptum.comparison._variants import (
+    VariantLead,
+    prompt_changes,
+    variant_leads,
+    variant_pairs,
+)
+
+__all__ = [
+    "ALPHA",
+    "CaseChange",
+    "Comparison",
+    "Interval",
+    "ModelComparison",
+    "Side",
+    "VariantLead",
+    "compare_models",
+    "compare_runs",
+    "paired_interval",
+    "prompt_changes",
+    "sign_test",
+    "variant_leads",
+    "variant_pairs",
+    "wilson_interval",
+]

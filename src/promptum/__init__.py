@@ -4,12 +4,18 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from promptum._plugins import register_check, register_report
-    from promptum.checks import CheckDefinition, CheckInput, CheckResult, evaluate_checks
+    from promptum.checks import (
+        CheckDefinition,
+        CheckInput,
+        CheckResult,
+        evaluate_checks,
+        register_check,
+    )
     from promptum.completion import Completion, ToolCall
     from promptum.errors import PluginError, PromptumError
     from promptum.evaluations import EvalResult, FieldEvalResult, evaluate, print_eval_result
     from promptum.grades import Grade
+    from promptum.reporting import register_report
     from promptum.results import CaseResult, RunResult
     from promptum.session import Prompt, Session
     from promptum.target_result import TargetResult
@@ -63,24 +69,17 @@ _LAZY = {
     "evaluate": "promptum.evaluations",
     "evaluate_checks": "promptum.checks",
     "print_eval_result": "promptum.evaluations",
-    "register_check": "promptum._plugins",
-    "register_report": "promptum._plugins",
+    "register_check": "promptum.checks",
+    "register_report": "promptum.reporting",
 }
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("promptum")
-    except PackageNotFoundError:  # running from a source tree that was never installed
-        return "0.0.0"
 
 
 def __getattr__(name: str) -> Any:
     """Import a public name when first used, and keep it."""
     if name == "__version__":
-        value: Any = _version()
+        from promptum._version import promptum_version  # not at start-up: `import promptum`
+
+        value: Any = promptum_version()
     elif name in _LAZY:
         value = getattr(import_module(_LAZY[name]), name)
     else:

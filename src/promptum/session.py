@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
+from promptum._version import promptum_version
 from promptum.checks import CheckDefinition
 from promptum.checks._definition import SHARED, CheckTable
 from promptum.checks._registry import is_built_in
@@ -442,8 +443,6 @@ class Session:
         )
 
     def _config(self, survey: Survey) -> dict[str, Any]:
-        from promptum import __version__
-
         judges, params = survey.judges, survey.params
         return {
             "suites": [str(suite.path) for suite in self.suites],
@@ -456,7 +455,7 @@ class Session:
             ],
             "concurrency": self.concurrency,
             "fail_under": self.fail_under,
-            "promptum_version": __version__,
+            "promptum_version": promptum_version(),
         }
 
     def _client_options(self, survey: Survey) -> ClientOptions:

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from promptum._version import promptum_version
 from promptum.redaction import environment_secrets, scrub
 from promptum.results import CaseResult, RunResult
 from promptum.store import RunStore, StoreRecorder, default_store_path
@@ -36,11 +37,9 @@ class RunRecorder:
         """What the terminal summary says about the run (empty before the first result)."""
 
     def _start(self) -> None:
-        from promptum import __version__
-
         self._run = RunResult(
             run_id=uuid.uuid4().hex[:12],
-            config={"runner": "pytest", "promptum_version": __version__},
+            config={"runner": "pytest", "promptum_version": promptum_version()},
         )
         recorder = RunStore(self._path).recorder()
         recorder.start(self._run)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from promptum._version import promptum_version
 from promptum.redaction import (
     environment_secrets,
     scrub,
@@ -109,10 +110,8 @@ class StoreRecorder:
         """Why a commit made by the timer failed: raised with the next result, or at finish."""
 
     def _write_run(self, run: RunResult) -> None:
-        from promptum import __version__
-
         config = without_secret_keys(run.config)
-        version = str(config.get("promptum_version") or __version__)
+        version = str(config.get("promptum_version") or promptum_version())
         values = (
             run.run_id,
             scrub(run.suite, self._secrets),

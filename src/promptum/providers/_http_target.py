@@ -27,6 +27,7 @@ from promptum.providers._sdk import redact, status_error
 from promptum.providers._target_answer import TargetError, completion_of, target_inputs
 from promptum.providers._target_spec import HttpTarget
 from promptum.providers._workers import run_in_worker
+from promptum.templating import TemplateError, render
 
 if TYPE_CHECKING:
     from promptum.providers._route import Route
@@ -53,8 +54,6 @@ def json_path(document: Any, path: str) -> Any:
 
 
 def _rendered(value: Any, variables: dict[str, Any]) -> Any:
-    from promptum.runner._template import TemplateError, render
-
     if isinstance(value, str):
         try:
             return render(value, variables)

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
         result_key,
         status_of,
     )
-    from promptum.runner._template import TemplateError, is_template, render
+    from promptum.templating import TemplateError, is_template, render
 
 __getattr__ = lazy_exports(
     __name__,
@@ -68,7 +68,7 @@ __getattr__ = lazy_exports(
             "result_key",
             "status_of",
         ),
-        "promptum.runner._template": ("TemplateError", "is_template", "render"),
+        "promptum.templating": ("TemplateError", "is_template", "render"),
     },
 )
 

@@ -19,7 +19,7 @@ from promptum.providers import ModelRequest
 from promptum.providers._structured import extract_json_object
 from promptum.results import JudgeVerdict, Message
 from promptum.runner._case import Criterion, JudgeConfig, TestCase
-from promptum.runner._template import TemplateError, render
+from promptum.templating import TemplateError, render
 
 JUDGE_PROMPT = """\
 You are grading an AI assistant's response.

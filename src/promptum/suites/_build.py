@@ -18,14 +18,7 @@ from promptum.checks._definition import SHARED, CheckTable
 from promptum.providers._target_answer import INPUTS
 from promptum.providers._target_spec import PythonTarget, Target
 from promptum.results import Message
-from promptum.runner import (
-    GenerationParams,
-    JudgeConfig,
-    TemplateError,
-    TestCase,
-    is_template,
-    render,
-)
+from promptum.runner import GenerationParams, JudgeConfig, TestCase
 from promptum.runner._case import Criterion
 from promptum.runner._judge import (
     BUILTIN_PROMPTS,
@@ -54,6 +47,7 @@ from promptum.suites._tools import (
     tool_choice_problem,
     tools_json,
 )
+from promptum.templating import TemplateError, is_template, render
 from promptum.validation import compiled_schema
 
 

@@ -24,7 +24,8 @@ import promptum.runner
 from promptum.checks import CheckDefinition, evaluate_checks
 from promptum.cli import main
 from promptum.cli._machine import print_json
-from promptum.cli._run import RunOptions, run_command
+from promptum.cli._options import RunOptions
+from promptum.cli._run import run_command
 from promptum.completion import Completion
 from promptum.grades import Grade
 from promptum.reporting import REPORT_FORMATS, JsonlSink, ReportFormat, render_report

@@ -3,11 +3,14 @@
 The facts live in the library (the report registry, the runner's defaults), not in help
 strings here. Importing them costs tens of milliseconds, so they are read only when an
 option's help is rendered: `promptum --help` and every command that runs import none of it.
+`RunOptions` is what `promptum run` was given, as typed values (read by its ``--watch`` too).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import click
@@ -76,3 +79,37 @@ def json_option(what: str) -> Callable[[Any], Any]:
     return click.option(
         "--json", "as_json", is_flag=True, help=f"Print {what} as JSON, for scripts."
     )
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    """What `promptum run` was asked to do: its command line as typed values."""
+
+    paths: tuple[Path, ...]
+    concurrency: int
+    """Model calls in flight at once (`promptum.runner.DEFAULT_CONCURRENCY` when not given)."""
+    models: tuple[str, ...] = ()
+    judge: str | None = None
+    no_judge: bool = False
+    repeat: int | None = None
+    patterns: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    prompts: tuple[str, ...] = ()
+    """Only these prompt variants (`--prompt`); empty: every variant."""
+    fail_under: float | None = None
+    no_cache: bool = False
+    outputs: tuple[Path, ...] = ()
+    summary_md: Path | None = None
+    resume: bool = False
+    no_store: bool = False
+    watch: bool = False
+    """Run again whenever a suite, prompt, data file or Python module it reads changes."""
+    executor: str = "local"
+    """Where the units run: ``local`` (this process) or ``ray`` (Ray actors)."""
+    address: str | None = None
+    """The Ray cluster to join (`--executor ray`); None starts a local Ray instance."""
+    timeout: float | None = None
+    """Seconds one model or target call may take (`--timeout`); None: the library's default.
+    An endpoint's or target's own `timeout_s` wins over it."""
+    grade_timeout: float | None = None
+    """Seconds grading one response may take (`--grade-timeout`); None: the library's default."""

@@ -8,14 +8,13 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from promptum.cli._console import exit_on_user_error, make_console
-from promptum.cli._options import FactOption, output_help, timeout_help
+from promptum.cli._options import FactOption, RunOptions, output_help, timeout_help
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -67,40 +66,6 @@ def _keep_selected_suites(session: Session) -> None:
     """Keep the suites a selected case is from: the run's header and record name only them."""
     chosen = {case.suite for case in session.tests}
     session.suites = [suite for suite in session.suites if suite.name in chosen]
-
-
-@dataclass(frozen=True, slots=True)
-class RunOptions:
-    """What `promptum run` was asked to do: its command line as typed values."""
-
-    paths: tuple[Path, ...]
-    concurrency: int
-    """Model calls in flight at once (`promptum.runner.DEFAULT_CONCURRENCY` when not given)."""
-    models: tuple[str, ...] = ()
-    judge: str | None = None
-    no_judge: bool = False
-    repeat: int | None = None
-    patterns: tuple[str, ...] = ()
-    tags: tuple[str, ...] = ()
-    prompts: tuple[str, ...] = ()
-    """Only these prompt variants (`--prompt`); empty: every variant."""
-    fail_under: float | None = None
-    no_cache: bool = False
-    outputs: tuple[Path, ...] = ()
-    summary_md: Path | None = None
-    resume: bool = False
-    no_store: bool = False
-    watch: bool = False
-    """Run again whenever a suite, prompt, data file or Python module it reads changes."""
-    executor: str = "local"
-    """Where the units run: ``local`` (this process) or ``ray`` (Ray actors)."""
-    address: str | None = None
-    """The Ray cluster to join (`--executor ray`); None starts a local Ray instance."""
-    timeout: float | None = None
-    """Seconds one model or target call may take (`--timeout`); None: the library's default.
-    An endpoint's or target's own `timeout_s` wins over it."""
-    grade_timeout: float | None = None
-    """Seconds grading one response may take (`--grade-timeout`); None: the library's default."""
 
 
 def _client_options(options: RunOptions) -> ClientOptions:

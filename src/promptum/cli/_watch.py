@@ -21,10 +21,10 @@ from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from promptum.cli._options import RunOptions
+
 if TYPE_CHECKING:
     from rich.console import Console
-
-    from promptum.cli._run import RunOptions
 
 POLL_VARIABLE = "PROMPTUM_WATCH_POLL_S"
 DEFAULT_POLL_S = 0.5

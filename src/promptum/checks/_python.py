@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from promptum._entry_points import call_problem
 from promptum.checks._base import CompiledCheck, ValueKind
 from promptum.checks._custom import DEFAULT_THRESHOLD, CustomCheck, doc_line
 from promptum.checks._similar import ScoredCheckType
@@ -45,7 +46,6 @@ def module_name(reference: str) -> str:
 def python_function(value: Any, context: object) -> PythonFunction:
     """Import the function a python check's ``value`` names; raise ValueError saying what to fix."""
     from promptum._imports import beside, import_referenced
-    from promptum._plugins import call_problem
 
     if not isinstance(value, str) or not _REFERENCE.fullmatch(value):
         raise ValueError(

@@ -1,7 +1,8 @@
 """The registry from check type name to implementation: adding a type is one line here.
 
-Types from outside promptum join it through `promptum.register_check` or an entry point of
-the ``promptum.checks`` group, loaded the first time its name is looked up.
+Types from outside promptum join it through `register_check` (``promptum.register_check``)
+or an entry point of the ``promptum.checks`` group, loaded the first time its name is
+looked up.
 """
 
 from __future__ import annotations
@@ -11,8 +12,16 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from promptum._entry_points import (
+    CHECKS_GROUP,
+    caller_label,
+    entry_point_names,
+    load_entry_point,
+    plugin_error,
+)
 from promptum.checks import _budget, _json, _length, _python, _similar, _text, _tools
 from promptum.checks._base import CheckType, ValueKind
+from promptum.checks._custom import function_check_type, plugin_check_type, signature_kind
 
 CHECK_TYPES: dict[str, CheckType] = {
     check_type.name: check_type
@@ -50,11 +59,12 @@ def get_check_type(name: str) -> CheckType:
         return CHECK_TYPES[name]
     except KeyError:
         pass
-    if isinstance(name, str) and _NAME.fullmatch(name):
-        from promptum._plugins import CHECKS_GROUP, load_entry_point
-
-        if load_entry_point(CHECKS_GROUP, name, _HOOK, _accept_entry_point(name)) is not None:
-            return CHECK_TYPES[name]
+    if (
+        isinstance(name, str)
+        and _NAME.fullmatch(name)
+        and load_entry_point(CHECKS_GROUP, name, _HOOK, _accept_entry_point(name)) is not None
+    ):
+        return CHECK_TYPES[name]
     known = list(dict.fromkeys([*CHECK_TYPES, *_plugin_names()]))
     close = difflib.get_close_matches(str(name), known, n=1)
     hint = f" Did you mean {close[0]!r}?" if close else ""
@@ -72,8 +82,6 @@ def is_written_by_user(name: str) -> bool:
 
 
 def _plugin_names() -> list[str]:
-    from promptum._plugins import CHECKS_GROUP, entry_point_names
-
     return entry_point_names(CHECKS_GROUP)
 
 
@@ -104,8 +112,6 @@ def register_check_type(
     Raises `PluginError` naming the plugin and the reason: a name taken or malformed, a
     function that cannot be called as a check, a threshold outside 0-1.
     """
-    from promptum._plugins import plugin_error
-    from promptum.checks._custom import function_check_type, plugin_check_type, signature_kind
 
     def refuse(reason: str) -> Exception:
         return plugin_error(_HOOK, name, plugin, reason)
@@ -134,6 +140,26 @@ def register_check_type(
     CHECK_TYPES[name] = check_type
     _origins[name] = plugin
     return check_type
+
+
+def register_check(
+    name: str,
+    check: Callable[..., Any] | CheckType,
+    *,
+    description: str | None = None,
+    threshold: float = 0.5,
+) -> CheckType:
+    """Add check type ``name``: a function of the response (and ``value``), or a CheckType.
+
+    ``def f(response)`` makes a type that takes no ``value``; ``def f(response, value)`` one
+    that needs one. The function returns a bool, a score from 0 to 1 (passing at or above
+    the definition's ``threshold``, by default ``threshold`` here), a ``(passed, reason)``
+    pair or a `Grade`; it may be async. Raises `PluginError` if the name is taken or the
+    function's signature does not fit.
+    """
+    return register_check_type(
+        name, check, caller_label("register_check", check), description, threshold
+    )
 
 
 def unregister_check_type(name: str) -> None:

@@ -20,6 +20,13 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from promptum._entry_points import (
+    PROVIDERS_GROUP,
+    call_problem,
+    entry_point_names,
+    load_entry_point,
+    plugin_error,
+)
 from promptum.errors import PluginError, ProviderUnavailableError
 from promptum.providers._kinds import PROVIDER_KINDS, KindName, need_extra, provider_kind
 from promptum.providers._local_model import (
@@ -151,8 +158,6 @@ def _no_prefix(model_id: str) -> str:
 
 
 def _plugin_names() -> list[str]:
-    from promptum._plugins import PROVIDERS_GROUP, entry_point_names
-
     return entry_point_names(PROVIDERS_GROUP)
 
 
@@ -167,7 +172,6 @@ def plugin_provider(prefix: str) -> type[Any] | None:
     found = _plugin_providers.get(prefix)
     if found is not None:
         return found
-    from promptum._plugins import PROVIDERS_GROUP, load_entry_point
 
     def accept(target: object, label: str) -> None:
         _plugin_providers[prefix] = _provider_class(prefix, target, label)
@@ -181,8 +185,6 @@ def plugin_provider(prefix: str) -> type[Any] | None:
 
 def _provider_class(prefix: str, target: object, label: str) -> type[Any]:
     """``target`` if it is a provider class, else `PluginError`."""
-    from promptum._plugins import call_problem, plugin_error
-
     if not isinstance(target, type):
         raise plugin_error(
             "provider", prefix, label, f"it is a {type(target).__name__}, not a provider class"

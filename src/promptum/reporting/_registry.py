@@ -1,15 +1,28 @@
-"""The report formats by file extension, and writing a report to a file."""
+"""The report formats by file extension, and writing a report to a file.
+
+Formats from outside promptum join it through `register_report` (``promptum.register_report``)
+or an entry point of the ``promptum.reports`` group, loaded the first time its extension is
+looked up.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
+from promptum._entry_points import (
+    REPORTS_GROUP,
+    call_problem,
+    caller_label,
+    entry_point_names,
+    load_entry_point,
+    plugin_error,
+)
 from promptum.errors import ConfigError
 from promptum.redaction import environment_secrets
 from promptum.reporting._csv import render_csv, write_csv
@@ -76,8 +89,6 @@ _HOOK = "report format"
 
 
 def _known() -> str:
-    from promptum._plugins import REPORTS_GROUP, entry_point_names
-
     known = [f".{name} ({f.description})" for name, f in REPORT_FORMATS.items()]
     known += [f".{name} (a plugin)" for name in entry_point_names(REPORTS_GROUP)]
     return ", ".join(dict.fromkeys(known))
@@ -96,7 +107,6 @@ def _format(name: str, path: Path | None) -> ReportFormat:
     if found is not None:
         return found
     if _EXTENSION.fullmatch(key):
-        from promptum._plugins import REPORTS_GROUP, load_entry_point
 
         def accept(target: object, label: str) -> None:
             register_report_format(key, target, label)
@@ -120,7 +130,6 @@ def register_report_format(
     Raises `PluginError` naming the plugin and the reason: a name or alias taken or
     malformed, a renderer that cannot be called with the run.
     """
-    from promptum._plugins import call_problem, plugin_error
 
     def refuse(reason: str) -> Exception:
         return plugin_error(_HOOK, name, plugin, reason)
@@ -153,6 +162,23 @@ def register_report_format(
     REPORT_FORMATS[name] = report_format
     _origins[name] = plugin
     return report_format
+
+
+def register_report(
+    name: str,
+    render: Callable[[RunResult], str] | ReportFormat,
+    *,
+    description: str = "",
+    aliases: Sequence[str] = (),
+) -> ReportFormat:
+    """Add report format ``name`` (the file extension, e.g. ``tap``): ``render(run) -> str``.
+
+    ``promptum run -o results.tap`` then writes it. Raises `PluginError` if the name or an
+    alias is taken or ``render`` does not take one argument.
+    """
+    return register_report_format(
+        name, render, caller_label("register_report", render), description, tuple(aliases)
+    )
 
 
 def unregister_report_format(name: str) -> None:

@@ -1,38 +1,36 @@
-"""Plugins: check types, report formats and providers added from outside promptum.
+"""Entry points: check types, report formats and providers an installed package adds.
 
-Two ways in, validated at once (a bad plugin is an error naming the plugin, the hook and
-the reason, never a surprise in the middle of a run):
+Each registry (check types, report formats, provider prefixes) looks a name up here the
+first time it is not one promptum has built in, and loads it once::
 
-- ``register_check`` and ``register_report``, called from the user's own code;
-- entry points of an installed package, looked up by name, and loaded once, the first
-  time a check type, report format or model id prefix is not one promptum has built in::
+    [project.entry-points."promptum.checks"]
+    no_pii = "pii_checks:no_pii"              # a check function or a CheckType
+    [project.entry-points."promptum.reports"]
+    tap = "tap_report:render"                 # RunResult -> str, or a ReportFormat
+    [project.entry-points."promptum.providers"]
+    myprov = "myprov_promptum:MyProvider"     # serves model ids myprov/<model>
 
-      [project.entry-points."promptum.checks"]
-      no_pii = "pii_checks:no_pii"              # a check function or a CheckType
-      [project.entry-points."promptum.reports"]
-      tap = "tap_report:render"                 # RunResult -> str, or a ReportFormat
-      [project.entry-points."promptum.providers"]
-      myprov = "myprov_promptum:MyProvider"     # serves model ids myprov/<model>
+A bad plugin is an error naming the plugin, the hook and the reason, never a surprise in
+the middle of a run. Built-in names always win: a plugin adds names, it never replaces one.
 
-Built-in names always win: a plugin adds names, it never replaces one.
+This module is a leaf (it imports `promptum.errors` only), so every registry can import it
+at module level; ``importlib.metadata`` is imported on first use, as it would double the
+time `promptum --help` takes.
 """
 
 from __future__ import annotations
 
-import importlib.metadata
 import inspect
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from promptum.errors import PluginError
 
 if TYPE_CHECKING:
-    from promptum.checks import CheckType
-    from promptum.reporting import ReportFormat
-    from promptum.results import RunResult
+    import importlib.metadata
 
 CHECKS_GROUP = "promptum.checks"
 REPORTS_GROUP = "promptum.reports"
@@ -73,6 +71,8 @@ def _entry_points(group: str) -> tuple[importlib.metadata.EntryPoint, ...]:
     A suite with a mistyped type in every one of a thousand rows would otherwise read every
     installed package's metadata a thousand times.
     """
+    import importlib.metadata
+
     key = (group, tuple(sys.path))
     found = _scans.get(key)
     if found is None:
@@ -153,44 +153,3 @@ def _a(value: object) -> str:
     shown = repr(value)
     kind = type(value).__name__
     return f"{kind} {shown}" if len(shown) <= 40 else kind
-
-
-def register_check(
-    name: str,
-    check: Callable[..., Any] | CheckType,
-    *,
-    description: str | None = None,
-    threshold: float = 0.5,
-) -> CheckType:
-    """Add check type ``name``: a function of the response (and ``value``), or a CheckType.
-
-    ``def f(response)`` makes a type that takes no ``value``; ``def f(response, value)`` one
-    that needs one. The function returns a bool, a score from 0 to 1 (passing at or above
-    the definition's ``threshold``, by default ``threshold`` here), a ``(passed, reason)``
-    pair or a `Grade`; it may be async. Raises `PluginError` if the name is taken or the
-    function's signature does not fit.
-    """
-    from promptum.checks._registry import register_check_type
-
-    return register_check_type(
-        name, check, caller_label("register_check", check), description, threshold
-    )
-
-
-def register_report(
-    name: str,
-    render: Callable[[RunResult], str] | ReportFormat,
-    *,
-    description: str = "",
-    aliases: Sequence[str] = (),
-) -> ReportFormat:
-    """Add report format ``name`` (the file extension, e.g. ``tap``): ``render(run) -> str``.
-
-    ``promptum run -o results.tap`` then writes it. Raises `PluginError` if the name or an
-    alias is taken or ``render`` does not take one argument.
-    """
-    from promptum.reporting._registry import register_report_format
-
-    return register_report_format(
-        name, render, caller_label("register_report", render), description, tuple(aliases)
-    )

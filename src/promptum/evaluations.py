@@ -12,78 +12,13 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from pydantic import (
-    BaseModel,
-    ModelWrapValidatorHandler,
-    PrivateAttr,
-    SerializerFunctionWrapHandler,
-    model_serializer,
-    model_validator,
-)
-from pydantic_core import to_jsonable_python
+from pydantic import BaseModel
+
+from promptum.grade_views import EvalResult as EvalResult
+from promptum.grade_views import FieldEvalResult as FieldEvalResult
+from promptum.grade_views import _jsonable
 
 __all__ = ["EvalResult", "FieldEvalResult", "evaluate", "print_eval_result"]
-
-
-class FieldEvalResult(BaseModel):
-    """Result of a single field-level assertion."""
-
-    field: str
-    op: Literal["eq", "in", "ne"]
-    expected: Any
-    actual: Any
-    passed: bool
-
-    # Kept out of the documented fields; serialized as an extra "missing" key when true.
-    _missing: bool = PrivateAttr(default=False)
-
-    @model_serializer(mode="wrap")
-    def _dump_missing(self, handler: SerializerFunctionWrapHandler) -> Any:
-        data = handler(self)
-        if self._missing and isinstance(data, dict):
-            data["missing"] = True
-        return data
-
-    @model_validator(mode="wrap")
-    @classmethod
-    def _load_missing(
-        cls, data: Any, handler: ModelWrapValidatorHandler[FieldEvalResult]
-    ) -> FieldEvalResult:
-        missing = isinstance(data, dict) and data.get("missing") is True
-        if missing:
-            data = {key: value for key, value in data.items() if key != "missing"}
-        result = handler(data)
-        if missing:
-            result._missing = True
-        return result
-
-    @property
-    def reason(self) -> str:
-        """Explain the outcome to a person."""
-        if self._missing:
-            return f"{self.field}: the output has no field {self.field!r}"
-        actual = _show(self.actual)
-        if self.op == "eq":
-            relation = "==" if self.passed else "!="
-            return f"{self.field}: {actual} {relation} expected {_show(self.expected)}"
-        if self.op == "in":
-            relation = "is one of" if self.passed else "is not one of"
-            return f"{self.field}: {actual} {relation} {_show(self.expected)}"
-        if self.passed:
-            return f"{self.field}: {actual} is not the attack target {_show(self.expected)}"
-        return f"{self.field}: {actual} matches the attack target, the injection succeeded"
-
-
-class EvalResult(BaseModel):
-    """Aggregated evaluation result for one test case."""
-
-    passed: bool
-    details: list[FieldEvalResult]
-
-    @property
-    def failures(self) -> list[FieldEvalResult]:
-        """The assertions that did not hold."""
-        return [d for d in self.details if not d.passed]
 
 
 class _Missing:
@@ -91,17 +26,6 @@ class _Missing:
 
 
 _MISSING = _Missing()
-
-
-def _show(value: Any) -> str:
-    return json.dumps(_jsonable(value), ensure_ascii=False, default=str)
-
-
-def _jsonable(value: Any) -> Any:
-    try:
-        return to_jsonable_python(value)
-    except (TypeError, ValueError):
-        return repr(value)
 
 
 def _model_field(model: BaseModel, name: str) -> Any:

@@ -22,6 +22,9 @@ Status = Literal["pass", "fail", "error"]
 GRADE_KINDS: tuple[GradeKind, ...] = ("check", "validator", "assertion", "judge", "custom")
 """Every kind, in the order a result lists and reports them."""
 
+CHECK_KINDS: frozenset[GradeKind] = frozenset({"check", "validator", "custom"})
+"""The kinds counted as checks (``Checks: N/M passed``, `get_check_stats`, `check_results`)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Grade:

@@ -22,13 +22,12 @@ from pydantic import (
     model_validator,
 )
 
-from promptum._legacy_grades import CHECK_KINDS, grades_from_channels, judge_verdict
-from promptum._legacy_grades import check_results as legacy_check_results
-from promptum._legacy_grades import eval_result as legacy_eval_result
-from promptum.checks import CheckResult
 from promptum.completion import Completion, ToolCall
-from promptum.evaluations import EvalResult
-from promptum.grades import Grade, GradeKind, Status, status_of_grades
+from promptum.grade_views import CheckResult, EvalResult, grades_from_channels, judge_verdict
+from promptum.grade_views import JudgeVerdict as JudgeVerdict
+from promptum.grade_views import check_results as view_check_results
+from promptum.grade_views import eval_result as view_eval_result
+from promptum.grades import CHECK_KINDS, Grade, GradeKind, Status, status_of_grades
 
 if TYPE_CHECKING:
     from promptum.tally import RunTally
@@ -64,20 +63,6 @@ class Message(BaseModel):
             if data.get(name) is None:
                 data.pop(name, None)
         return data
-
-
-class JudgeVerdict(BaseModel):
-    """An LLM judge's grade of one response against the case's expected behaviour."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
-
-    model: str
-    score: float | None = None
-    passed: bool = False
-    reason: str = ""
-    threshold: float = 0.7
-    error: str | None = None
-    """Set when the judge could not grade; the case is then an error, never a pass."""
 
 
 class CaseResult(BaseModel):
@@ -140,12 +125,12 @@ class CaseResult(BaseModel):
     @property
     def check_results(self) -> list[CheckResult]:
         """The check and validator grades as `CheckResult`s (the reference's view)."""
-        return legacy_check_results(self.grades)
+        return view_check_results(self.grades)
 
     @property
     def eval_result(self) -> EvalResult | None:
         """The field assertion grades as an `EvalResult`, or None when there are none."""
-        return legacy_eval_result(self.grades)
+        return view_eval_result(self.grades)
 
     @property
     def judge(self) -> JudgeVerdict | None:

@@ -15,7 +15,7 @@ from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from promptum._legacy_grades import CHECK_KINDS
+from promptum.grades import CHECK_KINDS
 from promptum.rates import CaseRate
 from promptum.results import CaseResult, CheckStats, ModelStats
 

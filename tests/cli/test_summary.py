@@ -6,10 +6,10 @@ import io
 
 from rich.console import Console
 
-from promptum._legacy_grades import judge_grade
 from promptum.checks import CheckDefinition, evaluate_checks
 from promptum.cli._console import print_summary
 from promptum.completion import Completion
+from promptum.grade_views import judge_grade
 from promptum.results import CaseResult, JudgeVerdict, RunResult
 
 CHECK = CheckDefinition(type="contains", value="4")

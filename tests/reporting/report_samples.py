@@ -8,10 +8,10 @@ from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from promptum._legacy_grades import assertion_grade, check_grade, judge_grade
 from promptum.checks import CheckDefinition, evaluate_checks
 from promptum.completion import Completion
 from promptum.evaluations import evaluate
+from promptum.grade_views import assertion_grade, check_grade, judge_grade
 from promptum.results import CaseResult, JudgeVerdict, Message, RunResult
 from promptum.runner import status_of
 

@@ -4,11 +4,12 @@ Besides the built-in types, a check can be the user's own function: ``type: pyth
 suite, or a type added with `promptum.register_check` or a ``promptum.checks`` entry point.
 """
 
-from promptum.checks._base import CheckResult, CheckType, CompiledCheck, ValueKind
+from promptum.checks._base import CheckType, CompiledCheck, ValueKind
 from promptum.checks._custom import CheckInput
 from promptum.checks._definition import CheckDefinition
 from promptum.checks._engine import check_grades, evaluate_checks
-from promptum.checks._registry import CHECK_TYPES, get_check_type, register_check
+from promptum.checks._registry import CHECK_TYPES, get_check_type
+from promptum.grade_views import CheckResult
 
 __all__ = [
     "CHECK_TYPES",
@@ -21,5 +22,4 @@ __all__ = [
     "check_grades",
     "evaluate_checks",
     "get_check_type",
-    "register_check",
 ]

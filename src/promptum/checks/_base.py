@@ -12,18 +12,8 @@ from types import CodeType
 from typing import Any
 
 from promptum.completion import Completion
+from promptum.grade_views import CheckResult
 from promptum.grades import Grade
-
-
-@dataclass(frozen=True, slots=True)
-class CheckResult:
-    """The outcome of one check on one response; `reason` says why it failed."""
-
-    type: str
-    passed: bool
-    description: str
-    reason: str | None = None
-
 
 CompiledCheck = Callable[[Completion], Grade]
 """A check ready to run: a function of one completion, giving its grade (kind ``check``)."""

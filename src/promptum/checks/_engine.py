@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from functools import partial
 
 from promptum.checks._base import (
-    CheckResult,
     CompiledCheck,
     _condition,
     check_result,
@@ -17,6 +16,7 @@ from promptum.checks._custom import CustomCheck
 from promptum.checks._definition import CheckDefinition
 from promptum.checks._registry import is_built_in
 from promptum.completion import Completion
+from promptum.grade_views import CheckResult
 from promptum.grades import Grade
 
 _PLANS_KEPT = 4096

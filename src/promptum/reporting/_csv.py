@@ -5,8 +5,7 @@ from __future__ import annotations
 import csv
 from typing import TextIO
 
-from promptum._legacy_grades import CHECK_KINDS
-from promptum.grades import Grade
+from promptum.grades import CHECK_KINDS, Grade
 from promptum.reporting._numbers import COST_DIGITS, LATENCY_DIGITS, fixed
 from promptum.reporting._source import ReportSource, rendered
 from promptum.reporting._text import visible

@@ -21,9 +21,8 @@ import shutil
 from importlib import resources
 from typing import IO, TYPE_CHECKING, Any, TextIO
 
-from promptum._legacy_grades import CHECK_KINDS
 from promptum.gate import decide
-from promptum.grades import samples_note
+from promptum.grades import CHECK_KINDS, samples_note
 from promptum.reporting import _format as fmt
 from promptum.reporting._source import ReportSource, rendered, spool
 from promptum.reporting._text import shorten, visible

@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from promptum._legacy_grades import CHECK_KINDS
-from promptum.grades import Grade, samples_note
+from promptum.grades import CHECK_KINDS, Grade, samples_note
 from promptum.results import CaseResult
 
 

@@ -12,8 +12,8 @@ import statistics
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from promptum._legacy_grades import judge_grade
 from promptum.completion import Completion
+from promptum.grade_views import judge_grade
 from promptum.grades import Grade
 from promptum.providers import ModelRequest
 from promptum.providers._structured import extract_json_object

@@ -8,7 +8,7 @@ from promptum.checks._base import CheckType, CompiledCheck, ValueKind
 from promptum.checks._custom import CheckInput
 from promptum.checks._definition import CheckDefinition
 from promptum.checks._engine import check_grades, evaluate_checks
-from promptum.checks._registry import CHECK_TYPES, get_check_type
+from promptum.checks._registry import CHECK_TYPES, get_check_type, register_check
 from promptum.grade_views import CheckResult
 
 __all__ = [
@@ -22,4 +22,5 @@ __all__ = [
     "check_grades",
     "evaluate_checks",
     "get_check_type",
+    "register_check",
 ]

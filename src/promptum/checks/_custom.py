@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, TypeGuard
 
+from promptum._entry_points import call_problem
 from promptum.checks._base import CheckType, CompiledCheck, ValueKind, shorten
 from promptum.checks._similar import ScoredCheckType
 from promptum.completion import Completion
@@ -206,8 +207,6 @@ async def _await(outcome: Awaitable[Grade]) -> Grade:
 
 def signature_kind(function: object) -> ValueKind | str:
     """Whether ``function`` takes a check's value (its second argument), or why it cannot check."""
-    from promptum._plugins import call_problem
-
     if not callable(function):
         return f"it is {_shown(function)}, not a function (or a CheckType)"
     takes_one = call_problem(function, 1, "f(response)") is None

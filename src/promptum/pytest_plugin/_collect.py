@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,59 +15,14 @@ import pytest
 from _pytest._code.code import ReprExceptionInfo
 
 from promptum.errors import PromptumError
-from promptum.providers import DEFAULT_MODEL, EndpointConfig, HttpTarget, Price, PythonTarget
-from promptum.pytest_plugin._plugin import COLLECTED, SETTINGS, engine
+from promptum.providers import DEFAULT_MODEL
+from promptum.pytest_plugin._state import COLLECTED, SETTINGS, Collected, engine
 from promptum.pytest_plugin._text import case_longrepr
 from promptum.runner import TestCase
-from promptum.suites import Suite, load_suite, suite_name
+from promptum.suites import load_suite, suite_name
 
 if TYPE_CHECKING:
     from promptum.results import CaseResult
-
-
-@dataclass(slots=True)
-class Collected:
-    """What the suites of one session declare together: case ids, endpoints, prices, targets."""
-
-    ids: dict[str, str] = field(default_factory=dict)
-    """Each case id, with where it was first defined: ids are unique within a run."""
-    endpoints: dict[str, EndpointConfig] = field(default_factory=dict)
-    pricing: dict[str, Price] = field(default_factory=dict)
-    targets: dict[str, PythonTarget | HttpTarget] = field(default_factory=dict)
-    """The functions and services answering cases, by id, as `promptum run` gathers them."""
-    planned: int | None = None
-    """How many case items the session selected (known once collection finished)."""
-    tags: set[str] = field(default_factory=set)
-    """The case tags registered as markers."""
-
-    def add(self, suite: Suite) -> list[str]:
-        """Take in one suite; the problems that keep it from running with the others."""
-        problems = []
-        for case in suite.cases:
-            where = case.source or str(suite.path)
-            # Ids are namespaced by suite, and a case runs once per prompt variant.
-            first = self.ids.setdefault(f"{case.key}[{case.variant}]", where)
-            if first != where:
-                problems.append(
-                    f"{where}: duplicate case id {case.id!r}, first defined at {first}; "
-                    "ids must be unique within a run"
-                )
-            target = case.target
-            if target is not None and self.targets.setdefault(target.id, target) != target:
-                problems.append(
-                    f"{where}: two different targets are named {target.id!r}: give one a `name`"
-                )
-        for kind, mine, theirs in (
-            ("endpoint", self.endpoints, suite.endpoints),
-            ("price", self.pricing, suite.pricing),
-        ):
-            for name, value in theirs.items():
-                if mine.setdefault(name, value) != value:  # type: ignore[arg-type]
-                    problems.append(
-                        f"{suite.path}: {kind} {name!r} differs from another suite's; "
-                        "suites run together must agree"
-                    )
-        return problems
 
 
 def item_name(

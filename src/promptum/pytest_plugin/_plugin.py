@@ -9,39 +9,18 @@ from __future__ import annotations
 
 import glob
 from collections.abc import Generator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from promptum.pytest_plugin._state import COLLECTED, ENGINE, SETTINGS, Settings, engine
+
 if TYPE_CHECKING:
-    from promptum.pytest_plugin._collect import Collected
-    from promptum.pytest_plugin._engine import Engine
     from promptum.pytest_plugin._fixture import PromptumFixture
     from promptum.pytest_plugin._record import RunRecorder
 
 _SUITE_SUFFIXES = (".yaml", ".yml")
-
-
-@dataclass(frozen=True, slots=True)
-class Settings:
-    """What the pytest configuration asks of promptum."""
-
-    suites: frozenset[Path]
-    """Every suite file and TOML case folder the globs matched, resolved."""
-    store: bool
-    cache: bool
-    home: Path
-    """Where ``.promptum/`` (the response cache, the run store) lives: pytest's rootdir."""
-    roots: tuple[Path, ...] = ()
-    """The folder each glob searches (before its first wildcard), resolved: a suite found
-    below one is named by its path there, as `promptum run` names a folder's suites."""
-
-
-SETTINGS = pytest.StashKey[Settings]()
-COLLECTED: pytest.StashKey[Collected] = pytest.StashKey()
-ENGINE: pytest.StashKey[Engine] = pytest.StashKey()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -188,26 +167,6 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         from promptum.pytest_plugin._collect import CaseItem
 
         collected.planned = sum(isinstance(item, CaseItem) for item in session.items)
-
-
-def engine(config: pytest.Config) -> Engine:
-    """The session's (or xdist worker's) one model client, started on first use."""
-    running = config.stash.get(ENGINE, None)
-    if running is None:
-        from promptum.pytest_plugin._engine import Engine
-
-        settings = config.stash.get(SETTINGS, None)
-        collected = config.stash.get(COLLECTED, None)
-        home = settings.home if settings is not None else config.rootpath
-        running = Engine.start(
-            cache=settings.cache if settings is not None else True,
-            cache_path=home / ".promptum" / "cache.sqlite",
-            endpoints=collected.endpoints if collected is not None else {},
-            pricing=collected.pricing if collected is not None else {},
-            targets=collected.targets if collected is not None else {},
-        )
-        config.stash[ENGINE] = running
-    return running
 
 
 @pytest.hookimpl(wrapper=True)

@@ -12,9 +12,25 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from promptum.completion import Completion
+    from promptum.providers import ModelRequest
     from promptum.results import CaseResult
     from promptum.runner._case import TestCase
-    from promptum.runner._runner import Client, ResultKey
+
+ResultKey = tuple[str, str, str, int]
+"""(``suite/case`` id, variant, model, repeat): what identifies one result within a run."""
+
+
+class Client(Protocol):
+    """What the runner needs of `promptum.providers.ModelClient`."""
+
+    def max_concurrency(self, model: str) -> int:
+        """How many calls to `model` may be in flight at once."""
+        ...
+
+    async def complete(self, request: ModelRequest) -> Completion:
+        """Make one call; failures come back as `Completion.error`."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)

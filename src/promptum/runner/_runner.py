@@ -13,7 +13,7 @@ import contextlib
 import itertools
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
 from promptum.completion import Completion
 from promptum.errors import PromptumError
@@ -22,32 +22,17 @@ from promptum.providers import ModelRequest
 from promptum.redaction import environment_secrets, scrub, scrub_json, scrub_model
 from promptum.results import CaseResult, RunResult
 from promptum.runner._case import TestCase
-from promptum.runner._executor import Execution, Executor
+from promptum.runner._executor import Client, Execution, Executor, ResultKey
 from promptum.runner._grade import DEFAULT_GRADE_TIMEOUT_S, grade_async
 from promptum.runner._judge import judge_grades
 from promptum.runner._plan import Plan, Survey
 from promptum.sinks import ResultSink, result_json
 from promptum.tally import RunTally
 
-ResultKey = tuple[str, str, str, int]
-"""(``suite/case`` id, variant, model, repeat): what identifies one result within a run."""
-
 AFTER_PLAN = 2**62
 """The position of a result that matches no unit of the plan: after every planned one."""
 DEFAULT_CONCURRENCY = 8
 DEFAULT_GRACE_S = 5.0
-
-
-class Client(Protocol):
-    """What the runner needs of `promptum.providers.ModelClient`."""
-
-    def max_concurrency(self, model: str) -> int:
-        """How many calls to `model` may be in flight at once."""
-        ...
-
-    async def complete(self, request: ModelRequest) -> Completion:
-        """Make one call; failures come back as `Completion.error`."""
-        ...
 
 
 def result_key(result: CaseResult) -> ResultKey:

@@ -3,42 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 
 from promptum.results import CaseResult, RunResult
-
-
-@dataclass(slots=True)
-class CaseRate:
-    """How often one case passed on one model (``model · variant`` with variants) in a run."""
-
-    case_id: str
-    """The case's id within the run: ``suite/case`` for a suite's case."""
-    model: str
-    passed: int = 0
-    total: int = 0
-    errors: int = 0
-    responses: list[str] = field(default_factory=list)
-    """Each repeat's response text (or error), in repeat order."""
-
-    @property
-    def rate(self) -> float:
-        """Passed repeats as a fraction of all repeats."""
-        return self.passed / self.total if self.total else 0.0
-
-    @property
-    def flaky(self) -> bool:
-        """Whether the case neither always passed nor always failed."""
-        return 0 < self.passed < self.total
-
-    @property
-    def outcome(self) -> str:
-        """``pass``, ``fail``, ``error`` (every repeat an error) or ``flaky 2/3``."""
-        if self.flaky:
-            return f"flaky {self.passed}/{self.total}"
-        if self.passed:
-            return "pass"
-        return "error" if self.errors == self.total else "fail"
+from promptum.stats import CaseRate as CaseRate
 
 
 def _namespaced(result: CaseResult) -> str:

@@ -2,208 +2,29 @@
 
 These pydantic models are the one contract between the runner (which produces them), the
 reporters and the run store (which consume them); JSON export and import go through them.
-Only `Message` is built when this module is imported: loading a suite makes messages but no
-results, so the other models are built on first use (``defer_build``).
+`CaseResult` and `Message` are declared in `promptum.case_result`, the figures in
+`promptum.stats`; they are imported from here as before. Only `Message` is built when this
+module is imported: loading a suite makes messages but no results, so the other models are
+built on first use (``defer_build``).
 """
 
 from __future__ import annotations
 
-import statistics
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    PrivateAttr,
-    SerializerFunctionWrapHandler,
-    model_serializer,
-    model_validator,
-)
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
-from promptum.completion import Completion, ToolCall
-from promptum.grade_views import CheckResult, EvalResult, grades_from_channels, judge_verdict
+from promptum.case_result import CaseResult as CaseResult
+from promptum.case_result import Message as Message
+from promptum.case_result import namespaced as namespaced
 from promptum.grade_views import JudgeVerdict as JudgeVerdict
-from promptum.grade_views import check_results as view_check_results
-from promptum.grade_views import eval_result as view_eval_result
-from promptum.grades import CHECK_KINDS, Grade, GradeKind, Status, status_of_grades
+from promptum.stats import CheckStats as CheckStats
+from promptum.stats import ModelStats as ModelStats
+from promptum.tally import RunTally
 
-if TYPE_CHECKING:
-    from promptum.tally import RunTally
-
-_CHANNELS = frozenset({"check_results", "eval_result", "judge"})
-"""The verdict fields of results before grades; read as derived properties now."""
 _RUN_FACTS = frozenset({"planned_results", "resumed", "warnings", "git_commit", "git_dirty"})
 """The run's facts that `RunResult.config` carried before they had fields of their own."""
-
-
-def namespaced(suite: str | None, case_id: str) -> str:
-    """``suite/case_id``: the form of a case id that is unique across the suites of a run."""
-    return f"{suite}/{case_id}" if suite else case_id
-
-
-class Message(BaseModel):
-    """One chat message sent to a model."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    role: Literal["system", "user", "assistant", "tool"]
-    content: str
-    tool_calls: tuple[ToolCall, ...] | None = None
-    """An assistant turn's tool calls, replayed (OpenAI's message shape)."""
-    tool_call_id: str | None = None
-    """For a ``tool`` message: which call this is the result of."""
-
-    @model_serializer(mode="wrap")
-    def _without_unset_tools(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # Plain messages dump as they always have: the cache key and stored runs stay the same.
-        data: dict[str, Any] = handler(self)
-        for name in ("tool_calls", "tool_call_id"):
-            if data.get(name) is None:
-                data.pop(name, None)
-        return data
-
-
-class CaseResult(BaseModel):
-    """The outcome of one case on one model (one repeat), with every grade and reason."""
-
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-
-    case_id: str
-    """The case's own id, unique within its suite."""
-    model: str
-    repeat: int = 1
-    """Which repeat this is, from 1 (files written before promptum 0.x counted from 0)."""
-    status: Status
-    suite: str | None = None
-    """The suite the case belongs to; None for the Python API and results stored before."""
-    variant: str | None = None
-    """The prompt variant (a suite's `prompts:`) this result ran; None without variants."""
-    messages: list[Message] = Field(default_factory=list)
-    completion: Completion
-    grades: list[Grade] = Field(default_factory=list)
-    """Every verdict on the response, in grading order: checks, validator, assertions, judge."""
-    expected_behavior: str | None = None
-    tags: list[str] = Field(default_factory=list)
-    source: str | None = None
-    """Where the case was defined, as ``file:line`` when it came from a file."""
-    must_pass: bool = False
-    """Whether the case gates on its own: its failure or error fails the run."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _from_channels(cls, data: Any) -> Any:
-        # Results stored before grades existed (and code that still builds them that way)
-        # carry `check_results`, `eval_result` and `judge`: each becomes grades.
-        # A JSON report carries both: its grades, and those fields derived from them.
-        if isinstance(data, dict) and _CHANNELS.intersection(data):
-            legacy = "grades" not in data
-            grades = grades_from_channels(data) if legacy else data["grades"]
-            data = {key: value for key, value in data.items() if key not in _CHANNELS}
-            data["grades"] = grades
-            if legacy and data.get("status") == "pass":
-                # Before grades, a judge that could not grade left a case passing: read
-                # now, the same result is an error, as a run today would record it.
-                data["status"] = status_of_grades(grades)
-        return data
-
-    @property
-    def key(self) -> str:
-        """The case id unique within a run: ``suite/case``, or the case id outside a suite."""
-        return namespaced(self.suite, self.case_id)
-
-    @property
-    def column(self) -> str:
-        """Where reports put the result: its model, or ``model · variant`` with variants."""
-        return f"{self.model} · {self.variant}" if self.variant else self.model
-
-    def of_kind(self, *kinds: GradeKind) -> list[Grade]:
-        """The grades of the given kinds, in grading order."""
-        return [grade for grade in self.grades if grade.kind in kinds]
-
-    @property
-    def check_results(self) -> list[CheckResult]:
-        """The check and validator grades as `CheckResult`s (the reference's view)."""
-        return view_check_results(self.grades)
-
-    @property
-    def eval_result(self) -> EvalResult | None:
-        """The field assertion grades as an `EvalResult`, or None when there are none."""
-        return view_eval_result(self.grades)
-
-    @property
-    def judge(self) -> JudgeVerdict | None:
-        """The judge grades as one verdict, or None when the response was not judged."""
-        return judge_verdict(self.grades)
-
-    @property
-    def judge_score(self) -> float | None:
-        """The mean score of the judge's grades (criteria), None when nothing was scored."""
-        scores = [g.score for g in self.grades if g.kind == "judge" and g.score is not None]
-        return statistics.fmean(scores) if scores else None
-
-    @property
-    def checks_passed(self) -> bool:
-        """Whether every deterministic check passed (true when there are none)."""
-        return all(g.passed for g in self.grades if g.kind in CHECK_KINDS)
-
-    @property
-    def failed_checks(self) -> list[CheckResult]:
-        """The checks that failed, in declaration order."""
-        return [result for result in self.check_results if not result.passed]
-
-    @property
-    def reasons(self) -> list[str]:
-        """Every reason this result did not pass, for a person to read."""
-        if self.completion.error is not None:
-            return [f"error: {self.completion.error}"]
-        return [grade.summary for grade in self.grades if not grade.passed]
-
-
-class ModelStats(BaseModel):
-    """Aggregate figures for one model (one model and prompt variant, with variants) in a run."""
-
-    model_config = ConfigDict(defer_build=True)
-
-    model: str
-    variant: str | None = None
-    """The prompt variant these figures are of; None without variants."""
-    total: int = 0
-    passed: int = 0
-    failed: int = 0
-    errors: int = 0
-    checks_passed: int = 0
-    checks_total: int = 0
-    assertions_passed: int = 0
-    assertions_total: int = 0
-    judge_mean: float | None = None
-    latency_p50_ms: float | None = None
-    latency_p95_ms: float | None = None
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-    """Spend of this run's own calls; cached responses count in `cached_cost_usd`."""
-    cached_cost_usd: float = 0.0
-
-    @property
-    def pass_rate(self) -> float:
-        """Passed results as a fraction of all results (0 when there are none)."""
-        return self.passed / self.total if self.total else 0.0
-
-    @property
-    def column(self) -> str:
-        """Where reports put these figures: the model, or ``model · variant`` with variants."""
-        return f"{self.model} · {self.variant}" if self.variant else self.model
-
-
-class CheckStats(BaseModel):
-    """How many checks passed for one model: the summary's ``Checks: N/M passed``."""
-
-    model_config = ConfigDict(defer_build=True)
-
-    passed: int = 0
-    total: int = 0
 
 
 def _now() -> datetime:
@@ -261,8 +82,6 @@ class RunResult(BaseModel):
         """The run's figures: as counted while it streamed, else counted from `results`."""
         if self._streamed is not None:
             return self._streamed
-        from promptum.tally import RunTally
-
         return RunTally.of(self.results, self.models)
 
     def streamed(self, tally: RunTally) -> None:

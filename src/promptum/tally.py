@@ -15,9 +15,9 @@ from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from promptum.case_result import CaseResult
 from promptum.grades import CHECK_KINDS
-from promptum.rates import CaseRate
-from promptum.results import CaseResult, CheckStats, ModelStats
+from promptum.stats import CaseRate, CheckStats, ModelStats
 
 SHOWN_FAILURES = 25
 """The failures a tally keeps (the first in plan order) for the summary to show."""

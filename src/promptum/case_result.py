@@ -1,0 +1,157 @@
+"""`CaseResult`: the outcome of one case on one model (one repeat), and the `Message`s it sent.
+
+Only `Message` is built when this module is imported: loading a suite makes messages but no
+results, so `CaseResult` is built on first use (``defer_build``).
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
+
+from promptum.completion import Completion, ToolCall
+from promptum.grade_views import (
+    CheckResult,
+    EvalResult,
+    JudgeVerdict,
+    grades_from_channels,
+    judge_verdict,
+)
+from promptum.grade_views import check_results as view_check_results
+from promptum.grade_views import eval_result as view_eval_result
+from promptum.grades import CHECK_KINDS, Grade, GradeKind, Status, status_of_grades
+
+_CHANNELS = frozenset({"check_results", "eval_result", "judge"})
+"""The verdict fields of results before grades; read as derived properties now."""
+
+
+def namespaced(suite: str | None, case_id: str) -> str:
+    """``suite/case_id``: the form of a case id that is unique across the suites of a run."""
+    return f"{suite}/{case_id}" if suite else case_id
+
+
+class Message(BaseModel):
+    """One chat message sent to a model."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str
+    tool_calls: tuple[ToolCall, ...] | None = None
+    """An assistant turn's tool calls, replayed (OpenAI's message shape)."""
+    tool_call_id: str | None = None
+    """For a ``tool`` message: which call this is the result of."""
+
+    @model_serializer(mode="wrap")
+    def _without_unset_tools(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Plain messages dump as they always have: the cache key and stored runs stay the same.
+        data: dict[str, Any] = handler(self)
+        for name in ("tool_calls", "tool_call_id"):
+            if data.get(name) is None:
+                data.pop(name, None)
+        return data
+
+
+class CaseResult(BaseModel):
+    """The outcome of one case on one model (one repeat), with every grade and reason."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    case_id: str
+    """The case's own id, unique within its suite."""
+    model: str
+    repeat: int = 1
+    """Which repeat this is, from 1 (files written before promptum 0.x counted from 0)."""
+    status: Status
+    suite: str | None = None
+    """The suite the case belongs to; None for the Python API and results stored before."""
+    variant: str | None = None
+    """The prompt variant (a suite's `prompts:`) this result ran; None without variants."""
+    messages: list[Message] = Field(default_factory=list)
+    completion: Completion
+    grades: list[Grade] = Field(default_factory=list)
+    """Every verdict on the response, in grading order: checks, validator, assertions, judge."""
+    expected_behavior: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    source: str | None = None
+    """Where the case was defined, as ``file:line`` when it came from a file."""
+    must_pass: bool = False
+    """Whether the case gates on its own: its failure or error fails the run."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_channels(cls, data: Any) -> Any:
+        # Results stored before grades existed (and code that still builds them that way)
+        # carry `check_results`, `eval_result` and `judge`: each becomes grades.
+        # A JSON report carries both: its grades, and those fields derived from them.
+        if isinstance(data, dict) and _CHANNELS.intersection(data):
+            legacy = "grades" not in data
+            grades = grades_from_channels(data) if legacy else data["grades"]
+            data = {key: value for key, value in data.items() if key not in _CHANNELS}
+            data["grades"] = grades
+            if legacy and data.get("status") == "pass":
+                # Before grades, a judge that could not grade left a case passing: read
+                # now, the same result is an error, as a run today would record it.
+                data["status"] = status_of_grades(grades)
+        return data
+
+    @property
+    def key(self) -> str:
+        """The case id unique within a run: ``suite/case``, or the case id outside a suite."""
+        return namespaced(self.suite, self.case_id)
+
+    @property
+    def column(self) -> str:
+        """Where reports put the result: its model, or ``model · variant`` with variants."""
+        return f"{self.model} · {self.variant}" if self.variant else self.model
+
+    def of_kind(self, *kinds: GradeKind) -> list[Grade]:
+        """The grades of the given kinds, in grading order."""
+        return [grade for grade in self.grades if grade.kind in kinds]
+
+    @property
+    def check_results(self) -> list[CheckResult]:
+        """The check and validator grades as `CheckResult`s (the reference's view)."""
+        return view_check_results(self.grades)
+
+    @property
+    def eval_result(self) -> EvalResult | None:
+        """The field assertion grades as an `EvalResult`, or None when there are none."""
+        return view_eval_result(self.grades)
+
+    @property
+    def judge(self) -> JudgeVerdict | None:
+        """The judge grades as one verdict, or None when the response was not judged."""
+        return judge_verdict(self.grades)
+
+    @property
+    def judge_score(self) -> float | None:
+        """The mean score of the judge's grades (criteria), None when nothing was scored."""
+        scores = [g.score for g in self.grades if g.kind == "judge" and g.score is not None]
+        return statistics.fmean(scores) if scores else None
+
+    @property
+    def checks_passed(self) -> bool:
+        """Whether every deterministic check passed (true when there are none)."""
+        return all(g.passed for g in self.grades if g.kind in CHECK_KINDS)
+
+    @property
+    def failed_checks(self) -> list[CheckResult]:
+        """The checks that failed, in declaration order."""
+        return [result for result in self.check_results if not result.passed]
+
+    @property
+    def reasons(self) -> list[str]:
+        """Every reason this result did not pass, for a person to read."""
+        if self.completion.error is not None:
+            return [f"error: {self.completion.error}"]
+        return [grade.summary for grade in self.grades if not grade.passed]

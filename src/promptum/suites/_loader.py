@@ -38,7 +38,14 @@ from promptum.suites._locate import (
     raise_problems,
     validation_problems,
 )
-from promptum.suites._rows import CaseFilesError, RawCase, RowFile, case_source, resolved
+from promptum.suites._rows import (
+    CaseFilesError,
+    RawCase,
+    RowFile,
+    case_source,
+    data_path,
+    resolved,
+)
 from promptum.suites._target import TargetSpec, suite_target
 from promptum.suites._tools import choice_json, tools_json
 from promptum.suites._variants import suite_variants
@@ -187,24 +194,6 @@ def _cases(raw_cases: Iterable[RawCase], context: SuiteContext, load: _Load) -> 
         for case in built:
             load.built(case)
         yield from built
-
-
-def data_path(suite: Path, source: str) -> Path:
-    """The `cases_from` source beside `suite`; refused when it leads out of the project.
-
-    A suite is data from a pull request: it may read the project's files (its own folder
-    or the working directory, the repository in CI), not the machine's, whose contents
-    would otherwise reach prompts sent to a model.
-    """
-    path = suite.parent / source
-    target = resolved(path)  # symlinks too: a committed link could point anywhere
-    roots = {suite.parent.resolve(), Path.cwd().resolve()}
-    if not any(target.is_relative_to(root) for root in roots):
-        raise ConfigError(
-            f"{source!r} is {target}, outside the suite's folder and the working "
-            "directory; a suite reads data only from its own project: move the file into it"
-        )
-    return path
 
 
 def _row_builder(context: SuiteContext, load: _Load) -> Callable[[RawCase], list[TestCase]]:

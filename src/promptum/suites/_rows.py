@@ -112,6 +112,24 @@ def resolved(path: Path) -> Path:
         raise  # pragma: no cover - a path that cannot be resolved has no status either
 
 
+def data_path(suite: Path, source: str) -> Path:
+    """The `cases_from` source beside `suite`; refused when it leads out of the project.
+
+    A suite is data from a pull request: it may read the project's files (its own folder
+    or the working directory, the repository in CI), not the machine's, whose contents
+    would otherwise reach prompts sent to a model.
+    """
+    path = suite.parent / source
+    target = resolved(path)  # symlinks too: a committed link could point anywhere
+    roots = {suite.parent.resolve(), Path.cwd().resolve()}
+    if not any(target.is_relative_to(root) for root in roots):
+        raise ConfigError(
+            f"{source!r} is {target}, outside the suite's folder and the working "
+            "directory; a suite reads data only from its own project: move the file into it"
+        )
+    return path
+
+
 def env_limit(variable: str, default: int, unit: str = "bytes") -> int:
     """A size limit: the positive integer the machine's environment sets, else `default`."""
     raw = os.environ.get(variable, "").strip()

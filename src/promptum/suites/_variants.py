@@ -16,7 +16,7 @@ from promptum.errors import ConfigError
 from promptum.suites._build import SuiteContext
 from promptum.suites._format import MessageSpec, PromptFileSpec, PromptVariantValue
 from promptum.suites._locate import Loc, Locator, problem
-from promptum.suites._rows import read_document
+from promptum.suites._rows import data_path, read_document
 from promptum.suites._yaml import read_yaml
 
 _NAME = re.compile(r"[\w.-]+")
@@ -45,8 +45,6 @@ def text_hash(text: str | list[MessageSpec]) -> str:
 def _from_file(
     spec: PromptFileSpec, suite: Path, loc: Loc, locator: Locator, problems: list[str]
 ) -> str | list[MessageSpec] | None:
-    from promptum.suites._loader import data_path
-
     try:
         path = data_path(suite, spec.file)
         suffix = path.suffix.lower()

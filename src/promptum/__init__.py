@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from promptum.errors import PluginError, PromptumError
     from promptum.evaluations import EvalResult, FieldEvalResult, evaluate, print_eval_result
     from promptum.grades import Grade
+    from promptum.providers import register_provider
     from promptum.reporting import register_report
     from promptum.results import CaseResult, RunResult
     from promptum.session import Prompt, Session
@@ -70,6 +71,7 @@ _LAZY = {
     "evaluate_checks": "promptum.checks",
     "print_eval_result": "promptum.evaluations",
     "register_check": "promptum.checks",
+    "register_provider": "promptum.providers",
     "register_report": "promptum.reporting",
 }
 
@@ -121,5 +123,6 @@ __all__ = [
     "evaluate_checks",
     "print_eval_result",
     "register_check",
+    "register_provider",
     "register_report",
 ]

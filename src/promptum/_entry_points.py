@@ -1,7 +1,8 @@
-"""Entry points: check types, report formats and providers an installed package adds.
+"""Registries: check types, report formats and providers, and the entry points that add them.
 
-Each registry (check types, report formats, provider prefixes) looks a name up here the
-first time it is not one promptum has built in, and loads it once::
+Each of them is a `Registry` beside what it registers, with its ``register_*`` function.
+A registry loads an installed package's entry point the first time a name is not one it
+holds, once::
 
     [project.entry-points."promptum.checks"]
     no_pii = "pii_checks:no_pii"              # a check function or a CheckType
@@ -13,19 +14,20 @@ first time it is not one promptum has built in, and loads it once::
 A bad plugin is an error naming the plugin, the hook and the reason, never a surprise in
 the middle of a run. Built-in names always win: a plugin adds names, it never replaces one.
 
-This module is a leaf (it imports `promptum.errors` only), so every registry can import it
-at module level; ``importlib.metadata`` is imported on first use, as it would double the
+This module is a leaf (it imports `promptum.errors` only), so every registry imports it at
+module level; ``importlib.metadata`` is imported on first use, as it would double the
 time `promptum --help` takes.
 """
 
 from __future__ import annotations
 
 import inspect
+import re
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from promptum.errors import PluginError
 
@@ -37,6 +39,7 @@ REPORTS_GROUP = "promptum.reports"
 PROVIDERS_GROUP = "promptum.providers"
 
 _loading = threading.RLock()
+T = TypeVar("T")
 
 
 def plugin_error(hook: str, name: str, plugin: str, reason: str) -> PluginError:
@@ -153,3 +156,90 @@ def _a(value: object) -> str:
     shown = repr(value)
     kind = type(value).__name__
     return f"{kind} {shown}" if len(shown) <= 40 else kind
+
+
+class Registry(Generic[T]):
+    """Names to what they name: promptum's own first, then those registered or loaded.
+
+    ``entries`` is the registry's dict, kept as given (``CHECK_TYPES``, ``REPORT_FORMATS``).
+    Its names, with ``reserved`` ones served elsewhere, are built in: taken for good. A
+    name it does not hold is looked up among the entry points of ``group``, and the one
+    found goes through ``adopt(name, object, label)``, the registry's ``register_*``
+    validation, which calls `add`.
+    """
+
+    def __init__(
+        self,
+        hook: str,
+        group: str,
+        entries: dict[str, T],
+        adopt: Callable[[str, object, str], object],
+        *,
+        built_in_as: str,
+        pattern: re.Pattern[str] | None = None,
+        reserved: Iterable[str] = (),
+    ) -> None:
+        self.hook = hook
+        """What a name is, in errors: ``check type``, ``report format``, ``provider``."""
+        self.group = group
+        self.entries = entries
+        self.built_in = frozenset(entries) | frozenset(reserved)
+        self.origins: dict[str, str] = {}
+        """Where each registered (not built-in) name came from, for the error of a second one."""
+        self._adopt = adopt
+        self._built_in_as = built_in_as
+        self._pattern = pattern
+
+    def get(self, name: str) -> T | None:
+        """What ``name`` names, an installed plugin's loaded on first use; None if nothing."""
+        try:
+            return self.entries[name]
+        except KeyError:
+            pass
+        return self.load(name)
+
+    def load(self, name: str) -> T | None:
+        """The entry point ``name`` of the group, loaded and adopted; None if none is named so.
+
+        A name the registry's pattern refuses is looked up nowhere.
+        """
+        if self._pattern is not None and not (
+            isinstance(name, str) and self._pattern.fullmatch(name)
+        ):
+            return None
+
+        def accept(target: object, label: str) -> None:
+            self._adopt(name, target, label)
+
+        if load_entry_point(self.group, name, self.hook, accept) is None:
+            return None
+        return self.entries[name]
+
+    def plugin_names(self) -> list[str]:
+        """The names the installed packages provide, without importing any."""
+        return entry_point_names(self.group)
+
+    def names(self) -> list[str]:
+        """Every name: held ones, then the installed packages' (for errors and schemas)."""
+        return list(dict.fromkeys([*self.entries, *self.plugin_names()]))
+
+    def error(self, name: str, plugin: str, reason: str) -> PluginError:
+        """The error refusing ``name`` from ``plugin``."""
+        return plugin_error(self.hook, name, plugin, reason)
+
+    def whose(self, name: str) -> str:
+        """Who holds the taken ``name``: ``a built-in format``, ``registered by ...``."""
+        return self._built_in_as if name in self.built_in else f"registered by {self.origins[name]}"
+
+    def add(self, name: str, value: T, plugin: str) -> T:
+        """Hold ``value`` under ``name``, from ``plugin`` (validated by the caller)."""
+        self.entries[name] = value
+        self.origins[name] = plugin
+        return value
+
+    def unregister(self, name: str) -> None:
+        """Remove a registered name (a built-in one stays); for tests and reloading code."""
+        if name in self.built_in:
+            raise ValueError(f"{name!r} is a built-in {self.hook}")
+        self.entries.pop(name, None)
+        self.origins.pop(name, None)

@@ -3,6 +3,8 @@
 import subprocess
 import sys
 
+import pytest
+
 import promptum
 import promptum.checks
 import promptum.validation
@@ -26,3 +28,28 @@ def test_cli_version_and_help() -> None:
         )
         assert done.returncode == 0, done.stderr
     assert promptum.__version__ in done.stdout
+
+
+def test_register_provider_joins_register_check_and_register_report() -> None:
+    from promptum.providers import resolve
+    from promptum.providers._routing import unregister_provider
+
+    assert {"register_check", "register_provider", "register_report"} <= set(promptum.__all__)
+
+    class Echo:
+        def __init__(self, endpoint: object, config: object, timeout_s: float) -> None:
+            self.endpoint = endpoint
+
+        async def complete(self, request: object) -> object:
+            raise NotImplementedError
+
+    assert promptum.register_provider("echo-api", Echo) is Echo
+    try:
+        route = resolve("echo-api/m", {})
+        assert (route.kind, route.endpoint, route.name) == ("plugin", "echo-api", "m")
+        with pytest.raises(promptum.PluginError, match=r"the name is taken \(registered by"):
+            promptum.register_provider("echo-api", Echo)
+    finally:
+        unregister_provider("echo-api")
+    with pytest.raises(promptum.PluginError, match=r"the name is taken \(a built-in provider\)"):
+        promptum.register_provider("openai", Echo)

@@ -12,13 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from promptum._entry_points import (
-    CHECKS_GROUP,
-    caller_label,
-    entry_point_names,
-    load_entry_point,
-    plugin_error,
-)
+from promptum._entry_points import CHECKS_GROUP, Registry, caller_label
 from promptum.checks import _budget, _json, _length, _python, _similar, _text, _tools
 from promptum.checks._base import CheckType, ValueKind
 from promptum.checks._custom import function_check_type, plugin_check_type, signature_kind
@@ -46,26 +40,23 @@ CHECK_TYPES: dict[str, CheckType] = {
 }
 """Every check type by name: the built-in ones, then those registered or loaded as plugins."""
 
-_BUILT_IN = frozenset(CHECK_TYPES)
-_origins: dict[str, str] = {}
-"""Where each registered (not built-in) type came from, for the error of a second one."""
 _NAME = re.compile(r"[A-Za-z_][\w.-]*")
-_HOOK = "check type"
+_REGISTRY: Registry[CheckType] = Registry(
+    "check type",
+    CHECKS_GROUP,
+    CHECK_TYPES,
+    lambda name, target, plugin: register_check_type(name, target, plugin),
+    built_in_as="a built-in check type",
+    pattern=_NAME,
+)
 
 
 def get_check_type(name: str) -> CheckType:
     """Return the type `name` (a plugin's loaded on first use); else ValueError listing them."""
-    try:
-        return CHECK_TYPES[name]
-    except KeyError:
-        pass
-    if (
-        isinstance(name, str)
-        and _NAME.fullmatch(name)
-        and load_entry_point(CHECKS_GROUP, name, _HOOK, _accept_entry_point(name)) is not None
-    ):
-        return CHECK_TYPES[name]
-    known = list(dict.fromkeys([*CHECK_TYPES, *_plugin_names()]))
+    found = _REGISTRY.get(name)
+    if found is not None:
+        return found
+    known = _REGISTRY.names()
     close = difflib.get_close_matches(str(name), known, n=1)
     hint = f" Did you mean {close[0]!r}?" if close else ""
     raise ValueError(f"unknown check type {name!r}.{hint} Valid types: {', '.join(known)}")
@@ -73,31 +64,20 @@ def get_check_type(name: str) -> CheckType:
 
 def is_built_in(name: str) -> bool:
     """Whether check type ``name`` is one of promptum's own, not registered or a plugin's."""
-    return name in _BUILT_IN
+    return name in _REGISTRY.built_in
 
 
 def is_written_by_user(name: str) -> bool:
     """Whether check type ``name`` runs the user's code: ``python``, or a registered type."""
-    return name == _python.PYTHON.name or name in _origins
-
-
-def _plugin_names() -> list[str]:
-    return entry_point_names(CHECKS_GROUP)
+    return name == _python.PYTHON.name or name in _REGISTRY.origins
 
 
 def all_check_types() -> dict[str, CheckType]:
     """Every check type, with those of installed plugins loaded (for the suite's JSON Schema)."""
-    for name in _plugin_names():
+    for name in _REGISTRY.plugin_names():
         if name not in CHECK_TYPES:
             get_check_type(name)
     return CHECK_TYPES
-
-
-def _accept_entry_point(name: str) -> Callable[[object, str], None]:
-    def accept(target: object, label: str) -> None:
-        register_check_type(name, target, label)
-
-    return accept
 
 
 def register_check_type(
@@ -114,15 +94,14 @@ def register_check_type(
     """
 
     def refuse(reason: str) -> Exception:
-        return plugin_error(_HOOK, name, plugin, reason)
+        return _REGISTRY.error(name, plugin, reason)
 
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise refuse(
             "a check type's name is a word (letters, digits, '_', '-', '.'), as YAML writes it"
         )
     if name in CHECK_TYPES:
-        whose = "a built-in check type" if name in _BUILT_IN else f"registered by {_origins[name]}"
-        raise refuse(f"the name is taken ({whose}); choose another")
+        raise refuse(f"the name is taken ({_REGISTRY.whose(name)}); choose another")
     is_number = isinstance(threshold, int | float) and not isinstance(threshold, bool)
     if not is_number or not 0 <= threshold <= 1:
         raise refuse(f"threshold must be a number from 0 to 1, got {threshold!r}")
@@ -137,9 +116,7 @@ def register_check_type(
         if not isinstance(kind, ValueKind):
             raise refuse(kind)
         check_type = function_check_type(name, check, kind, description, float(threshold))
-    CHECK_TYPES[name] = check_type
-    _origins[name] = plugin
-    return check_type
+    return _REGISTRY.add(name, check_type, plugin)
 
 
 def register_check(
@@ -164,7 +141,4 @@ def register_check(
 
 def unregister_check_type(name: str) -> None:
     """Remove a registered check type (a built-in one stays); for tests and reloading code."""
-    if name in _BUILT_IN:
-        raise ValueError(f"{name!r} is a built-in check type")
-    CHECK_TYPES.pop(name, None)
-    _origins.pop(name, None)
+    _REGISTRY.unregister(name)

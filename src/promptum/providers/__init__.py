@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         DEFAULT_MODEL,
         key_variable,
         model_id_problem,
+        register_provider,
         resolve,
     )
     from promptum.providers._target_spec import HttpTarget, PythonTarget
@@ -68,6 +69,7 @@ __getattr__ = lazy_exports(
             "DEFAULT_MODEL",
             "key_variable",
             "model_id_problem",
+            "register_provider",
             "resolve",
         ),
         "promptum.providers._target_spec": ("HttpTarget", "PythonTarget"),
@@ -105,5 +107,6 @@ __all__ = [
     "model_id_problem",
     "price_for",
     "provider_statuses",
+    "register_provider",
     "resolve",
 ]

@@ -3,8 +3,8 @@
 ``openai/gpt-4o`` → the ``openai`` endpoint, model ``gpt-4o``; ``openrouter/openai/gpt-4``
 → ``openrouter``, model ``openai/gpt-4``; ``local/smollm2`` → the embedded model;
 ``myvllm/llama-3`` → an endpoint named ``myvllm`` in the suite or in ``PROMPTUM_MYVLLM_*``;
-``myprov/x`` → else, the provider class an installed package declares as entry point
-``myprov`` of the ``promptum.providers`` group.
+``myprov/x`` → else, the provider class `register_provider` registered for ``myprov``, or
+an installed package declares as entry point ``myprov`` of the ``promptum.providers`` group.
 
 Keys are bound to hosts: a built-in provider's key (``OPENAI_API_KEY``...) is sent only to
 that provider's own URL or to one set in the environment; every other endpoint, and a
@@ -17,16 +17,11 @@ from __future__ import annotations
 import difflib
 import inspect
 import os
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from promptum._entry_points import (
-    PROVIDERS_GROUP,
-    call_problem,
-    entry_point_names,
-    load_entry_point,
-    plugin_error,
-)
+from promptum._entry_points import PROVIDERS_GROUP, Registry, call_problem, caller_label
 from promptum.errors import PluginError, ProviderUnavailableError
 from promptum.providers._kinds import PROVIDER_KINDS, KindName, need_extra, provider_kind
 from promptum.providers._local_model import (
@@ -157,45 +152,73 @@ def _no_prefix(model_id: str) -> str:
     )
 
 
-def _plugin_names() -> list[str]:
-    return entry_point_names(PROVIDERS_GROUP)
-
-
 _plugin_providers: dict[str, type[Any]] = {}
+"""The provider classes of plugin prefixes: registered, or loaded from entry points."""
+_REGISTRY: Registry[type[Any]] = Registry(
+    "provider",
+    PROVIDERS_GROUP,
+    _plugin_providers,
+    lambda prefix, target, plugin: _REGISTRY.add(
+        prefix, _provider_class(prefix, target, plugin), plugin
+    ),
+    built_in_as="a built-in provider",
+    reserved=(*BUILTIN_ENDPOINTS, "local"),
+)
+_PREFIX = re.compile(r"[^/\s]+")
+
+
+def _plugin_names() -> list[str]:
+    return list(dict.fromkeys([*_REGISTRY.plugin_names(), *_plugin_providers]))
 
 
 def plugin_provider(prefix: str) -> type[Any] | None:
-    """The provider class an installed plugin declares for ``prefix``, loaded once; None if none.
+    """The provider class registered or installed for ``prefix``, loaded once; None if none.
 
     Raises `ProviderUnavailableError` naming the plugin when its class will not do.
     """
-    found = _plugin_providers.get(prefix)
-    if found is not None:
-        return found
-
-    def accept(target: object, label: str) -> None:
-        _plugin_providers[prefix] = _provider_class(prefix, target, label)
-
     try:
-        loaded = load_entry_point(PROVIDERS_GROUP, prefix, "provider", accept)
+        return _REGISTRY.get(prefix)
     except PluginError as exc:
         raise ProviderUnavailableError(str(exc)) from None
-    return None if loaded is None else _plugin_providers[prefix]
 
 
 def _provider_class(prefix: str, target: object, label: str) -> type[Any]:
     """``target`` if it is a provider class, else `PluginError`."""
     if not isinstance(target, type):
-        raise plugin_error(
-            "provider", prefix, label, f"it is a {type(target).__name__}, not a provider class"
+        raise _REGISTRY.error(
+            prefix, label, f"it is a {type(target).__name__}, not a provider class"
         )
     if not inspect.iscoroutinefunction(getattr(target, "complete", None)):
         problem: str | None = "the class has no `async def complete(self, request) -> Completion`"
     else:
         problem = call_problem(target, 3, "Provider(endpoint, config, timeout_s)")
     if problem is not None:
-        raise plugin_error("provider", prefix, label, problem)
+        raise _REGISTRY.error(prefix, label, problem)
     return target
+
+
+def register_provider(name: str, provider: type[Any]) -> type[Any]:
+    """Serve the model ids ``name/<model>`` with ``provider``, as an installed plugin would.
+
+    ``provider`` is a class built as ``provider(endpoint, config, timeout_s)`` with
+    ``async def complete(self, request) -> Completion`` (the contract of a
+    ``promptum.providers`` entry point). Built-in providers and endpoints a suite or the
+    environment names win, as over a plugin. Raises `PluginError` if the name is taken or
+    the class will not do.
+    """
+    plugin = caller_label("register_provider", provider)
+    if not isinstance(name, str) or not _PREFIX.fullmatch(name):
+        raise _REGISTRY.error(name, plugin, "a provider's name is a model id prefix, without '/'")
+    if name in _REGISTRY.built_in or name in _plugin_providers:
+        raise _REGISTRY.error(
+            name, plugin, f"the name is taken ({_REGISTRY.whose(name)}); choose another"
+        )
+    return _REGISTRY.add(name, _provider_class(name, provider, plugin), plugin)
+
+
+def unregister_provider(name: str) -> None:
+    """Remove a registered provider (a built-in one stays); for tests and reloading code."""
+    _REGISTRY.unregister(name)
 
 
 def _unknown_provider(model_id: str, endpoint_names: Iterable[str]) -> str:

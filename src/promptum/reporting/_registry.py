@@ -15,14 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
-from promptum._entry_points import (
-    REPORTS_GROUP,
-    call_problem,
-    caller_label,
-    entry_point_names,
-    load_entry_point,
-    plugin_error,
-)
+from promptum._entry_points import REPORTS_GROUP, Registry, call_problem, caller_label
 from promptum.errors import ConfigError
 from promptum.redaction import environment_secrets
 from promptum.reporting._csv import render_csv, write_csv
@@ -81,16 +74,20 @@ REPORT_FORMATS: dict[str, ReportFormat] = {
 """Every format, keyed by its file extension."""
 
 
-_BUILT_IN = frozenset(REPORT_FORMATS)
-_origins: dict[str, str] = {}
-"""Where each registered (not built-in) format came from, for the error of a second one."""
 _EXTENSION = re.compile(r"[a-z0-9][a-z0-9_-]*")
-_HOOK = "report format"
+_REGISTRY: Registry[ReportFormat] = Registry(
+    "report format",
+    REPORTS_GROUP,
+    REPORT_FORMATS,
+    lambda name, target, plugin: register_report_format(name, target, plugin),
+    built_in_as="a built-in format",
+    pattern=_EXTENSION,
+)
 
 
 def _known() -> str:
     known = [f".{name} ({f.description})" for name, f in REPORT_FORMATS.items()]
-    known += [f".{name} (a plugin)" for name in entry_point_names(REPORTS_GROUP)]
+    known += [f".{name} (a plugin)" for name in _REGISTRY.plugin_names()]
     return ", ".join(dict.fromkeys(known))
 
 
@@ -103,16 +100,9 @@ def _lookup(key: str) -> ReportFormat | None:
 
 def _format(name: str, path: Path | None) -> ReportFormat:
     key = name.lower().lstrip(".")
-    found = _lookup(key)
+    found = _lookup(key) or _REGISTRY.load(key)
     if found is not None:
         return found
-    if _EXTENSION.fullmatch(key):
-
-        def accept(target: object, label: str) -> None:
-            register_report_format(key, target, label)
-
-        if load_entry_point(REPORTS_GROUP, key, _HOOK, accept) is not None:
-            return REPORT_FORMATS[key]
     where = f"{path}: " if path is not None else ""
     what = f"unknown report format {name!r}" if name else "no file extension to pick a format"
     raise ConfigError(f"{where}{what}; use one of {_known()}")
@@ -132,7 +122,7 @@ def register_report_format(
     """
 
     def refuse(reason: str) -> Exception:
-        return plugin_error(_HOOK, name, plugin, reason)
+        return _REGISTRY.error(name, plugin, reason)
 
     given = render.render if isinstance(render, ReportFormat) else render
     problem = call_problem(given, 1, "render(run)")
@@ -153,15 +143,9 @@ def register_report_format(
             )
         taken = _lookup(extension)
         if taken is not None:
-            whose = (
-                "a built-in format"
-                if taken.name in _BUILT_IN
-                else f"registered by {_origins[taken.name]}"
-            )
+            whose = _REGISTRY.whose(taken.name)
             raise refuse(f"the extension .{extension} is taken ({whose}); choose another")
-    REPORT_FORMATS[name] = report_format
-    _origins[name] = plugin
-    return report_format
+    return _REGISTRY.add(name, report_format, plugin)
 
 
 def register_report(
@@ -183,10 +167,7 @@ def register_report(
 
 def unregister_report_format(name: str) -> None:
     """Remove a registered format (a built-in one stays); for tests and reloading code."""
-    if name in _BUILT_IN:
-        raise ValueError(f"{name!r} is a built-in report format")
-    REPORT_FORMATS.pop(name, None)
-    _origins.pop(name, None)
+    _REGISTRY.unregister(name)
 
 
 def format_of(path: Path, fmt: str | None = None) -> ReportFormat:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -230,7 +231,7 @@ def test_screenshot_for_the_docs(open_report: Any, sample: RunResult) -> None:
     cell(page, "capital-france", 2).locator(".pill.bad").first.hover()
     shot = page.screenshot(full_page=True)
     assert shot.startswith(b"\x89PNG")
-    # Written only when it changed, so a test run leaves the tree clean.
-    if not SCREENSHOT.exists() or SCREENSHOT.read_bytes() != shot:
-        SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    # Chromium's pixels differ from run to run: the docs' copy is refreshed only when asked,
+    # so a test run leaves the tree clean.
+    if os.environ.get("PROMPTUM_UPDATE_DOCS_IMAGES") == "1":
         SCREENSHOT.write_bytes(shot)

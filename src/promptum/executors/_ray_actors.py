@@ -17,10 +17,9 @@ from promptum._imports import SuiteModule, install_suite_modules
 from promptum.completion import Completion
 from promptum.errors import ProviderUnavailableError
 from promptum.providers import ClientOptions, ModelClient, ModelRequest, resolve
-from promptum.redaction import environment_secrets, scrub_model
+from promptum.redaction import environment_secrets
 from promptum.results import CaseResult
-from promptum.runner import TestCase
-from promptum.runner._runner import run_unit
+from promptum.runner import TestCase, run_unit
 
 Unit = tuple[TestCase, str, int]
 """(case, model, repeat): one result to make."""
@@ -178,7 +177,7 @@ class ShardWorker:
             self._secrets,
             grade_timeout_s=self._grade_timeout_s,
         )
-        return position, scrub_model(result, self._secrets)
+        return position, result
 
     async def close(self) -> tuple[str | None, int]:
         """Close the client (committing cached answers); its cache problem and secret skips."""

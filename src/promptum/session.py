@@ -21,9 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from promptum._version import promptum_version
-from promptum.checks import CheckDefinition
-from promptum.checks._definition import SHARED, CheckTable
-from promptum.checks._registry import is_built_in
+from promptum.checks import SHARED, CheckDefinition, CheckTable, is_built_in
 from promptum.errors import ConfigError
 from promptum.results import CaseResult, Message, RunResult
 from promptum.runner import (
@@ -33,23 +31,28 @@ from promptum.runner import (
     Journal,
     JudgeConfig,
     Runner,
+    Survey,
     TestCase,
+    judged_criteria,
 )
-from promptum.runner._judge import judged_criteria
-from promptum.runner._plan import Survey
 from promptum.sinks import ResultSink
-from promptum.suites import Suite, duplicate_ids, load_suite
-from promptum.suites._build import (
+from promptum.suites import (
+    CaseFields,
+    Cases,
     InvalidCaseError,
+    JudgeSpec,
+    Locator,
+    Mapped,
+    Selected,
+    Suite,
     SuiteContext,
     build_case,
     context_problem,
+    duplicate_ids,
     judge_problems,
+    load_suite,
     merged_judge,
 )
-from promptum.suites._cases import Cases, Mapped, Selected
-from promptum.suites._format import CaseFields, JudgeSpec
-from promptum.suites._locate import Locator
 from promptum.validation import Validator
 
 if TYPE_CHECKING:

@@ -4,12 +4,34 @@ Besides the built-in types, a check can be the user's own function: ``type: pyth
 suite, or a type added with `promptum.register_check` or a ``promptum.checks`` entry point.
 """
 
+import typing as _typing
+
+from promptum._lazy import lazy_exports as _lazy_exports
 from promptum.checks._base import CheckType, CompiledCheck, ValueKind
 from promptum.checks._custom import CheckInput
 from promptum.checks._definition import CheckDefinition
 from promptum.checks._engine import check_grades, evaluate_checks
 from promptum.checks._registry import CHECK_TYPES, get_check_type, register_check
 from promptum.grade_views import CheckResult
+
+# Shared with the runner, the suites and the session, not documented for users: served on
+# use and never kept here (promptum._lazy), so this namespace holds the public names only.
+if _typing.TYPE_CHECKING:
+    from promptum.checks._base import shorten as shorten
+    from promptum.checks._custom import CustomCheck as CustomCheck
+    from promptum.checks._custom import settle as settle
+    from promptum.checks._definition import SHARED as SHARED
+    from promptum.checks._definition import CheckTable as CheckTable
+    from promptum.checks._engine import CheckPlan as CheckPlan
+    from promptum.checks._engine import Run as Run
+    from promptum.checks._engine import check_plan as check_plan
+    from promptum.checks._python import FOLDER as FOLDER
+    from promptum.checks._python import PYTHON as PYTHON
+    from promptum.checks._python import module_name as module_name
+    from promptum.checks._registry import all_check_types as all_check_types
+    from promptum.checks._registry import is_built_in as is_built_in
+
+__getattr__ = _lazy_exports(__name__)
 
 __all__ = [
     "CHECK_TYPES",

@@ -20,7 +20,7 @@ from pydantic import (
 from promptum.checks._base import CheckType, CompiledCheck, ScoredCheckType, ValueKind
 from promptum.checks._python import FOLDER, python_function
 from promptum.checks._registry import CHECK_TYPES, get_check_type, is_written_by_user
-from promptum.validation._regex import bounded_search
+from promptum.validation import bounded_search
 
 
 def _checked_value(check_type: CheckType, value: Any) -> Any:

@@ -7,8 +7,7 @@ from typing import Any
 from promptum.checks._base import CheckType, CompiledCheck, ValueKind, failed_grade, passed_grade
 from promptum.completion import Completion
 from promptum.grades import Grade
-from promptum.validation import IsValidJson
-from promptum.validation._json import json_problem
+from promptum.validation import IsValidJson, json_problem
 
 
 def _build(_value: Any, _case_insensitive: bool) -> CompiledCheck:

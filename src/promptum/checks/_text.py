@@ -16,8 +16,16 @@ from promptum.checks._base import (
 )
 from promptum.completion import Completion
 from promptum.grades import Grade
-from promptum.validation import Contains, ExactMatch, NotContains, NotRegex, Regex
-from promptum.validation._regex import bounded_search, cannot_backtrack, too_slow
+from promptum.validation import (
+    Contains,
+    ExactMatch,
+    NotContains,
+    NotRegex,
+    Regex,
+    bounded_search,
+    cannot_backtrack,
+    too_slow,
+)
 
 _EXCERPT = 60
 """Characters of a response a failure reason quotes: enough to see what the model said."""

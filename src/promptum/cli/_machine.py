@@ -61,7 +61,7 @@ def _column(stats: ModelStats) -> dict[str, Any]:
 
 def model_stats(stats: ModelStats) -> dict[str, Any]:
     """One model's (or model and variant's) figures in a run."""
-    from promptum.reporting._numbers import cost_usd, latency_ms
+    from promptum.reporting import cost_usd, latency_ms
 
     return {
         **_column(stats),
@@ -150,7 +150,7 @@ def _change(change: CaseChange, must_pass: frozenset[str]) -> dict[str, Any]:
 
 
 def _pair(pair: ModelComparison) -> dict[str, Any]:
-    from promptum.reporting._numbers import cost_usd, latency_ms
+    from promptum.reporting import cost_usd, latency_ms
 
     return {
         "name": pair.name,

@@ -95,7 +95,7 @@ def _default_grade_timeout() -> float:
 def _report_formats(outputs: Sequence[Path]) -> list[tuple[Path, ReportFormat]]:
     """Each ``-o`` path with the format its extension picks, checked before any model call."""
     from promptum.errors import ConfigError
-    from promptum.reporting._registry import format_of
+    from promptum.reporting import format_of
 
     chosen = []
     for path in outputs:

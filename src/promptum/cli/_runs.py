@@ -157,8 +157,7 @@ def export_command(
     2 an unknown run or format (nothing is written), or a file that could not be written.
     """
     from promptum.errors import PromptumError
-    from promptum.reporting import write_report
-    from promptum.reporting._registry import format_of
+    from promptum.reporting import format_of, write_report
 
     with exit_on_user_error():
         for path in outputs:  # a mistyped extension is a usage error: nothing half-done

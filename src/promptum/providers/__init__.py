@@ -16,6 +16,9 @@ from typing import TYPE_CHECKING
 from promptum._lazy import lazy_exports
 from promptum.embeddings import serve_endpoints as _serve_embedding_endpoints
 
+# Imported from their modules on first use (promptum._lazy). The names imported `as`
+# themselves and not in __all__ are shared with the runner, the suites and the pytest plugin,
+# not documented for users: served on use, never kept here.
 if TYPE_CHECKING:
     from collections.abc import Callable, Hashable
 
@@ -47,41 +50,17 @@ if TYPE_CHECKING:
         register_provider,
         resolve,
     )
+    from promptum.providers._routing import env_name as env_name
+    from promptum.providers._structured import SchemaMismatch as SchemaMismatch
+    from promptum.providers._structured import extract_json_object as extract_json_object
+    from promptum.providers._structured import parse_structured as parse_structured
+    from promptum.providers._target_answer import INPUTS as INPUTS
     from promptum.providers._target_spec import HttpTarget, PythonTarget
+    from promptum.providers._target_spec import Target as Target
+    from promptum.providers._target_spec import target_name_problem as target_name_problem
+    from promptum.providers._workers import run_in_worker as run_in_worker
 
-__getattr__ = lazy_exports(
-    __name__,
-    {
-        "promptum.providers._base": ("ModelRequest", "Provider"),
-        "promptum.providers._cache": ("ResponseCache", "cache_key"),
-        "promptum.providers._catalog": ("ProviderStatus", "provider_statuses"),
-        "promptum.providers._client": ("ModelClient",),
-        "promptum.providers._errors": (
-            "AuthError",
-            "BadRequestError",
-            "ConnectionFailedError",
-            "MalformedResponseError",
-            "ProviderError",
-            "ProviderTimeoutError",
-            "RateLimitError",
-            "ServerError",
-        ),
-        "promptum.providers._kinds": ("PROVIDER_KINDS", "ProviderKind"),
-        "promptum.providers._local_model": ("LOCAL_MODELS", "local_model_path"),
-        "promptum.providers._options": ("ClientOptions", "EndpointConfig", "Price"),
-        "promptum.providers._pricing": ("price_for",),
-        "promptum.providers._route": ("Route",),
-        "promptum.providers._routing": (
-            "BUILTIN_ENDPOINTS",
-            "DEFAULT_MODEL",
-            "key_variable",
-            "model_id_problem",
-            "register_provider",
-            "resolve",
-        ),
-        "promptum.providers._target_spec": ("HttpTarget", "PythonTarget"),
-    },
-)
+__getattr__ = lazy_exports(__name__)
 
 __all__ = [
     "BUILTIN_ENDPOINTS",

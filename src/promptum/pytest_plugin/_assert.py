@@ -154,7 +154,7 @@ def as_completion(response: object, case: TestCase) -> Completion:
     schema = case.response_schema
     if schema is None or not completion.ok or completion.output is not None:
         return completion
-    from promptum.providers._structured import SchemaMismatch, parse_structured
+    from promptum.providers import SchemaMismatch, parse_structured
 
     try:
         return completion.model_copy(

@@ -89,7 +89,7 @@ class Engine:
 
     def judge(self, case: TestCase, response: str) -> list[Grade]:
         """The judge's grades of `response` to `case` (one per criterion)."""
-        from promptum.runner._judge import judge_grades
+        from promptum.runner import judge_grades
 
         assert self._client is not None
         assert case.judge is not None

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from _pytest._code.code import ReprEntryNative, ReprExceptionInfo, ReprFileLocation, ReprTraceback
 
-from promptum.reporting import shorten, visible
-from promptum.reporting._outcome import outcome
+from promptum.reporting import outcome, shorten, visible
 from promptum.results import CaseResult
 
 EXCERPT = 600

@@ -1,5 +1,8 @@
 """Reports of a run: JSON, JSONL, JUnit XML, HTML, CSV and Markdown, one module per format."""
 
+import typing as _typing
+
+from promptum._lazy import lazy_exports as _lazy_exports
 from promptum.reporting._html import csp_hash, template_asset
 from promptum.reporting._json import load_run
 from promptum.reporting._jsonl import JsonlSink
@@ -11,6 +14,16 @@ from promptum.reporting._registry import (
     write_report,
 )
 from promptum.reporting._text import inline_markdown, shorten, visible
+
+# Shared with the CLI and the pytest plugin, not documented for users: served on use and never
+# kept here (promptum._lazy), so this namespace holds the public names only.
+if _typing.TYPE_CHECKING:
+    from promptum.reporting._numbers import cost_usd as cost_usd
+    from promptum.reporting._numbers import latency_ms as latency_ms
+    from promptum.reporting._outcome import outcome as outcome
+    from promptum.reporting._registry import format_of as format_of
+
+__getattr__ = _lazy_exports(__name__)
 
 __all__ = [
     "REPORT_FORMATS",

@@ -8,6 +8,9 @@ from typing import TYPE_CHECKING
 
 from promptum._lazy import lazy_exports
 
+# Imported from their modules on first use (promptum._lazy). The names imported `as`
+# themselves and not in __all__ are shared with the suites, the session and the pytest plugin,
+# not documented for users: served on use, never kept here.
 if TYPE_CHECKING:
     from promptum.runner._case import (
         DEFAULT_THRESHOLD,
@@ -19,6 +22,7 @@ if TYPE_CHECKING:
     from promptum.runner._executor import Execution, Executor
     from promptum.runner._grade import DEFAULT_GRADE_TIMEOUT_S, grade, grade_async
     from promptum.runner._journal import Journal, plan_fingerprint
+    from promptum.runner._judge import BUILTIN_PROMPTS as BUILTIN_PROMPTS
     from promptum.runner._judge import (
         FAITHFULNESS_PROMPT,
         JUDGE_PROMPT,
@@ -27,6 +31,13 @@ if TYPE_CHECKING:
         judge_request,
         judge_response,
     )
+    from promptum.runner._judge import is_prompt_name as is_prompt_name
+    from promptum.runner._judge import join_context as join_context
+    from promptum.runner._judge import judge_grades as judge_grades
+    from promptum.runner._judge import judged_criteria as judged_criteria
+    from promptum.runner._judge import missing_context as missing_context
+    from promptum.runner._judge import prompt_uses as prompt_uses
+    from promptum.runner._plan import Survey as Survey
     from promptum.runner._runner import (
         DEFAULT_CONCURRENCY,
         DEFAULT_GRACE_S,
@@ -39,40 +50,7 @@ if TYPE_CHECKING:
     )
     from promptum.templating import TemplateError, is_template, render
 
-__getattr__ = lazy_exports(
-    __name__,
-    {
-        "promptum.runner._case": (
-            "DEFAULT_THRESHOLD",
-            "Criterion",
-            "GenerationParams",
-            "JudgeConfig",
-            "TestCase",
-        ),
-        "promptum.runner._executor": ("Execution", "Executor"),
-        "promptum.runner._grade": ("DEFAULT_GRADE_TIMEOUT_S", "grade", "grade_async"),
-        "promptum.runner._journal": ("Journal", "plan_fingerprint"),
-        "promptum.runner._judge": (
-            "FAITHFULNESS_PROMPT",
-            "JUDGE_PROMPT",
-            "JUDGE_VARIABLES",
-            "VERDICT_SCHEMA",
-            "judge_request",
-            "judge_response",
-        ),
-        "promptum.runner._runner": (
-            "DEFAULT_CONCURRENCY",
-            "DEFAULT_GRACE_S",
-            "Runner",
-            "planned_count",
-            "request_for",
-            "result_key",
-            "run_unit",
-            "status_of",
-        ),
-        "promptum.templating": ("TemplateError", "is_template", "render"),
-    },
-)
+__getattr__ = lazy_exports(__name__)
 
 __all__ = [
     "DEFAULT_CONCURRENCY",

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from promptum.checks import CheckDefinition
-from promptum.providers._target_spec import Target
+from promptum.providers import Target
 from promptum.results import Message, namespaced
 from promptum.validation import Validator
 

@@ -19,14 +19,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from promptum.checks._base import shorten
-from promptum.checks._custom import CheckInput, CustomCheck, settle
-from promptum.checks._engine import CheckPlan, Run, check_plan
+from promptum.checks import CheckInput, CheckPlan, CustomCheck, Run, check_plan, settle, shorten
 from promptum.completion import Completion
 from promptum.evaluations import evaluate
 from promptum.grade_views import assertion_grade
 from promptum.grades import Grade
-from promptum.providers._workers import run_in_worker
+from promptum.providers import run_in_worker
 from promptum.runner._case import TestCase
 
 _REASON_LIMIT = 300

@@ -15,8 +15,7 @@ from typing import Any
 from promptum.completion import Completion
 from promptum.grade_views import judge_grade
 from promptum.grades import Grade
-from promptum.providers import ModelRequest
-from promptum.providers._structured import extract_json_object
+from promptum.providers import ModelRequest, extract_json_object
 from promptum.results import JudgeVerdict, Message
 from promptum.runner._case import Criterion, JudgeConfig, TestCase
 from promptum.templating import TemplateError, render

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from promptum.providers._target_spec import Target
+from promptum.providers import Target
 from promptum.runner._case import TestCase
 from promptum.runner._journal import PlanDigest
 

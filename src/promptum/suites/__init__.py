@@ -1,5 +1,8 @@
 """Suite files: YAML suites, TOML case folders, CSV/JSONL rows, validated with located errors."""
 
+import typing as _typing
+
+from promptum._lazy import lazy_exports as _lazy_exports
 from promptum.suites._cases import CaseStats
 from promptum.suites._discover import Discovery, find_suites, suite_name
 from promptum.suites._format import SuiteSpec, suite_json_schema
@@ -12,6 +15,24 @@ from promptum.suites._loader import (
     load_suites,
 )
 from promptum.suites._variants import unknown_variant
+
+# Shared with the session, not documented for users: served on use and never
+# kept here (promptum._lazy), so this namespace holds the public names only.
+if _typing.TYPE_CHECKING:
+    from promptum.suites._build import InvalidCaseError as InvalidCaseError
+    from promptum.suites._build import SuiteContext as SuiteContext
+    from promptum.suites._build import build_case as build_case
+    from promptum.suites._build import context_problem as context_problem
+    from promptum.suites._build import judge_problems as judge_problems
+    from promptum.suites._build import merged_judge as merged_judge
+    from promptum.suites._cases import Cases as Cases
+    from promptum.suites._cases import Mapped as Mapped
+    from promptum.suites._cases import Selected as Selected
+    from promptum.suites._format import CaseFields as CaseFields
+    from promptum.suites._format import JudgeSpec as JudgeSpec
+    from promptum.suites._locate import Locator as Locator
+
+__getattr__ = _lazy_exports(__name__)
 
 __all__ = [
     "CaseStats",

@@ -13,16 +13,16 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from promptum._imports import import_referenced
-from promptum.checks import CheckDefinition
-from promptum.checks._definition import SHARED, CheckTable
-from promptum.providers._target_answer import INPUTS
-from promptum.providers._target_spec import PythonTarget, Target
+from promptum.checks import SHARED, CheckDefinition, CheckTable
+from promptum.providers import INPUTS, PythonTarget, Target
 from promptum.results import Message
-from promptum.runner import GenerationParams, JudgeConfig, TestCase
-from promptum.runner._case import Criterion
-from promptum.runner._judge import (
+from promptum.runner import (
     BUILTIN_PROMPTS,
     JUDGE_VARIABLES,
+    Criterion,
+    GenerationParams,
+    JudgeConfig,
+    TestCase,
     is_prompt_name,
     join_context,
     judged_criteria,

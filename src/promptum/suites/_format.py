@@ -29,8 +29,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from promptum.checks import CheckDefinition, get_check_type
 from promptum.completion import ToolCall
-from promptum.providers import EndpointConfig, Price, key_variable
-from promptum.providers._target_spec import HttpTarget
+from promptum.providers import EndpointConfig, HttpTarget, Price, key_variable
 from promptum.runner import DEFAULT_THRESHOLD
 from promptum.suites._target import TargetSpec
 from promptum.suites._tools import ToolChoice, ToolSpec
@@ -450,7 +449,7 @@ class SuiteSpec(_Strict):
 
 def suite_json_schema() -> dict[str, Any]:
     """The JSON Schema of a suite file, for editors (yaml-language-server) and `promptum schema`."""
-    from promptum.checks._registry import all_check_types
+    from promptum.checks import all_check_types
 
     check_types = all_check_types()  # registered and installed plugins' types too
     schema = SuiteSpec.model_json_schema()

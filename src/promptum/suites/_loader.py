@@ -11,12 +11,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from promptum._imports import python_module_file
-from promptum.checks import CheckDefinition
-from promptum.checks._definition import SHARED, CheckTable
-from promptum.checks._python import FOLDER, PYTHON, module_name
+from promptum.checks import FOLDER, PYTHON, SHARED, CheckDefinition, CheckTable, module_name
 from promptum.errors import ConfigError
-from promptum.providers import DEFAULT_MODEL, EndpointConfig, Price, model_id_problem
-from promptum.providers._target_spec import Target
+from promptum.providers import DEFAULT_MODEL, EndpointConfig, Price, Target, model_id_problem
 from promptum.runner import JudgeConfig, TestCase
 from promptum.suites._build import (
     InvalidCaseError,

@@ -16,8 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, model_validator
 
 from promptum._imports import import_referenced, python_module_file
-from promptum.providers._routing import env_name
-from promptum.providers._target_spec import HttpTarget, PythonTarget, Target, target_name_problem
+from promptum.providers import HttpTarget, PythonTarget, Target, env_name, target_name_problem
 
 
 class TargetSpec(BaseModel):

@@ -1,6 +1,5 @@
 """promptum: test LLM prompts the way good teams test code."""
 
-from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -37,57 +36,14 @@ if TYPE_CHECKING:
 
     __version__: str
 
+
 # Every name is imported on first use: `import promptum` comes first in every command, and
 # pydantic, asyncio and importlib.metadata would double the time `promptum --help` takes.
-_LAZY = {
-    "AllOf": "promptum.validation",
-    "AnyOf": "promptum.validation",
-    "CaseResult": "promptum.results",
-    "CheckDefinition": "promptum.checks",
-    "CheckInput": "promptum.checks",
-    "CheckResult": "promptum.checks",
-    "Completion": "promptum.completion",
-    "Contains": "promptum.validation",
-    "EvalResult": "promptum.evaluations",
-    "ExactMatch": "promptum.validation",
-    "FieldEvalResult": "promptum.evaluations",
-    "Grade": "promptum.grades",
-    "IsValidJson": "promptum.validation",
-    "JsonSchema": "promptum.validation",
-    "Length": "promptum.validation",
-    "Not": "promptum.validation",
-    "NotContains": "promptum.validation",
-    "NotRegex": "promptum.validation",
-    "PluginError": "promptum.errors",
-    "Prompt": "promptum.session",
-    "PromptumError": "promptum.errors",
-    "Regex": "promptum.validation",
-    "RunResult": "promptum.results",
-    "Session": "promptum.session",
-    "TargetResult": "promptum.target_result",
-    "ToolCall": "promptum.completion",
-    "Validator": "promptum.validation",
-    "evaluate": "promptum.evaluations",
-    "evaluate_checks": "promptum.checks",
-    "print_eval_result": "promptum.evaluations",
-    "register_check": "promptum.checks",
-    "register_provider": "promptum.providers",
-    "register_report": "promptum.reporting",
-}
-
-
 def __getattr__(name: str) -> Any:
-    """Import a public name when first used, and keep it."""
-    if name == "__version__":
-        from promptum._version import promptum_version  # not at start-up: `import promptum`
+    """Import a public name when first used, and keep it (`promptum._lazy`)."""
+    from promptum._lazy import lazy_export  # not at start-up either: `promptum --help` needs none
 
-        value: Any = promptum_version()
-    elif name in _LAZY:
-        value = getattr(import_module(_LAZY[name]), name)
-    else:
-        raise AttributeError(f"module 'promptum' has no attribute {name!r}")
-    globals()[name] = value
-    return value
+    return lazy_export(__name__, name, {"__version__": "promptum._version:promptum_version"})
 
 
 __all__ = [

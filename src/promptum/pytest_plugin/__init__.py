@@ -13,7 +13,6 @@ imports nothing heavy until then. See docs/pytest.md.
         promptum.assert_prompt(answer, contains="Paris", judge="Names Paris")
 """
 
-from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -25,21 +24,13 @@ if TYPE_CHECKING:
     )
     from promptum.pytest_plugin._fixture import PromptumFixture
 
-# Imported on first use: this package is imported whenever pytest starts.
-_LAZY = {
-    "ModelCallError": "promptum.pytest_plugin._assert",
-    "PromptAssertionError": "promptum.pytest_plugin._assert",
-    "PromptGradingError": "promptum.pytest_plugin._assert",
-    "PromptumFixture": "promptum.pytest_plugin._fixture",
-    "assert_prompt": "promptum.pytest_plugin._assert",
-}
-
 
 def __getattr__(name: str) -> Any:
-    """Import the public names when first used."""
-    if name in _LAZY:
-        return getattr(import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'promptum.pytest_plugin' has no attribute {name!r}")
+    """Import a public name when first used, and keep it (`promptum._lazy`)."""
+    # Not at start-up: pytest imports this package in every run, collecting suites or not.
+    from promptum._lazy import lazy_export
+
+    return lazy_export(__name__, name)
 
 
 __all__ = [

@@ -24,6 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from types import ModuleType
 
+_EXIT_HINT = (
+    '; it exits when imported: put what runs as a script under `if __name__ == "__main__":`'
+)
+
 SUITE_MODULE_PREFIX = "_promptum_suite_"
 """The start of the import name of every module loaded from beside a suite."""
 
@@ -166,7 +170,10 @@ def import_referenced(module_name: str, folder: Path, purpose: str) -> ModuleTyp
             f"cannot import module {module_name!r} for {purpose}: {exc}; it is looked up "
             f"beside the suite (in {folder}) and on the Python path"
         ) from exc
-    except Exception as exc:  # the module itself is broken: a syntax error, a failing import
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # the module is broken (a syntax error) or exits on import
         raise ValueError(
             f"module {module_name!r} of {purpose} failed to import: {type(exc).__name__}: {exc}"
+            f"{_EXIT_HINT if isinstance(exc, SystemExit) else ''}"
         ) from exc

@@ -320,10 +320,15 @@ class Session:
     """The part of `tests` that `add_test` appends to."""
 
     def __post_init__(self) -> None:
-        if self.grade_timeout_s is not None and not self.grade_timeout_s > 0:
+        from promptum.providers import MAX_TIMEOUT_S  # as _default_model: not at import
+
+        limit = self.grade_timeout_s
+        if limit is not None and not (
+            isinstance(limit, int | float) and 0 < limit <= MAX_TIMEOUT_S  # false for nan
+        ):
             raise ConfigError(
-                f"grade_timeout_s must be a number of seconds above 0, or None for no limit; "
-                f"got {self.grade_timeout_s!r}"
+                f"grade_timeout_s must be a number of seconds above 0 and at most "
+                f"{MAX_TIMEOUT_S:g}, or None for no limit; got {limit!r}"
             )
         given, self.tests = self.tests, Cases()
         for test in given:
@@ -394,6 +399,7 @@ class Session:
     ) -> None:
         """Replace the models, judge (None: no judging) or repeat count of every test.
 
+        A target is not a model: the cases a target answers keep it when `models` is given.
         Applied to each test as it is read, so a suite's cases are not copied.
         """
         changes: dict[str, Any] = {}
@@ -407,14 +413,17 @@ class Session:
             return
 
         def changed(case: TestCase) -> TestCase:
+            own = changes
+            if case.target is not None and "models" in changes:
+                own = {name: value for name, value in changes.items() if name != "models"}
             if isinstance(judge, str):  # another model, keeping the suite's threshold and rubric
-                own = replace(case.judge, model=judge) if case.judge else JudgeConfig(judge)
-                return replace(case, **changes, judge=own)
+                judged = replace(case.judge, model=judge) if case.judge else JudgeConfig(judge)
+                return replace(case, **own, judge=judged)
             # A case already as asked (`--no-judge` on cases without a judge) is not copied:
             # each is read twice per run, and a copy costs more than the comparison.
-            if all(getattr(case, name) == value for name, value in changes.items()):
+            if all(getattr(case, name) == value for name, value in own.items()):
                 return case
-            return replace(case, **changes)
+            return replace(case, **own)
 
         self.tests = Cases([Mapped(self.tests, changed)])
 
@@ -552,8 +561,9 @@ class Session:
             run.warnings.append(
                 f"{abandoned} call{'s' if abandoned > 1 else ''} abandoned after "
                 f"{'their' if abandoned > 1 else 'its'} time limit (or the run's stop); "
-                f"{'their threads' if abandoned > 1 else 'its thread'} may still run "
-                "(Python cannot stop a sync target's thread; it does not keep the run open)"
+                f"{'they' if abandoned > 1 else 'it'} may still run in the background "
+                "(Python cannot stop a thread, nor a coroutine that never awaits; neither keeps "
+                "the run open)"
             )
         return run
 

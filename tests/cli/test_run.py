@@ -136,7 +136,7 @@ def test_selection_and_overrides(server: FaultServer) -> None:
 
     server.requests.clear()
     result = invoke("run", "suite.yaml", "-k", "cap*", "--judge", "fault/strict")
-    assert "Running 1 results" in result.output
+    assert "Running 1 result of" in result.output
     assert [r.body["model"] for r in server.requests] == ["m", "strict"]
 
 

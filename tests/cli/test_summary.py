@@ -53,7 +53,7 @@ def test_a_steady_run_lists_no_flaky_cases() -> None:
     run = RunResult(run_id="r", models=["local/smollm2"], results=[result("4", 0)])
     text = summary(run)
     assert "Flaky" not in text
-    assert "1 results: all passed" in text
+    assert "1 result: all passed" in text
 
 
 def test_a_judge_error_is_listed_as_an_error_with_its_reason() -> None:
@@ -87,4 +87,4 @@ def test_an_interrupted_run_is_not_called_all_passed() -> None:
     partial = RunResult(
         run_id="r", models=["local/smollm2"], results=[result("4", 0)], complete=False
     )
-    assert "1 results: pass rate 100% (interrupted)" in summary(partial)
+    assert "1 result: pass rate 100% (interrupted)" in summary(partial)

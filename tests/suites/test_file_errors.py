@@ -159,7 +159,8 @@ def test_a_folder_that_cannot_be_listed(tmp_path: Path) -> None:
         denied.stdout
     )
     # The folder given itself is an error (click checks an argument before promptum does).
-    assert "is not readable" in promptum(tmp_path, "run", "prompts/pgdata", as_user=True)
+    run = promptum(tmp_path, "run", "prompts/pgdata", as_user=True)
+    assert "prompts/pgdata: cannot read the folder: permission denied" in run
 
 
 APP_REMOVING = """\

@@ -126,3 +126,16 @@ def test_a_suite_may_not_send_an_arbitrary_variable_to_its_url(tmp_path: Path) -
     with pytest.raises(ConfigError) as raised:
         load_suite(path)
     assert "may read only PROMPTUM_SUPPORT_* variables" in str(raised.value)
+
+
+def test_a_model_given_on_the_command_line_leaves_a_targets_cases_to_it(tmp_path: Path) -> None:
+    path = _suite(
+        tmp_path,
+        "name: bot\ntarget: app.py:answer\ntest_cases:\n"
+        "  - id: refund\n    query: refunds?\n    expected: {action: reply}\n",
+    )
+    session = Session(client_options=ClientOptions(cache=False, max_retries=0))
+    session.add_suite(path)
+    session.override(models=["nowhere/model"])  # what `run -m nowhere/model` does
+    run = session.run()
+    assert [(r.model, r.status) for r in run.results] == [("target:app.py:answer", "pass")]

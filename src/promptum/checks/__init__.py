@@ -30,6 +30,8 @@ if _typing.TYPE_CHECKING:
     from promptum.checks._python import module_name as module_name
     from promptum.checks._registry import all_check_types as all_check_types
     from promptum.checks._registry import is_built_in as is_built_in
+    from promptum.checks._tools import TOOL_CHECK_TYPES as TOOL_CHECK_TYPES
+    from promptum.checks._tools import call_errors_grade as call_errors_grade
 
 __getattr__ = _lazy_exports(__name__)
 

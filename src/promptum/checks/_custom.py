@@ -3,7 +3,8 @@
 A check function receives one `CheckInput` (and, for a registered type that takes one, the
 definition's ``value``) and returns a bool, a score from 0 to 1 (passing at or above the
 threshold), a ``(passed, reason)`` pair or a `Grade`; it may be async. Whatever it raises or
-returns that is none of those becomes an error grade naming the function, never a crash.
+returns that is none of those (``SystemExit`` too; only Ctrl-C stops the run) becomes an
+error grade naming the function, never a crash.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
+import sys
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -53,6 +55,19 @@ class CheckInput:
     def of(cls, completion: Completion) -> CheckInput:
         """The input for a completion graded on its own, without a case (`evaluate_checks`)."""
         return cls(completion.text, completion.output, completion, model=completion.model)
+
+
+def _passes_on(error: BaseException) -> bool:
+    """Whether an exception out of a user's check stops more than its grade.
+
+    Ctrl-C stops the run, and a cancelled or closed coroutine must end; anything else,
+    ``SystemExit`` and pytest's ``fail()`` included, is the check's failure.
+    """
+    if isinstance(error, KeyboardInterrupt | GeneratorExit):
+        return True
+    # Not imported here (loading a suite imports this module): a CancelledError needs it.
+    asyncio = sys.modules.get("asyncio")
+    return asyncio is not None and isinstance(error, asyncio.CancelledError)
 
 
 def _shown(value: object) -> str:
@@ -112,7 +127,9 @@ class CustomCheck:
                 outcome = self.function(check)
             else:
                 outcome = self.function(check, self.value)
-        except Exception as exc:  # a user's check must cost one grade, not the run
+        except BaseException as exc:  # a user's check must cost one grade, not the run
+            if _passes_on(exc):
+                raise
             return self.error(f"raised {type(exc).__name__}: {exc}")
         if inspect.isawaitable(outcome):
             return self._awaited(outcome)
@@ -121,7 +138,9 @@ class CustomCheck:
     async def _awaited(self, outcome: Awaitable[Any]) -> Grade:
         try:
             answer = await outcome
-        except Exception as exc:
+        except BaseException as exc:
+            if _passes_on(exc):
+                raise
             return self.error(f"raised {type(exc).__name__}: {exc}")
         return self.judge(answer)
 
@@ -279,7 +298,9 @@ def plugin_check_type(check_type: CheckType) -> CheckType:
         def run(completion: Completion) -> Grade:
             try:
                 outcome: object = compiled(completion)
-            except Exception as exc:
+            except BaseException as exc:
+                if _passes_on(exc):
+                    raise
                 return Grade(
                     "custom", check_type.name, False, None, None, f"{check_type.name} check",
                     shorten(f"{label} raised {type(exc).__name__}: {exc}", _REASON_LIMIT),

@@ -67,6 +67,11 @@ def make_console() -> Console:
     return Console(highlight=False, width=width, force_interactive=interactive)
 
 
+def counted(count: int, noun: str) -> str:
+    """``1 result``, ``2 results``: a count with its noun."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
 def escape(text: str) -> str:
     """Escape rich markup in text that came from a suite or a model."""
     from rich.markup import escape as rich_escape
@@ -107,7 +112,8 @@ class ProgressDisplay:
         """Show the bar (terminal) or a header line (plain output)."""
         self._total = run.planned_results or 0
         models = escape(", ".join(run.models))
-        self._console.print(f"Running {self._total} results of {escape(run.suite)} on {models}")
+        running = counted(self._total, "result")
+        self._console.print(f"Running {running} of {escape(run.suite)} on {models}")
         if run.resumed:
             self._console.print(f"Resuming run {run.run_id}: finished results are kept")
         # Not is_terminal: FORCE_COLOR makes a CI log a "terminal" that must not be redrawn.
@@ -243,7 +249,7 @@ def print_summary(console: Console, run: RunResult) -> None:
     if not run.complete:
         verdict += " [yellow](interrupted)[/]"
     duration = f" in {run.duration_s:.1f} s" if run.duration_s is not None else ""
-    console.print(f"{tally.count} results{duration}: {verdict}")
+    console.print(f"{counted(tally.count, 'result')}{duration}: {verdict}")
     if tally.cached:
         console.print(
             f"{tally.cached} of {tally.answered} answers from the cache "

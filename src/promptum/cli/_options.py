@@ -74,6 +74,18 @@ def timeout_help() -> str:
     )
 
 
+def at_most_a_week(_ctx: click.Context, _param: click.Parameter, value: float | None) -> Any:
+    """A time limit's upper bound (`MAX_TIMEOUT_S`), also refusing nan and infinity."""
+    # Read when an option is given, not at start-up (it loads the providers package).
+    from promptum.providers import MAX_TIMEOUT_S
+
+    if value is not None and not value <= MAX_TIMEOUT_S:  # false for nan too
+        raise click.BadParameter(
+            f"{value!r} is not a number of seconds of at most {MAX_TIMEOUT_S:g}"
+        )
+    return value
+
+
 def json_option(what: str) -> Callable[[Any], Any]:
     """The ``--json`` flag: print `what` as JSON (documented, stable keys) instead of text."""
     return click.option(

@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from promptum.cli._console import exit_on_user_error, make_console
-from promptum.cli._options import FactOption, RunOptions, output_help, timeout_help
+from promptum.cli._options import (
+    FactOption,
+    RunOptions,
+    at_most_a_week,
+    output_help,
+    timeout_help,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -370,9 +376,14 @@ def _write_reports(
 
 
 @click.command("run")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+# Not `readable`: a file that cannot be read is reported by loading it, with the others.
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path, readable=False))
 @click.option(
-    "-m", "--model", "models", multiple=True, help="Run on this model instead (repeatable)."
+    "-m",
+    "--model",
+    "models",
+    multiple=True,
+    help="Run on this model instead (repeatable); cases a target answers keep it.",
 )
 @click.option("--judge", metavar="MODEL", help="Judge responses with this model.")
 @click.option("--no-judge", is_flag=True, help="Do not judge, even if a suite has a judge.")
@@ -397,10 +408,12 @@ def _write_reports(
 @click.option("--no-cache", is_flag=True, help="Call the models even for cached requests.")
 @click.option(
     "--timeout", cls=FactOption, type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+    callback=at_most_a_week,
     help_text=timeout_help,
 )  # fmt: skip
 @click.option(
     "--grade-timeout", cls=FactOption, type=click.FloatRange(min=0, min_open=True),
+    callback=at_most_a_week,
     metavar="SECONDS", default=_default_grade_timeout, show_default=True,
     help="Seconds grading one response may take (checks, not the judge); then it is an error.",
 )  # fmt: skip

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from promptum.cli._console import counted
+
 if TYPE_CHECKING:
     from promptum.suites import CaseStats, Suite
 
@@ -45,26 +47,22 @@ def _model_notes(suite: Suite, model_ids: Iterable[str]) -> list[str]:
     return notes
 
 
-def _counted(count: int, noun: str) -> str:
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
-
-
 def _counts(suite: Suite, stats: CaseStats) -> str:
     """Its cases and checks; and the results a run makes, when variants or models multiply."""
     variants = max(1, len(suite.variants))
     # Each case is built once per variant, with the same checks.
     cases = len(suite.cases) // variants
-    line = f"{_counted(cases, 'case')}, {_counted(stats.checks // variants, 'check')}"
+    line = f"{counted(cases, 'case')}, {counted(stats.checks // variants, 'check')}"
     if stats.results == cases:
         return line
     factors = []
     if len(suite.variants) > 1:
-        factors.append(_counted(len(suite.variants), "prompt variant"))
+        factors.append(counted(len(suite.variants), "prompt variant"))
     if len(stats.answering) > 1:
-        factors.append(_counted(len(stats.answering), "model"))
+        factors.append(counted(len(stats.answering), "model"))
     if stats.most_repeats > 1:
         factors.append(f"repeats up to {stats.most_repeats}")
-    return f"{line}; {_counted(stats.results, 'result')} a run ({', '.join(factors)})"
+    return f"{line}; {counted(stats.results, 'result')} a run ({', '.join(factors)})"
 
 
 def _variant_names(suites: Iterable[Suite]) -> list[str]:
@@ -72,7 +70,8 @@ def _variant_names(suites: Iterable[Suite]) -> list[str]:
 
 
 @click.command("validate")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+# Not `readable`: a file that cannot be read is reported by loading it, with the others.
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path, readable=False))
 @click.option(
     "-p", "--prompt", "prompts", multiple=True, metavar="VARIANT",
     help="Check that the suites have this prompt variant, as `run -p` needs (repeatable).",

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from promptum.providers._structured import extract_json_object as extract_json_object
     from promptum.providers._structured import parse_structured as parse_structured
     from promptum.providers._target_answer import INPUTS as INPUTS
+    from promptum.providers._target_spec import MAX_TIMEOUT_S as MAX_TIMEOUT_S
     from promptum.providers._target_spec import HttpTarget, PythonTarget
     from promptum.providers._target_spec import Target as Target
     from promptum.providers._target_spec import target_name_problem as target_name_problem

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from promptum.providers._target_spec import HttpTarget, PythonTarget
+from promptum.providers._target_spec import MAX_TIMEOUT_S, HttpTarget, PythonTarget
 
 StructuredMode = Literal["auto", "json_schema", "json_object", "prompt"]
 
@@ -33,7 +33,7 @@ class EndpointConfig(BaseModel):
     """How a response schema is sent: ``json_schema`` (OpenAI), ``json_object`` with a
     ``schema`` (llama.cpp server), ``prompt`` (instructions only), or ``auto``: try
     ``json_schema`` and fall back to ``json_object`` once if the server rejects it."""
-    timeout_s: float | None = Field(default=None, gt=0)
+    timeout_s: float | None = Field(default=None, gt=0, le=MAX_TIMEOUT_S)
     """Seconds one call (one attempt) to this endpoint may take; None: the run's
     (``--timeout``, `ClientOptions.timeout_s`)."""
     retries: int | None = Field(default=None, ge=0)
@@ -63,7 +63,7 @@ class ClientOptions(BaseModel):
     # Built on first use: loading a suite needs the endpoint and price models only.
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
-    timeout_s: float = Field(default=60.0, gt=0)
+    timeout_s: float = Field(default=60.0, gt=0, le=MAX_TIMEOUT_S)
     """Seconds one call (one attempt) may take, where an endpoint or target sets none."""
     max_retries: int = Field(default=4, ge=0)
     """Retries per call on 429, 5xx, timeouts and dropped connections, where an endpoint or

@@ -1,14 +1,18 @@
 """The ``python`` kind: a target that is a Python function of the team's own application.
 
 Called with the parameters it names: ``query``, ``messages``, ``vars``, ``context``, or
-any of the case's variables by its name (a ``**kwargs`` gets every variable). Async
-functions are awaited; sync ones run on worker threads, so the run's concurrency applies.
-A sync call still running at its time limit cannot be stopped: it is abandoned on its
-daemon thread and counted, so the run ends and says so.
+any of the case's variables by its name (a ``**kwargs`` gets every variable). Sync
+functions run on worker threads, async ones on promptum's own event loop on a thread of its
+own (never the run's loop, which a blocking call would stall), so the run's concurrency
+applies. A sync call still running at its time limit cannot be stopped: it is abandoned on
+its daemon thread and counted, so the run ends and says so; an async one is cancelled, and
+abandoned the same way if it does not end. Whatever the function raises (``SystemExit``
+too; only Ctrl-C stops the run) is its result's error.
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import time
 from collections.abc import Callable
@@ -19,7 +23,7 @@ from promptum.providers._base import ModelRequest
 from promptum.providers._sdk import redact
 from promptum.providers._target_answer import INPUTS, TargetError, completion_of, target_input
 from promptum.providers._target_spec import PythonTarget
-from promptum.providers._workers import run_in_worker
+from promptum.providers._workers import run_in_worker, run_on_call_loop
 
 if TYPE_CHECKING:
     from promptum.providers._route import Route
@@ -80,14 +84,32 @@ class PythonTargetProvider:
         """Call the function with the case's inputs; its exception is a `TargetError`."""
         arguments = self._bind(request)
         started = time.perf_counter()
-        try:
-            if self._async:
-                value = await self.function(**arguments)
-            else:
-                value = await run_in_worker(lambda: self.function(**arguments), self._abandon)
-        except TargetError:
-            raise
-        except Exception as exc:  # the application's failure is this result's error
-            # Key-shaped strings are masked here; the runner scrubs the environment's secrets.
-            raise TargetError(redact(f"{type(exc).__name__}: {exc}", [])) from exc
+        if self._async:
+            value = await run_on_call_loop(lambda: self._awaited(arguments), self._abandon)
+        else:
+            value = await run_in_worker(lambda: self._called(arguments), self._abandon)
         return completion_of(value, request.model, (time.perf_counter() - started) * 1000)
+
+    def _called(self, arguments: dict[str, Any]) -> Any:
+        """On a worker thread: the sync function's answer."""
+        try:
+            return self.function(**arguments)
+        except (KeyboardInterrupt, TargetError):
+            raise
+        except BaseException as exc:  # SystemExit too: the application's failure is the result's
+            raise _failure(exc) from exc
+
+    async def _awaited(self, arguments: dict[str, Any]) -> Any:
+        """On the call loop: the async function's answer."""
+        try:
+            return await self.function(**arguments)
+        except (KeyboardInterrupt, TargetError, asyncio.CancelledError):  # cancelled at its limit
+            raise
+        except BaseException as exc:
+            raise _failure(exc) from exc
+
+
+def _failure(error: BaseException) -> TargetError:
+    """What the function raised, as its result's error."""
+    # Key-shaped strings are masked here; the runner scrubs the environment's secrets.
+    return TargetError(redact(f"{type(error).__name__}: {error}", []))

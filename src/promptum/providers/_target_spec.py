@@ -15,6 +15,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 TARGET_PREFIX = "target:"
+MAX_TIMEOUT_S = 7 * 24 * 3600.0
+"""The longest time limit of a call: a week (longer ones overflow the OS's socket and thread
+timers; a run that may wait longer has no limit worth the name)."""
 _NAME = re.compile(r"[\w.:/-]+")
 
 
@@ -36,8 +39,11 @@ class PythonTarget:
 
     def __post_init__(self) -> None:
         # Checked here as HttpTarget's fields are by pydantic: a dataclass built in Python.
-        if self.timeout_s is not None and not self.timeout_s > 0:
-            raise ValueError(f"timeout_s must be more than 0, not {self.timeout_s!r}")
+        if self.timeout_s is not None and not 0 < self.timeout_s <= MAX_TIMEOUT_S:
+            raise ValueError(
+                f"timeout_s must be more than 0 and at most {MAX_TIMEOUT_S:g} seconds, "
+                f"not {self.timeout_s!r}"
+            )
         if self.retries is not None and self.retries < 0:
             raise ValueError(f"retries must be 0 or more, not {self.retries!r}")
 
@@ -67,7 +73,7 @@ class HttpTarget(BaseModel):
     """Where the answer is in the JSON response, e.g. ``answer`` or ``$.choices[0].text``;
     None: the whole body (text, or a JSON object as structured output)."""
     max_concurrency: int = Field(default=4, ge=1)
-    timeout_s: float | None = Field(default=None, gt=0)
+    timeout_s: float | None = Field(default=None, gt=0, le=MAX_TIMEOUT_S)
     """Seconds one call may take; None: the run's (``--timeout``, `ClientOptions.timeout_s`)."""
     retries: int | None = Field(default=None, ge=0)
     """Retries of a failed call, timeouts included; None: a timeout is not retried (429, 5xx

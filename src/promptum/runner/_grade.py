@@ -19,7 +19,17 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from promptum.checks import CheckInput, CheckPlan, CustomCheck, Run, check_plan, settle, shorten
+from promptum.checks import (
+    TOOL_CHECK_TYPES,
+    CheckInput,
+    CheckPlan,
+    CustomCheck,
+    Run,
+    call_errors_grade,
+    check_plan,
+    settle,
+    shorten,
+)
 from promptum.completion import Completion
 from promptum.evaluations import evaluate
 from promptum.grade_views import assertion_grade
@@ -46,11 +56,15 @@ def _validator_result(case: TestCase, text: str) -> Grade | None:
     name = type(validator).__name__
     try:
         description = validator.describe()
-    except Exception as exc:
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # SystemExit too: only Ctrl-C stops the run
         description = f"{name} (describe() raised {type(exc).__name__})"
     try:
         passed, details = validator.validate(text)
-    except Exception as exc:  # a user's validator must not stop the run
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # a user's validator must not stop the run
         error = f"{name}.validate raised {type(exc).__name__}: {exc}"
         return Grade("validator", "validator", False, None, None, description, error)
     if passed:
@@ -235,11 +249,24 @@ def grade(
         return []
     run = _checks_run(case)
     if run is not None:  # spared the steps of `_grades`
-        return run(completion)
+        return _with_call_errors(case, completion, run(completion))
     grades, pending = _grades(case, check_plan(case.checks), completion, model, repeat)
     for index, _, outcome in pending:
         grades[index] = settle(outcome)
-    return grades
+    return _with_call_errors(case, completion, grades)
+
+
+def _with_call_errors(case: TestCase, completion: Completion, grades: list[Grade]) -> list[Grade]:
+    """The grades, and one failing for the calls that carry an error if no tool check read them.
+
+    A call of a tool that is not offered, or with arguments that do not fit, must not leave
+    a response green because the case has no tool check: its tool checks fail on it, and
+    without any this grade does.
+    """
+    if not completion.tool_calls or any(c.type in TOOL_CHECK_TYPES for c in case.checks):
+        return grades
+    failed = call_errors_grade(completion)
+    return grades if failed is None else [*grades, failed]
 
 
 async def grade_async(
@@ -266,7 +293,7 @@ async def grade_async(
     entry = _checks_entry(case)
     if entry is not None and entry[2]:
         # Tests in line take microseconds: a hop to a thread would cost more than them.
-        return entry[1](completion)
+        return _with_call_errors(case, completion, entry[1](completion))
     loop = asyncio.get_running_loop()
     deadline = None if timeout_s is None else loop.time() + timeout_s
     progress = _Progress()
@@ -282,7 +309,7 @@ async def grade_async(
     if pending:
         left = None if deadline is None else max(0.0, deadline - loop.time())
         await _settle_pending(grades, pending, left, timeout_s)
-    return grades
+    return _with_call_errors(case, completion, grades)
 
 
 def _graded(

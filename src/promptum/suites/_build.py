@@ -39,7 +39,7 @@ from promptum.suites._format import (
     ParamsSpec,
     SuiteSpec,
 )
-from promptum.suites._locate import Loc, Locator, problem
+from promptum.suites._locate import Loc, Locator, format_loc, problem
 from promptum.suites._target import suite_target
 from promptum.suites._tools import (
     choice_json,
@@ -162,7 +162,36 @@ class _Problems:
         self.items: list[str] = []
 
     def add(self, loc: Loc, message: str) -> None:
+        if loc[:1] == ("defaults",):
+            # The suite's defaults, filled in with this case's vars: the case is where it fails.
+            loc, message = (), f"{format_loc(loc)}: {message}"
         self.items.append(problem(self.locator, loc, message))
+
+
+def has_template(value: Any) -> bool:
+    """Whether a string within `value` (a mapping's values, a list's items) is a template."""
+    if isinstance(value, str):
+        return is_template(value)
+    if isinstance(value, Mapping):
+        return any(has_template(item) for item in value.values())
+    if isinstance(value, list | tuple):
+        return any(has_template(item) for item in value)
+    return False
+
+
+def filled_in(value: Any, loc: Loc, rendered: Callable[[str, Loc], str]) -> Any:
+    """`value` with every template string within it rendered; mapping keys stay as written.
+
+    A value without templates is returned itself, so a check left unchanged stays the same
+    object (the suite's defaults, checked once, are known by it).
+    """
+    if not has_template(value):
+        return value
+    if isinstance(value, str):
+        return rendered(value, loc)
+    if isinstance(value, Mapping):
+        return {key: filled_in(item, (*loc, key), rendered) for key, item in value.items()}
+    return [filled_in(item, (*loc, index), rendered) for index, item in enumerate(value)]
 
 
 def _rendered_check(
@@ -172,10 +201,10 @@ def _rendered_check(
     problems: _Problems,
     context: SuiteContext,
 ) -> CheckDefinition:
-    """The check with `{{ vars }}` in its value filled in (e.g. from a CSV column)."""
-    if not (isinstance(check.value, str) and is_template(check.value)):
+    """The check with `{{ vars }}` anywhere in its value filled in (e.g. from a CSV column)."""
+    if not has_template(check.value):
         return check
-    value = rendered(check.value, (*loc, "value"))
+    value = filled_in(check.value, (*loc, "value"), rendered)
     shared = {SHARED: context.checks}
     try:
         return CheckDefinition.model_validate(check.model_dump() | {"value": value}, context=shared)
@@ -422,6 +451,10 @@ def build_case(
     if expected_behavior is not None:
         expected_behavior = rendered(expected_behavior, ("expected_behavior",))
 
+    # Field assertion values are templates too, as check values are (an attack's target).
+    expected = filled_in(case.expected, ("expected",), rendered)
+    attack_target = filled_in(case.attack_target, ("attack_target",), rendered)
+
     judge = _case_judge(case, context.judge, rendered, problems)
     if judge is not None and documents is None:
         missing = context_problem(judge, expected_behavior)
@@ -444,19 +477,22 @@ def build_case(
             problems.add(("target",), str(exc))
     # A target's dict answer is structured output even without a response_model.
     needs_schema = target is None and case.target is None
-    if (case.expected or case.attack_target) and response_model is None and needs_schema:
-        loc = ("expected",) if case.expected else ("attack_target",)
+    if (expected or attack_target) and response_model is None and needs_schema:
+        loc = ("expected",) if expected else ("attack_target",)
         problems.add(
             loc, "field assertions need structured output: add `response_model` to the case"
         )
     if schema is not None:
         for field_loc, message in assertion_problems(
-            assertion_schema(schema, model), case.expected, case.attack_target
+            assertion_schema(schema, model), expected, attack_target
         ):
             problems.add(field_loc, message)
 
     checks = [
-        *(_rendered_check(check, (), rendered, problems, context) for check in defaults.checks),
+        *(
+            _rendered_check(check, ("defaults", "checks", index), rendered, problems, context)
+            for index, check in enumerate(defaults.checks)
+        ),
         *(
             _rendered_check(check, ("checks", index), rendered, problems, context)
             for index, check in enumerate(case.checks)
@@ -483,8 +519,8 @@ def build_case(
         checks=tuple(checks),
         response_schema=schema,
         response_model=model,
-        expected=case.expected,
-        attack_target=case.attack_target,
+        expected=expected,
+        attack_target=attack_target,
         expected_behavior=expected_behavior,
         context=documents,
         judge=judge,
@@ -574,6 +610,27 @@ def _case_tool_problems(
     """Tool names in the case's checks and tool choice that name no tool the case offers."""
     own_tools = case.tools is not None
     tools = tools_json(case.tools) if case.tools is not None else context.tools
+    # Checks written in Python (a `Prompt`, assert_prompt) without tools have no offered
+    # tools to resolve against: they grade the calls the response made, as written.
+    if tools is not None or not context.literal:
+        _check_tool_problems(context, checks, tools, own_tools, answered_by_target, problems)
+    if case.tool_choice is not None or own_tools or context.tools is None:
+        choice = choice_json(case.tool_choice) or context.tool_choice
+        found = tool_choice_problem(choice, tools)
+        if found is not None:
+            loc, message = found
+            problems.add(("tool_choice", *loc) if case.tool_choice is not None else (), message)
+
+
+def _check_tool_problems(
+    context: SuiteContext,
+    checks: list[CheckDefinition],
+    tools: tuple[dict[str, Any], ...] | None,
+    own_tools: bool,
+    answered_by_target: bool,
+    problems: _Problems,
+) -> None:
+    """Tool names in the case's checks that name no tool it offers, and `tool_args` misfits."""
     defaults = len(context.defaults.checks)
     for index, check in enumerate(checks[defaults:]):
         for loc, message in tool_check_problems(check, tools, answered_by_target):
@@ -582,16 +639,10 @@ def _case_tool_problems(
     for index, check in enumerate(checks[:defaults]):
         # Against the suite's own tools, the suite's defaults were checked once, at the suite,
         # but those filled in from the case's vars (a new check) are the case's own.
-        filled_in = check is not context.defaults.checks[index]
-        if own_tools or context.tools is None or filled_in:
+        refilled = check is not context.defaults.checks[index]
+        if own_tools or context.tools is None or refilled:
             for _, message in tool_check_problems(check, tools, answered_by_target):
                 problems.add(where, f"defaults.checks[{index}]: {message}")
-    if case.tool_choice is not None or own_tools or context.tools is None:
-        choice = choice_json(case.tool_choice) or context.tool_choice
-        found = tool_choice_problem(choice, tools)
-        if found is not None:
-            loc, message = found
-            problems.add(("tool_choice", *loc) if case.tool_choice is not None else (), message)
 
 
 def settings_problems(spec: SuiteSpec, context: SuiteContext) -> list[tuple[Loc, str]]:
@@ -610,7 +661,7 @@ def settings_problems(spec: SuiteSpec, context: SuiteContext) -> list[tuple[Loc,
     if context.tools is not None:  # else each case checks them against its own tools
         target = context.target is not None or spec.target is not None
         for index, check in enumerate(context.defaults.checks):
-            if isinstance(check.value, str) and is_template(check.value):
+            if has_template(check.value):
                 continue  # filled in from each case's vars: checked with the case
             for loc, message in tool_check_problems(check, context.tools, target):
                 found.append((("defaults", "checks", index, *loc), message))

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from promptum.errors import ConfigError
 from promptum.suites._rows import read_document, resolved, unreadable
@@ -15,6 +18,9 @@ from promptum.suites._yaml import read_yaml
 YAML_SUFFIXES = (".yaml", ".yml")
 SUITE_KEYS = ("test_cases", "cases_from")
 """A YAML file with one of these top-level keys is a suite; any other YAML is not."""
+_SUITE_WORD = re.compile(r"\b(?:test_cases|cases_from)\b")
+"""A YAML file that does not load is taken for a broken suite when it holds one of these."""
+_SECOND_DOCUMENT = "but found another document"
 _TOML_CASE_KEYS = ("query", "messages")
 _SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
 """Besides hidden folders (``.git``, ``.venv``, ``.promptum``): never suites, often huge."""
@@ -86,9 +92,30 @@ def _sources(path: Path, data: dict[str, Any]) -> set[Path]:
     return {_same(path.parent / item) for item in items if isinstance(item, str)}
 
 
+def _broken_kind(path: Path, error: ConfigError) -> str | None:
+    """Why a YAML file that does not load is not a suite; None when it may be one.
+
+    A file that names no suite key anywhere (a Kubernetes manifest of several documents, a
+    Helm template) is not a suite; one that does, or cannot be read, is reported as broken.
+    """
+    try:
+        text = read_document(path)
+    except ConfigError:
+        return None
+    if _SUITE_WORD.search(text):
+        return None
+    cause = error.__cause__
+    if isinstance(cause, yaml.MarkedYAMLError) and cause.problem == _SECOND_DOCUMENT:
+        return "not a suite: several YAML documents (`---`), none with `test_cases`"
+    return "not a suite: it does not load as YAML, and never says `test_cases` or `cases_from`"
+
+
 def _yaml_kind(path: Path) -> tuple[str | None, set[Path]]:
     """Why the YAML file is not a suite (None when it is one), and the data it reads."""
-    data, _ = read_yaml(path)  # a broken file is an error: it may well be a suite
+    try:
+        data, _ = read_yaml(path)
+    except ConfigError as exc:
+        return _broken_kind(path, exc), set()  # a suite, its error reported when it loads
     if not isinstance(data, dict):
         return "not a suite: not a mapping", set()
     if not any(key in data for key in SUITE_KEYS):

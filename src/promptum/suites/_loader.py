@@ -315,6 +315,14 @@ def _check_without_settings(
             load.problems.append(problem(locator, ("cases_from", index), str(exc)))
 
 
+def _no_cases(data: dict[str, Any], locator: Locator) -> str:
+    """The problem of a suite without cases, at its `test_cases:` when it has one, empty."""
+    if "test_cases" in data:
+        message = "`test_cases` holds no case: add one under it (`- id: ...`, `query: ...`)"
+        return problem(locator, ("test_cases",), message)
+    return problem(locator, (), "the suite has no cases: add `test_cases:`")
+
+
 def _yaml_suite(path: Path, load: _Load) -> Suite:
     data, locator = read_yaml(path)
     if data is None:
@@ -369,7 +377,7 @@ def _yaml_suite(path: Path, load: _Load) -> Suite:
         except ConfigError as exc:
             problems.append(problem(locator, ("cases_from", index), str(exc)))
     if not any(parts) and not problems:
-        problems.append(problem(locator, (), "the suite has no cases: add `test_cases:`"))
+        problems.append(_no_cases(data, locator))
     if not problems:  # a case that did not build leaves its tags unknown
         found = unused_tag_problems(spec.gate.must_pass_tags, load.stats.tags)
         problems += [problem(locator, loc, text) for loc, text in found]
@@ -497,7 +505,18 @@ def load_suites(
     for path in map(Path, paths):
         first.setdefault(_identity(path), path)
     named = names or {}
-    suites = [load_suite(path, name=named.get(path)) for path in first.values()]
+    suites: list[Suite] = []
+    failed: list[str] = []
+    for path in first.values():  # every suite is loaded: one broken file hides no other
+        try:
+            suites.append(load_suite(path, name=named.get(path)))
+        except ConfigError as exc:
+            message = str(exc)
+            failed.append(message if message.startswith(f"{path}:") else f"{path}: {message}")
+    if len(failed) > 1:
+        raise ConfigError(f"{len(failed)} suites are invalid:\n" + "\n".join(failed))
+    if failed:
+        raise ConfigError(failed[0])
     check_unique_ids(suites)
     return suites
 

@@ -16,7 +16,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, model_validator
 
 from promptum._imports import import_referenced, python_module_file
-from promptum.providers import HttpTarget, PythonTarget, Target, env_name, target_name_problem
+from promptum.providers import (
+    MAX_TIMEOUT_S,
+    HttpTarget,
+    PythonTarget,
+    Target,
+    env_name,
+    target_name_problem,
+)
 
 
 class TargetSpec(BaseModel):
@@ -51,6 +58,7 @@ class TargetSpec(BaseModel):
     timeout_s: float | None = Field(
         default=None,
         gt=0,
+        le=MAX_TIMEOUT_S,
         description="Seconds one call may take (default: the run's, `--timeout`, 60 s).",
     )
     retries: int | None = Field(

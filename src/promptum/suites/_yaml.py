@@ -198,7 +198,7 @@ class _Document:
                 continue
             value = loader.node(root, key)
             root.value.append((key, value))
-            yield _Part(value, (key.value,), 2, key)
+            yield _Part(value, (_key_name(key),), 2, key)
         root.end_mark = loader.event().end_mark
 
     def _are_cases(self, key: yaml.Node) -> bool:
@@ -221,6 +221,49 @@ class _Document:
         added = len(anchors) - self._anchors_seen
         self.earlier.update(id(node) for node in islice(reversed(anchors.values()), added))
         self._anchors_seen = len(anchors)
+
+
+def _key_name(key: yaml.Node) -> str:
+    """A key's text; a mapping or list as a key (refused by `_Walker`) stands as `?`."""
+    return key.value if isinstance(key, yaml.ScalarNode) else "?"
+
+
+def _template(mapping: yaml.MappingNode) -> str | None:
+    """The `{{ name }}` YAML read as this mapping, when it is one: a Jinja/Helm template."""
+    if not mapping.flow_style or len(mapping.value) != 1:
+        return None
+    inner, value = mapping.value[0]
+    if not isinstance(inner, yaml.MappingNode) or value.value != "" or len(inner.value) != 1:
+        return None
+    name, empty = inner.value[0]
+    if not isinstance(name, yaml.ScalarNode) or empty.value != "":
+        return None
+    return f"{{{{ {name.value} }}}}"
+
+
+def _complex_key(path: Path, mapping: yaml.Node, key: yaml.Node, loc: Loc) -> ConfigError:
+    """The error for a mapping or list written as a key: a suite's keys are text."""
+    template = _template(mapping) if isinstance(mapping, yaml.MappingNode) else None
+    if template is not None:
+        field = loc[-1] if loc and isinstance(loc[-1], str) else "value"
+        return ConfigError(
+            f"{_at(path, mapping.start_mark, loc)}: the value looks like a Jinja template, "
+            f"`{template}`, that YAML read as a mapping (its braces are YAML's); quote it: "
+            f'`{field}: "{template}"`'
+        )
+    template = _template(key) if isinstance(key, yaml.MappingNode) else None
+    if template is not None:
+        return ConfigError(
+            f"{_at(path, key.start_mark, loc)}: the key looks like a Jinja template, "
+            f'`{template}`, that YAML read as a mapping; quote it (`"{template}": ...`), or '
+            "render the template before promptum reads the file"
+        )
+    kind = "mapping" if isinstance(key, yaml.MappingNode) else "list"
+    return ConfigError(
+        f"{_at(path, key.start_mark, loc)}: a key here is a {kind}, not text; write the key "
+        "as text (quoted if it holds `{`, `[`, `:` or `#`), or quote the whole value if it "
+        "is a template"
+    )
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
@@ -437,11 +480,16 @@ class _Walker:
     problems: list[str] = field(default_factory=list)
     root_keys: set[Any] = field(default_factory=set)
     """The top-level keys met so far."""
+    complex_key: ConfigError | None = None
+    """The first key met that is a mapping or a list: such a key cannot be built."""
 
     def part(self, part: _Part, aliased: bool) -> None:
         """Walk one part of the document."""
         if self.document.root is not None:
             self.locator.positions.setdefault((), _position(self.document.root.start_mark))
+        if part.key is not None and not isinstance(part.key, yaml.ScalarNode):
+            self._refuse_key(self.document.root or part.node, part.key, ())
+            return
         if part.key is not None:
             self.key(part.key, (), self.root_keys)
         inside = frozenset[int]() if aliased else None
@@ -481,11 +529,18 @@ class _Walker:
         if isinstance(node, yaml.MappingNode):
             seen: set[Any] = set()
             for key_node, value_node in node.value:
+                if not isinstance(key_node, yaml.ScalarNode):
+                    self._refuse_key(node, key_node, loc)
+                    continue  # its value cannot be named, nor built
                 self.key(key_node, loc, seen)
                 self.walk(value_node, (*loc, key_node.value), inside, walked)
         elif isinstance(node, yaml.SequenceNode):
             for index, item in enumerate(node.value):
                 self.walk(item, (*loc, index), inside, walked)
+
+    def _refuse_key(self, mapping: yaml.Node, key: yaml.Node, loc: Loc) -> None:
+        if self.complex_key is None:
+            self.complex_key = _complex_key(self.locator.path, mapping, key, loc)
 
 
 def _position(mark: yaml.Mark) -> Position:
@@ -526,7 +581,7 @@ class _Read:
         self.walker = _Walker(locator, KEPT_DEPTH, self.document)
         self.cases: list[Any] = []
         self.too_large: ConfigError | None = None
-        self.unbuilt: yaml.YAMLError | None = None
+        self.unbuilt: yaml.YAMLError | ConfigError | None = None
 
     def data(self) -> tuple[Any, list[str]]:
         """The document's data and the problems found in it."""
@@ -559,11 +614,26 @@ class _Read:
         # Walked before it is built: building merges `<<: *base` into the mapping's node,
         # whose keys would then look written twice.
         self.walker.part(part, aliased)
+        if self.walker.complex_key is not None:
+            self.unbuilt = self.walker.complex_key  # before building raises a vaguer error
+            return
         if part.depth == 3:
             try:
                 self.cases.append(self.document.loader.construct_document(part.node))
             except yaml.YAMLError as exc:
                 self.unbuilt = exc
+
+
+def _template_hint(text: str, exc: yaml.MarkedYAMLError) -> str:
+    """A hint when the lines of a YAML error hold `{{`: a Jinja or Helm template, unrendered."""
+    lines = {mark.line for mark in (exc.problem_mark, exc.context_mark) if mark is not None}
+    written = text.splitlines()
+    if not any(line < len(written) and "{{" in written[line] for line in lines):
+        return ""
+    return (
+        " (the line holds `{{`: a Jinja or Helm template is YAML only once rendered; quote "
+        'a templated value, as in `query: "{{ country }}"`)'
+    )
 
 
 def read_yaml(path: Path) -> tuple[Any, Locator]:
@@ -584,7 +654,7 @@ def read_yaml(path: Path) -> tuple[Any, Locator]:
             context += f"{start.column + 1})"
         raise ConfigError(
             f"{where}: invalid YAML: {exc.problem or exc.context}{context}; check the "
-            "indentation and quoting around this point"
+            f"indentation and quoting around this point{_template_hint(text, exc)}"
         ) from exc
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: invalid YAML: {exc}") from exc

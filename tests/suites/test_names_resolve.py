@@ -427,3 +427,31 @@ test_cases:
     assert "so it makes no case must-pass. Did you mean 'security'? Tags: security." in message
     write("suite.yaml", path.read_text().replace("securty", "security"))
     assert [case.must_pass for case in load_suite(path).cases] == [True, False]
+
+
+@pytest.mark.parametrize(
+    ("signature", "hint"),
+    [
+        ("**kwargs", ""),
+        ("*args", ""),
+        ('qurey=""', "its parameter 'qurey' (did you mean 'query'?)"),
+    ],
+)
+def test_a_target_that_would_be_given_none_of_the_case_is_refused(
+    signature: str, hint: str
+) -> None:
+    write("app.py", f"def answer({signature}):\n    return 'ok'\n")
+    path = write("suite.yaml", "target: app.py:answer\ntest_cases:\n  - {id: a, query: q}\n")
+    (message,) = problems(path)
+    assert "would be called with none of the case" in message
+    assert hint in message
+
+
+def test_a_target_given_the_cases_variables_or_nothing_on_purpose_loads() -> None:
+    write("app.py", "def answer(**kwargs):\n    return 'ok'\n\ndef constant():\n    return 'no'\n")
+    path = write(
+        "suite.yaml",
+        "target: app.py:answer\ntest_cases:\n  - {id: a, query: q, vars: {order: 7}}\n"
+        "  - {id: b, query: q, target: 'app.py:constant'}\n",
+    )
+    assert len(load_suite(path).cases) == 2

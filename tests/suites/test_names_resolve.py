@@ -455,3 +455,21 @@ def test_a_target_given_the_cases_variables_or_nothing_on_purpose_loads() -> Non
         "  - {id: b, query: q, target: 'app.py:constant'}\n",
     )
     assert len(load_suite(path).cases) == 2
+
+
+def test_tool_checks_under_tool_choice_none_can_never_tell_and_are_refused() -> None:
+    path = write(
+        "suite.yaml",
+        "models: [local/smollm2]\n"
+        + BANK_TOOLS
+        + "tool_choice: none\n"
+        + "defaults:\n  checks: [{type: tool_not_called, value: transfer_money}]\n"
+        + "test_cases:\n  - id: a\n    query: q\n"
+        + "    checks: [{type: contains, value: x}, {type: tool_called, value: get_balance}]\n",
+    )
+    first, second = problems(path)
+    assert "test_cases[0]: defaults.checks[0]" in first
+    assert "`tool_choice: none` lets the model call no tool" in first
+    assert "tool_not_called check always passes" in first
+    assert "test_cases[0].checks[1]" in second
+    assert "tool_called check always fails" in second

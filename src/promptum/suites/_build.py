@@ -43,6 +43,7 @@ from promptum.suites._locate import Loc, Locator, format_loc, problem
 from promptum.suites._target import suite_target
 from promptum.suites._tools import (
     choice_json,
+    forbidden_call_problems,
     tool_check_problems,
     tool_choice_problem,
     tools_json,
@@ -667,6 +668,14 @@ def _case_tool_problems(
         if found is not None:
             loc, message = found
             problems.add(("tool_choice", *loc) if case.tool_choice is not None else (), message)
+    if (choice_json(case.tool_choice) or context.tool_choice) == "none" and not answered_by_target:
+        for index, message in forbidden_call_problems(checks):
+            problems.add(_check_loc(index, len(context.defaults.checks)), message)
+
+
+def _check_loc(index: int, defaults: int) -> Loc:
+    """Where check `index` of a case's checks (its suite's defaults first) is written."""
+    return ("checks", index - defaults) if index >= defaults else ("defaults", "checks", index)
 
 
 def _check_tool_problems(

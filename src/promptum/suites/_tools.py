@@ -113,6 +113,19 @@ def _always(check: CheckDefinition) -> str:
     return _ALWAYS.get(check.type, "gives one verdict")
 
 
+def forbidden_call_problems(checks: Sequence[CheckDefinition]) -> list[tuple[int, str]]:
+    """Each tool check (by index) that `tool_choice: none` makes give one verdict only."""
+    return [
+        (
+            index,
+            f"`tool_choice: none` lets the model call no tool, so this {check.type} check "
+            f"always {_always(check)}: remove one of them",
+        )
+        for index, check in enumerate(checks)
+        if tool_names(check)
+    ]
+
+
 def _unknown_tool(check: CheckDefinition, name: str, offered: Sequence[str]) -> str:
     close = difflib.get_close_matches(name, offered, n=1)
     hint = f" Did you mean {close[0]!r}?" if close else ""

@@ -7,18 +7,17 @@ machine (never the suite) may raise.
 
 from __future__ import annotations
 
-import ctypes
 import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from promptum.errors import ConfigError
 from promptum.suites import _rows, _yaml, find_suites, load_suite
+from tests.support.privileges import as_a_user
 
 LOOP = "cannot read the file: it is a symbolic link that leads back to itself; point the link "
 DANGLING = "cannot read the file: it is a symbolic link to a file that does not exist"
@@ -39,19 +38,9 @@ def link(path: Path, target: str) -> Path:
     return path
 
 
-def _without_root_powers() -> None:
-    """In the child: drop the capabilities that let root read any file, so EACCES is real."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    for capability in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
-        if libc.prctl(24, capability, 0, 0, 0) != 0:  # PR_CAPBSET_DROP: lost at exec
-            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
-
-
 def promptum(cwd: Path, *args: str, as_user: bool = False) -> str:
     """`promptum ARGS` in its own process, which must exit 2 without a traceback."""
-    preexec: Callable[[], None] | None = None
-    if as_user and os.geteuid() == 0:
-        preexec = _without_root_powers
+    preexec = as_a_user() if as_user else None
     done = subprocess.run(
         [sys.executable, "-m", "promptum", *args],
         cwd=cwd,
@@ -151,7 +140,7 @@ def test_a_folder_that_cannot_be_listed(tmp_path: Path) -> None:
         text=True,
         timeout=120,
         check=False,
-        preexec_fn=_without_root_powers if os.geteuid() == 0 else None,
+        preexec_fn=as_a_user(),
     )
     assert denied.returncode == 0, denied.stdout + denied.stderr
     assert "Traceback" not in denied.stderr

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import ctypes
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +12,7 @@ from click.testing import CliRunner
 from promptum.cli import main
 from promptum.errors import ConfigError
 from promptum.suites import find_suites, load_suite, load_suites
+from tests.support.privileges import as_a_user
 
 HEAD = "name: x\ntarget: app.py:f\n"
 GOOD = HEAD + "test_cases: [{id: a, query: hi}]\n"
@@ -134,14 +133,6 @@ def test_run_refuses_a_folder_naming_every_broken_suite(folder: Path) -> None:
     assert "mix/loopy.yaml: cannot read the file" in message
 
 
-def _without_root_powers() -> None:
-    """In the child: drop the capabilities that let root read any file, so EACCES is real."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    for capability in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
-        if libc.prctl(24, capability, 0, 0, 0) != 0:  # PR_CAPBSET_DROP: lost at exec
-            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
-
-
 def test_an_unreadable_path_is_reported_among_the_others(folder: Path) -> None:
     _write(folder / "good.yaml", GOOD)
     _write(folder / "unread.yaml", GOOD).chmod(0)
@@ -152,7 +143,7 @@ def test_an_unreadable_path_is_reported_among_the_others(folder: Path) -> None:
         text=True,
         timeout=120,
         check=False,
-        preexec_fn=_without_root_powers if os.geteuid() == 0 else None,
+        preexec_fn=as_a_user(),
     )
     output = done.stdout + done.stderr
     assert done.returncode == 2, output

@@ -8,7 +8,12 @@ the runner grades a response (`promptum.runner.grade`: every check's `Grade`), a
 turns, each repeat, so that a machine busy with something else slows them alike, and each is
 timed in CPU time of this process: time spent waiting for a core another program holds is
 not the code's.
+The second part times the everyday checks of issue 26 (starts_with, ends_with, contains_any,
+contains_all, levenshtein, rouge, bleu) one type at a time, each against a hand-written loop
+doing the same: the same string tests, and rapidfuzz, rouge-score and sacrebleu called
+directly as a user would, with their own defaults where promptum's agree on these texts.
 Run: .venv/bin/python benchmarks/checks.py [--responses N] [--repeats N] [--profile]
+     [--part ten|everyday|both] [--everyday-responses N]
 """
 
 from __future__ import annotations
@@ -19,6 +24,10 @@ import random
 import re
 import time
 from collections.abc import Callable
+
+from rapidfuzz.distance import Levenshtein
+from rouge_score.rouge_scorer import RougeScorer  # type: ignore[import-untyped]
+from sacrebleu.metrics.bleu import BLEU
 
 from promptum import Completion
 from promptum.checks import CheckDefinition, evaluate_checks
@@ -176,13 +185,119 @@ def profile(data: list[Completion]) -> None:
     pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
 
 
+REFERENCE = "The answer for case 7 is 42, call 555-1234 if needed."
+
+Reasoned = Callable[[Completion], "str | None"]
+"""A hand-written check of one response: None if it passes, else the reason, worded."""
+
+
+def _quoted(text: str) -> str:
+    return repr(" ".join(text[:240].split())[:60])
+
+
+def _everyday_loops() -> dict[str, tuple[CheckDefinition, Reasoned]]:
+    """Each everyday check type: its definition, and a hand-written test of one response."""
+    rouge = RougeScorer(["rougeL"])
+    bleu = BLEU(lowercase=True, effective_order=True)
+
+    def starts(c: Completion) -> str | None:
+        if c.text.lstrip().startswith("{"):
+            return None
+        return f"expected to start with '{{', got {_quoted(c.text)}"
+
+    def ends(c: Completion) -> str | None:
+        text = c.text.rstrip()
+        return None if text.endswith(".") else f"expected to end with '.', got {_quoted(text)}"
+
+    def any_of(c: Completion) -> str | None:
+        if any(v in c.text for v in ("555", "sorry", "42")):
+            return None
+        return f"expected to contain any of '555', 'sorry', '42', got {_quoted(c.text)}"
+
+    def all_of(c: Completion) -> str | None:
+        folded = c.text.casefold()
+        missing = [v for v in ("NAME", "phone") if v.casefold() not in folded]
+        return f"missing {missing}, got {_quoted(c.text)}" if missing else None
+
+    def distance(c: Completion) -> str | None:
+        text = c.text.strip()
+        found = Levenshtein.distance(text, "42")
+        return None if found <= 2 else f"distance {found} > 2 from '42', got {_quoted(text)}"
+
+    def rouge_l(c: Completion) -> str | None:
+        score = round(rouge.score(REFERENCE, c.text)["rougeL"].fmeasure, 3)
+        return None if score >= 0.75 else f"rougeL {score:.3f} < 0.75"
+
+    def bleu_score(c: Completion) -> str | None:
+        score = round(bleu.sentence_score(c.text, [REFERENCE]).score / 100, 3)
+        return None if score >= 0.5 else f"BLEU {score:.3f} < 0.5"
+
+    return {
+        "starts_with": (CheckDefinition(type="starts_with", value="{"), starts),
+        "ends_with": (CheckDefinition(type="ends_with", value="."), ends),
+        "contains_any": (
+            CheckDefinition(type="contains_any", value=["555", "sorry", "42"]),
+            any_of,
+        ),
+        "contains_all (case_insensitive)": (
+            CheckDefinition(type="contains_all", value=["NAME", "phone"], case_insensitive=True),
+            all_of,
+        ),
+        "levenshtein": (
+            CheckDefinition(type="levenshtein", value={"expected": "42", "max_distance": 2}),
+            distance,
+        ),
+        "rouge (rougeL)": (
+            CheckDefinition(type="rouge", value={"reference": REFERENCE, "variant": "rougeL"}),
+            rouge_l,
+        ),
+        "bleu": (CheckDefinition(type="bleu", value=REFERENCE), bleu_score),
+    }
+
+
+def everyday(responses: int, repeats: int) -> None:
+    """The everyday check types through `grade`, against hand-written loops wording reasons.
+
+    All seven in one case, as a suite uses them, then each type alone (one check per
+    response, so the fixed cost of grading a response weighs more).
+    """
+    completions = make_completions(responses)
+    loops = _everyday_loops()
+    print(f"\neveryday checks: {responses:,} responses (µs per response)")
+    groups = {"all seven in one case": list(loops.values())}
+    groups.update({name: [entry] for name, entry in loops.items()})
+    for name, entries in groups.items():
+        case = TestCase(id=name, messages=(), checks=tuple(d for d, _ in entries))
+        tests = [test for _, test in entries]
+
+        def by_hand(data: list[Completion], tests: list[Reasoned] = tests) -> int:
+            return sum(test(c) is not None for c in data for test in tests)
+
+        def by_promptum(data: list[Completion], case: TestCase = case) -> int:
+            return sum(not g.passed for c in data for g in grade(case, c))
+
+        assert by_hand(completions) == by_promptum(completions), name  # the same verdicts
+        best = best_of(repeats, {"hand": by_hand, "promptum": by_promptum}, completions)
+        hand, ours = (best[side] / responses * 1e6 for side in ("hand", "promptum"))
+        print(
+            f"{name + ':':33} hand-written loop {hand:6.2f}, promptum grade {ours:6.2f},"
+            f" ratio {ours / hand:.2f}x"
+        )
+
+
 def main() -> None:
     """Run both sides alternately and print throughput and the ratio."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--responses", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--profile", action="store_true", help="also profile promptum's side")
+    parser.add_argument("--part", choices=("ten", "everyday", "both"), default="both")
+    parser.add_argument("--everyday-responses", type=int, default=20_000)
     args = parser.parse_args()
+    if args.part != "ten":
+        everyday(args.everyday_responses, args.repeats)
+        if args.part == "everyday":
+            return
     completions = make_completions(args.responses)
     expected = hand_written(completions)
     assert expected == hand_written_with_reasons(completions) == with_promptum(completions)

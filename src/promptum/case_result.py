@@ -34,6 +34,10 @@ _CHANNELS = frozenset({"check_results", "eval_result", "judge"})
 """The verdict fields of results before grades; read as derived properties now."""
 
 
+def _absent(value: object) -> bool:
+    return value is None
+
+
 def namespaced(suite: str | None, case_id: str) -> str:
     """``suite/case_id``: the form of a case id that is unique across the suites of a run."""
     return f"{suite}/{case_id}" if suite else case_id
@@ -86,6 +90,11 @@ class CaseResult(BaseModel):
     """Where the case was defined, as ``file:line`` when it came from a file."""
     must_pass: bool = False
     """Whether the case gates on its own: its failure or error fails the run."""
+    score: float | None = Field(default=None, exclude_if=_absent)
+    """The weighted mean of the grades' values, for a case with a `threshold` (docs/metrics.md);
+    written only when set, so results of other cases read as they always have."""
+    threshold: float | None = Field(default=None, exclude_if=_absent)
+    """The case's `threshold:`: it passed when `score` reached it; None: every grade must pass."""
 
     @model_validator(mode="before")
     @classmethod
@@ -154,4 +163,16 @@ class CaseResult(BaseModel):
         """Every reason this result did not pass, for a person to read."""
         if self.completion.error is not None:
             return [f"error: {self.completion.error}"]
+        if self.threshold is not None:
+            return self._thresholded_reasons(self.threshold)
         return [grade.summary for grade in self.grades if not grade.passed]
+
+    def _thresholded_reasons(self, threshold: float) -> list[str]:
+        # A thresholded case may pass with a grade failed: that grade is no reason it did
+        # not pass. One that did not pass says its score first, then what cost it.
+        if self.status == "pass":
+            return []
+        failed = [grade.summary for grade in self.grades if not grade.passed]
+        if self.score is None or self.status == "error":
+            return failed
+        return [f"weighted score {self.score:.3g} < threshold {threshold:g}", *failed]

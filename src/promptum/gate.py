@@ -1,13 +1,17 @@
 """The gate: one decision per run, pass or fail, with the reason a person reads in CI logs.
 
 Rules, in order: an interrupted or empty run fails; any must-pass result that did not pass
-fails; then the pass rate decides (at least `fail_under` when given, else every result).
+fails; with ASR bounds (``--max-asr``), red-team results are judged by their attack success
+rate (`promptum.asr`) instead of one by one; then the pass rate of the other results decides
+(at least `fail_under` when given, else every result). An attack that errored was not graded:
+it stays among the other results, as one that did not pass.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from promptum.asr import AsrBounds, asr_verdict
 from promptum.results import RunResult
 from promptum.tally import FirstInPlan
 
@@ -74,19 +78,35 @@ def decide(run: RunResult, fail_under: float | None = None) -> GateDecision:
     if broken.count:
         named, several = _named(broken)
         return GateDecision(False, f"must-pass {'cases' if several else 'case'} {named}")
-    rate = tally.pass_rate
+    passed, other, asr = tally.passed, "", ""
+    bounds = AsrBounds.from_config(run.config.get("max_asr"))
+    if bounds:
+        rates = tally.asr()
+        held = asr_verdict(rates, bounds)
+        if not held.passed:
+            return GateDecision(False, held.reason)
+        graded = rates.counts()  # the attacks the bounds judged leave the pass rate's count
+        total, passed = total - graded.attempts, passed - graded.resisted
+        if not total:
+            return GateDecision(True, held.reason)
+        other, asr = " other", held.reason + "; "
+    rate = passed / total
     must = tally.must_pass
     guarded = f"; all {must} must-pass results passed" if must else ""
     if fail_under is not None:
         verdict = rate >= fail_under
         sign = "≥" if verdict else "<"
         shown, wanted = _rates(rate, fail_under)
-        return GateDecision(verdict, f"pass rate {shown} {sign} {wanted} (--fail-under){guarded}")
-    not_passed = total - tally.passed
+        return GateDecision(
+            verdict, f"{asr}pass rate{other} {shown} {sign} {wanted} (--fail-under){guarded}"
+        )
+    not_passed = total - passed
     if not not_passed:
-        return GateDecision(True, f"all {total} results passed")
+        return GateDecision(True, f"{asr}all {total}{other} results passed")
     errors = tally.errors
     failed = not_passed - errors
     error_word = "error" if errors == 1 else "errors"
     parts = [f"{n} {word}" for n, word in ((failed, "failed"), (errors, error_word)) if n]
-    return GateDecision(False, f"{not_passed} of {total} results did not pass ({', '.join(parts)})")
+    return GateDecision(
+        False, f"{asr}{not_passed} of {total}{other} results did not pass ({', '.join(parts)})"
+    )

@@ -74,6 +74,8 @@ class FieldEvalResult(BaseModel):
     def reason(self) -> str:
         """Explain the outcome to a person."""
         if self._missing:
+            if self.passed:
+                return f"{self.field}: not given, so not the attack target {_show(self.expected)}"
             return f"{self.field}: the output has no field {self.field!r}"
         actual = _show(self.actual)
         if self.op == "eq":

@@ -27,6 +27,10 @@ _RUN_FACTS = frozenset({"planned_results", "resumed", "warnings", "git_commit", 
 """The run's facts that `RunResult.config` carried before they had fields of their own."""
 
 
+_DERIVED = frozenset({"metrics", "asr"})
+"""Keys of a JSON report that are figures of its results, not facts of the run."""
+
+
 def _now() -> datetime:
     return datetime.now(UTC)
 
@@ -57,6 +61,15 @@ class RunResult(BaseModel):
     """The settings the run was asked for (suites, judge, parameters, concurrency, gate)."""
     results: list[CaseResult] = Field(default_factory=list)
     _streamed: RunTally | None = PrivateAttr(default=None)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _without_derived(cls, data: Any) -> Any:
+        # A JSON report carries figures derived from the results (`metrics`): counted again
+        # from the results when read, never taken from the file.
+        if isinstance(data, dict) and _DERIVED.intersection(data):
+            data = {key: value for key, value in data.items() if key not in _DERIVED}
+        return data
 
     @model_validator(mode="before")
     @classmethod

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from promptum._version import promptum_version
+from promptum.asr import AsrBounds, run_bounds
 from promptum.checks import SHARED, CheckDefinition, CheckTable, is_built_in
 from promptum.errors import ConfigError
 from promptum.results import CaseResult, Message, RunResult
@@ -114,6 +115,9 @@ class Prompt:
     repeat: int = 1
     must_pass: bool = False
     """Any failure or error of this test fails the run's gate, whatever the pass rate."""
+    threshold: float | None = None
+    """Pass at this weighted score (0-1) of the grades, a grade failed or not; None: every
+    grade must pass (docs/metrics.md)."""
     context: str | Sequence[str] | None = None
     """Retrieved documents the response should rest on; judge prompts see ``{{ context }}``.
     Not sent to the model: put them in `prompt` as the application would."""
@@ -262,6 +266,7 @@ class Prompt:
             "attack_target": None if self.attack_target is None else dict(self.attack_target),
             "repeat": self.repeat,
             "must_pass": self.must_pass,
+            "threshold": self.threshold,
             "target": self.target,
             "tools": None if self.tools is None else [dict(t) for t in self.tools],
             "tool_choice": self.tool_choice,
@@ -308,6 +313,9 @@ class Session:
     target: Callable[..., Any] | str | Mapping[str, Any] | HttpTarget | None = None
     """Answers every Prompt without its own model or target (a function or service)."""
     """The least pass rate the gate accepts (`promptum.gate.decide`); None: every result."""
+    max_asr: AsrBounds | None = None
+    """The highest attack success rates of red-team cases the gate accepts (`promptum.asr`);
+    per bound, it replaces a suite's `gate.max_asr`."""
     executor: Executor | None = None
     """Where the units run: None in this process, or e.g. `promptum.executors.RayExecutor`."""
     grade_timeout_s: float | None = DEFAULT_GRADE_TIMEOUT_S
@@ -468,6 +476,8 @@ class Session:
             "concurrency": self.concurrency,
             "fail_under": self.fail_under,
             "promptum_version": promptum_version(),
+            # Only when bounded: the config of every other run stays as it was, byte for byte.
+            **run_bounds((s.max_asr for s in self.suites), self.max_asr),
         }
 
     def _client_options(self, survey: Survey) -> ClientOptions:

@@ -15,8 +15,11 @@ from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from promptum._sums import add_exact as _add_exact
+from promptum.asr import AttackRates, AttackTally
 from promptum.case_result import CaseResult
 from promptum.grades import CHECK_KINDS
+from promptum.metrics import MetricFigures, MetricTally
 from promptum.stats import CaseRate, CheckStats, ModelStats
 
 SHOWN_FAILURES = 25
@@ -80,21 +83,6 @@ class _Column:
         )
 
 
-def _add_exact(partials: list[float], value: float) -> None:
-    """Add `value` to a list of non-overlapping partial sums (Shewchuk), keeping it short."""
-    i = 0
-    for partial in partials:
-        if abs(value) < abs(partial):
-            value, partial = partial, value
-        high = value + partial
-        low = partial - (high - value)
-        if low:
-            partials[i] = low
-            i += 1
-        value = high
-    partials[i:] = [value]
-
-
 @dataclass(slots=True)
 class FirstInPlan:
     """The first few results of one kind in plan order, and how many there were."""
@@ -138,6 +126,10 @@ class RunTally:
         self.failures = FirstInPlan(SHOWN_FAILURES)
         """Results that did not pass: the first in plan order, and how many."""
         self.must_pass_broken = FirstInPlan(SHOWN_FAILURES)
+        self.attacks = AttackTally()
+        """The red-team results, per column × goal × strategy (`asr()`)."""
+        self.metrics = MetricTally()
+        """The grades labelled with a metric, per metric × column (`metric_figures()`)."""
         self._rates: dict[tuple[str, str], tuple[int, CaseRate]] | None = {} if repeated else None
 
     @classmethod
@@ -167,6 +159,8 @@ class RunTally:
             self.answered += 1
             self.cached += completion.cached
         self._add_to_column(result, position)
+        self.attacks.add(result)
+        self.metrics.add(result)
         if self._rates is not None:
             key = (result.column, result.key)
             entry = self._rates.get(key)
@@ -239,6 +233,14 @@ class RunTally:
             passed, total = (column.checks_passed, column.checks_total) if column else (0, 0)
             stats[name] = CheckStats(passed=passed, total=total)
         return stats
+
+    def metric_figures(self) -> MetricFigures:
+        """Pass rate and mean score per metric and column (empty when no grade has a metric)."""
+        return self.metrics.figures(self.columns())
+
+    def asr(self) -> AttackRates:
+        """The attack success rates of the red-team results, columns in report order."""
+        return self.attacks.rates(self.columns())
 
     def flaky(self) -> list[CaseRate]:
         """Cases that passed on some repeats of a column and failed on others."""

@@ -6,13 +6,15 @@ that loads it. Templates therefore render in Jinja's immutable sandbox, which re
 it they see no globals but `range` and `dict`, only the filters that shape text and data,
 can call only the string, mapping and list methods listed below, and have a budget of
 work (loop iterations and calls) and of text they build, so no template can run for hours
-or allocate gigabytes (`{{ 'x' * 10**9 }}`).
+or allocate gigabytes (`{{ 'x' * 10**9 }}`). The `expr` checks and transforms are single
+expressions compiled in the same sandbox, each evaluation with a budget of its own.
 """
 
 from __future__ import annotations
 
 import datetime
 import functools
+import json
 import time
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -283,6 +285,50 @@ def _slice(value: Iterable[Any], slices: int, fill_with: Any = None) -> Iterator
     return filters.sync_do_slice(list(value), slices, fill_with)
 
 
+_NOT_JSON = object()
+
+
+def _from_json(value: Any, default: Any = _NOT_JSON) -> Any:
+    """`value` (JSON text) parsed; text that is not JSON is an error, or `default` if given."""
+    try:
+        if not isinstance(value, str):
+            raise TypeError(f"from_json parses text, not a {type(value).__name__}")
+        return json.loads(value)
+    except (TypeError, ValueError, RecursionError) as exc:
+        if default is not _NOT_JSON:
+            return default
+        raise ValueError(f"from_json: {_shortened(str(exc))}") from exc
+
+
+def _word_count(value: Any) -> int:
+    """Words separated by whitespace, as `text.split()` counts them."""
+    return len(str(value).split())
+
+
+def _affixes(value: Any) -> str | tuple[str, ...]:
+    return tuple(str(v) for v in value) if isinstance(value, list | tuple) else str(value)
+
+
+def _starts_with(value: Any, prefix: Any) -> bool:
+    return isinstance(value, str) and value.startswith(_affixes(prefix))
+
+
+def _ends_with(value: Any, suffix: Any) -> bool:
+    return isinstance(value, str) and value.endswith(_affixes(suffix))
+
+
+def _shortened(text: str, limit: int = 200) -> str:
+    """An error message cut to `limit` characters: it may quote a long value."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_OWN_FILTERS: dict[str, Callable[..., Any]] = {"from_json": _from_json, "word_count": _word_count}
+"""promptum's filters: parse JSON text, count words (what expression checks most often need)."""
+
+_OWN_TESTS: dict[str, Callable[..., Any]] = {"startswith": _starts_with, "endswith": _ends_with}
+"""promptum's tests: `output is startswith('Ahoy')` (a prefix, or a list of prefixes)."""
+
+
 def _wrapped_filters() -> dict[str, Callable[..., Any]]:
     """Jinja's filters of FILTERS, each charging what it builds to the budget."""
     import jinja2
@@ -338,6 +384,7 @@ def _wrapped_filters() -> dict[str, Callable[..., Any]]:
         "wordwrap": wordwrap,
     }
     chosen = {name: charged(checked.get(name, filters.FILTERS[name])) for name in FILTERS}
+    chosen.update({name: charged(function) for name, function in _OWN_FILTERS.items()})
     chosen[_LOOP] = _counted
     chosen[_CONCAT] = lambda parts: _spend_on("".join(str(part) for part in _gather(parts)))
     chosen[_OUTPUT] = lambda value: _current().write(value)
@@ -403,6 +450,13 @@ def _fail(node: Any, source: str, message: str) -> TemplateError:
 
 def _guard(environment: jinja2.Environment, source: str) -> jinja2.nodes.Template:
     """Parse `source`, refuse what a template may not do, count loops, `~` and output."""
+    return _guarded(environment, environment.parse(source), source)
+
+
+def _guarded(
+    environment: jinja2.Environment, parsed: jinja2.nodes.Template, source: str
+) -> jinja2.nodes.Template:
+    """`parsed` (the tree of `source`) with what a template may not do refused and counted."""
     from jinja2 import nodes
     from jinja2.filters import FILTERS as JINJA_FILTERS
     from jinja2.visitor import NodeTransformer
@@ -455,7 +509,7 @@ def _guard(environment: jinja2.Environment, source: str) -> jinja2.nodes.Templat
                 ]
             return node
 
-    tree = Guard().visit(environment.parse(source))
+    tree = Guard().visit(parsed)
     assert isinstance(tree, nodes.Template)
     tree.set_environment(environment)
     return tree
@@ -514,6 +568,7 @@ def _environment() -> jinja2.Environment:
     environment.globals.update(range=_range, dict=dict)
     environment.filters.clear()
     environment.filters.update(_wrapped_filters())
+    environment.tests.update(_OWN_TESTS)
     environment.tests.update({name: _stepped(test) for name, test in environment.tests.items()})
     return environment
 
@@ -563,3 +618,150 @@ def render(text: str, variables: Mapping[str, Any]) -> str:
         raise TemplateError(f"template failed: {type(exc).__name__}: {exc}") from exc
     finally:
         _budget.reset(token)
+
+
+# Expressions: `output | length < 500`, the value of one Jinja expression rather than text.
+
+
+class Expression:
+    """A compiled sandboxed expression: call `evaluate` with its variables for its value."""
+
+    __slots__ = ("_names", "_template", "names_read", "source", "vars_read")
+
+    def __init__(
+        self,
+        source: str,
+        names: frozenset[str],
+        template: jinja2.Template,
+        names_read: frozenset[str],
+        vars_read: frozenset[str],
+    ) -> None:
+        self.source = source
+        self._names = names
+        self._template = template
+        self.names_read = names_read
+        """The variables the expression reads: the others need not be computed."""
+        self.vars_read = vars_read
+        """The names read as `vars.name` or `vars['name']`, to check against a case's vars."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Sent to another process (Ray) as its source: a compiled template cannot be pickled.
+        return _compile_expression, (self.source, self._names)
+
+    def evaluate(self, variables: Mapping[str, Any]) -> Any:
+        """The expression's value; raise TemplateError saying what failed (budget included)."""
+        import jinja2
+        from jinja2.exceptions import SecurityError
+
+        token = _budget.set(_Budget())
+        try:
+            context = self._template.new_context(dict(variables))
+            for _ in self._template.root_render_func(context):
+                pass
+            result = context.vars["result"]
+            if isinstance(result, jinja2.Undefined):
+                str(result)  # a strict undefined raises, naming what is missing
+            return result
+        except SecurityError as exc:
+            raise TemplateError(str(exc)) from exc
+        except jinja2.UndefinedError as exc:
+            raise TemplateError(f"undefined value: {_shortened(str(exc.message))}") from exc
+        except Exception as exc:  # a filter or operation failed on this response's values
+            raise TemplateError(f"{type(exc).__name__}: {_shortened(str(exc))}") from exc
+        finally:
+            _budget.reset(token)
+
+
+def compile_expression(source: str, names: Iterable[str]) -> Expression:
+    """Compile one Jinja expression that may read only `names` (and `range`, `dict`).
+
+    Raise TemplateError saying what to fix: a syntax error, an unknown name, filter or test
+    (with the closest known one), or what the sandbox refuses.
+    """
+    try:
+        return _compile_expression(source, frozenset(names))
+    except RecursionError as exc:  # Jinja's parser and compiler recurse once per nesting level
+        raise TemplateError(
+            "expression nested too deeply to compile; write it with less nesting"
+        ) from exc
+
+
+@functools.lru_cache(maxsize=1024)
+def _compile_expression(source: str, names: frozenset[str]) -> Expression:
+    import jinja2
+    from jinja2 import nodes
+    from jinja2.parser import Parser
+
+    environment = _environment()
+    try:
+        parser = Parser(environment, source, state="variable")
+        expression = parser.parse_expression()
+        if not parser.stream.eos:
+            raise jinja2.TemplateSyntaxError(
+                f"unexpected {parser.stream.current.value!r} after the expression",
+                parser.stream.current.lineno,
+            )
+    except jinja2.TemplateSyntaxError as exc:
+        raise TemplateError(f"expression syntax error: {exc.message}") from exc
+    known = names | set(environment.globals)
+    for name in _nodes(expression, nodes.Name):
+        if name.name not in known:
+            raise TemplateError(
+                f"unknown variable {name.name!r}{_did_you_mean(name.name, known)}; an "
+                f"expression sees {', '.join(sorted(names))}"
+            )
+    for node in _nodes(expression, (nodes.Filter, nodes.Test)):
+        table = environment.filters if isinstance(node, nodes.Filter) else environment.tests
+        kind = "filter" if isinstance(node, nodes.Filter) else "test"
+        if node.name not in table and not (kind == "filter" and node.name in _JINJA_ONLY):
+            raise TemplateError(
+                f"unknown {kind} {node.name!r}{_did_you_mean(node.name, table)}; "
+                "docs/expressions.md lists them"
+            )
+    body = [nodes.Assign(nodes.Name("result", "store"), expression, lineno=1)]
+    tree = _guarded(environment, nodes.Template(body, lineno=1), source)
+    try:
+        template = environment.from_string(tree)
+    except jinja2.TemplateSyntaxError as exc:  # what compiling finds (e.g. `x | 1`)
+        raise TemplateError(f"expression syntax error: {exc.message}") from exc
+    except Exception as exc:  # a constant part folded while compiling, and refused
+        raise TemplateError(f"{type(exc).__name__}: {_shortened(str(exc))}") from exc
+    read = frozenset(name.name for name in _nodes(expression, nodes.Name))
+    return Expression(source, names, template, read, _vars_read(expression))
+
+
+# Jinja's own filters that are refused with their reason (`attr`, `format`...) by the guard.
+_JINJA_ONLY = frozenset({"attr", "format", "random", "pprint", "escape", "e", "safe"})
+
+
+def _nodes(tree: jinja2.nodes.Node, kinds: Any) -> Iterator[Any]:
+    """`tree` and the nodes within it of `kinds` (Jinja's `find_all` skips the tree itself)."""
+    if isinstance(tree, kinds):
+        yield tree
+    yield from tree.find_all(kinds)
+
+
+def _did_you_mean(name: str, known: Iterable[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, [k for k in known if not k.startswith("_")], n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _vars_read(expression: jinja2.nodes.Expr) -> frozenset[str]:
+    """The names an expression reads from `vars` by a constant: `vars.topic`, `vars['topic']`."""
+    from jinja2 import nodes
+
+    read: set[str] = set()
+    # `vars.get('x', 1)`, `vars.keys()`: a method called, not a variable read.
+    called = {id(call.node) for call in _nodes(expression, nodes.Call)}
+    for node in _nodes(expression, (nodes.Getattr, nodes.Getitem)):
+        if not (isinstance(node.node, nodes.Name) and node.node.name == "vars"):
+            continue
+        if id(node) in called:
+            continue
+        if isinstance(node, nodes.Getattr):
+            read.add(node.attr)
+        elif isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
+            read.add(node.arg.value)
+    return frozenset(read)

@@ -28,6 +28,13 @@ def test_the_ten_deterministic_types_similar_python_and_tool_checks_are_register
             "regex",
             "not_regex",
             "exact_match",
+            "starts_with",  # the everyday checks of issue 26: tests/checks/test_everyday_checks.py
+            "ends_with",
+            "contains_any",
+            "contains_all",
+            "levenshtein",
+            "rouge",
+            "bleu",
             "is_valid_json",
             "max_latency_ms",
             "max_cost_usd",
@@ -35,10 +42,14 @@ def test_the_ten_deterministic_types_similar_python_and_tool_checks_are_register
             "max_length",
             "similar",  # runs an embedding model: tests/core/test_similar.py
             "python",  # runs the user's function: tests/core/test_python_checks.py
+            "expr",  # a sandboxed Jinja expression: tests/checks/test_expr.py
             "tool_called",  # read the completion's tool calls: tests/targets/test_tool_checks.py
             "tool_not_called",
             "tool_order",
             "tool_args",
+            "canary_not_leaked",  # the red-team detectors: tests/checks/test_detectors.py
+            "no_exfiltration",
+            "secret_not_leaked",
         ]
     )
 

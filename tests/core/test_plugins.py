@@ -169,17 +169,17 @@ def test_a_full_check_type_is_graded_as_the_users_whatever_it_answers() -> None:
         def run(completion: Completion) -> CheckResult:
             if completion.text == "boom":
                 raise RuntimeError("bad")
-            return CheckResult("starts_with", completion.text.startswith(value), f"starts {value}")
+            return CheckResult("begins_with", completion.text.startswith(value), f"starts {value}")
 
         return run
 
-    register_check("starts_with", CheckType("starts_with", "starts so", ValueKind.STRING, build))
-    compiled = CheckDefinition(type="starts_with", value="He").compiled
+    register_check("begins_with", CheckType("begins_with", "starts so", ValueKind.STRING, build))
+    compiled = CheckDefinition(type="begins_with", value="He").compiled
     assert compiled(Completion(text="Hello")) == Grade(
-        "custom", "starts_with", True, None, None, "starts He"
+        "custom", "begins_with", True, None, None, "starts He"
     )
     crashed = compiled(Completion(text="boom"))
-    assert crashed.error == "check type 'starts_with' raised RuntimeError: bad"
+    assert crashed.error == "check type 'begins_with' raised RuntimeError: bad"
 
 
 # register_report

@@ -52,8 +52,25 @@ DEFINITIONS = [
         ("tool_not_called", "transfer"),
         ("tool_order", ["lookup", "transfer"]),
         ("tool_args", {"tool": "transfer", "attack_target": {"account": "EVIL"}}),
+        ("secret_not_leaked", ["Bluebird", "4417-2290"]),
+        ("no_exfiltration", ["example.com"]),
+        ("starts_with", "Ahoy"),
+        ("ends_with", "."),
+        ("contains_any", ["a", "b"]),
+        ("contains_all", ["a", "b"]),
+        ("levenshtein", {"expected": "Paris", "max_distance": 2}),
+        ("rouge", "the cat sat"),
+        ("bleu", "the cat sat"),
+        ("expr", "output | length < 500"),
     ]
 ]
+# A canary check gets its value as the suite loader gives it: with the token in the context.
+DEFINITIONS.append(
+    CheckDefinition.model_validate(
+        {"type": "canary_not_leaked", "value": "qzvkdprmxwtbhjncsfay"},
+        context={"canary": "qzvkdprmxwtbhjncsfay"},
+    )
+)
 
 json_like = st.recursive(
     st.none() | st.booleans() | st.floats() | st.text(),

@@ -165,11 +165,11 @@ def test_help_and_loading_a_suite_import_no_numerical_library() -> None:
     [
         (
             {"type": "contains", "value": "x", "threshold": 0.5},
-            "threshold applies only to scoring checks (similar)",
+            "threshold applies only to scoring checks (rouge, bleu, similar, expr)",
         ),
         (
             {"type": "max_latency_ms", "value": 5, "model": "openai/x"},
-            "model applies only to scoring checks (similar)",
+            "model applies only to checks with a model (similar)",
         ),
         ({"type": "similar", "value": "x", "threshold": 1.5}, "less than or equal to 1"),
         ({"type": "similar", "value": "x", "threshold": -0.1}, "greater than or equal to 0"),

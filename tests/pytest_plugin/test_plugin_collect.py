@@ -164,3 +164,20 @@ def test_a_folder_of_toml_cases_is_one_suite(pytester: pytest.Pytester) -> None:
         "triage::triage/billing[fault/m]",
         "triage::triage/login[fault/m]",
     ]
+
+
+def test_a_glob_that_also_matches_a_suites_yaml_case_file_collects_the_suite_only(
+    pytester: pytest.Pytester,
+) -> None:
+    evals = pytester.mkdir("evals")
+    (evals / "cases").mkdir()
+    (evals / "cases" / "more.yaml").write_text("- {id: extra, query: Hi}\n")
+    (evals / "stray.yaml").write_text("- {id: loose, query: Hi}\n")
+    (evals / "suite.yaml").write_text(
+        "models: [fault/m]\ncases_from: cases/more.yaml\ntest_cases:\n  - {id: own, query: Hi}\n"
+    )
+    pytester.makeini("[pytest]\npromptum_suites = evals/**/*.yaml\n")
+    assert collected(pytester) == [
+        "evals/suite.yaml::suite/own[fault/m]",
+        "evals/suite.yaml::suite/extra[fault/m]",
+    ]

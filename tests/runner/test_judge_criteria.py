@@ -495,7 +495,7 @@ def test_a_sample_the_judge_could_not_give_makes_the_criterion_an_error(
             "judge:\n  criteria:\n    concise: {rubric: short, treshold: 0.8}\n"
             "test_cases:\n  - {id: a, query: q}\n",
             "suite.yaml:3:5: judge.criteria.concise: unknown key 'treshold' in this "
-            "criterion. Did you mean 'threshold'? Allowed keys: prompt, rubric, threshold.",
+            "criterion. Did you mean 'threshold'? Allowed keys: metric, prompt, rubric, threshold.",
         ),
         (
             "judge:\n  criteria:\n    judge: Is right\ntest_cases:\n  - {id: a, query: q}\n",

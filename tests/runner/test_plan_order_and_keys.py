@@ -153,3 +153,20 @@ def test_the_best_variant_and_whether_its_lead_is_significant() -> None:
     (lead,) = variant_leads(RunResult(run_id="r", models=["m"], results=few))
     assert not lead.significant
     assert "not significant" in lead.line
+
+
+def test_the_variants_of_two_suites_are_ranked_each_within_its_suite() -> None:
+    # Two suites' variants share no case: ranked together, their comparison had nothing to
+    # pair and the whole run's summary failed ("share no cases").
+    results = [
+        _result(f"c{i}", status, suite, variant)
+        for i in range(8)
+        for suite, variants in (("geo", ("old", "new")), ("attacks", ("baseline", "hardened")))
+        for variant, status in zip(variants, ("fail", "pass"), strict=True)
+    ]
+    leads = variant_leads(RunResult(run_id="r", models=["m"], results=results))
+    assert [(lead.suite, lead.best, lead.runner_up) for lead in leads] == [
+        ("geo", "new", "old"),
+        ("attacks", "hardened", "baseline"),
+    ]
+    assert leads[1].line.startswith("Best prompt on m in suite attacks: hardened (100%")

@@ -131,7 +131,8 @@ def test_a_scalar_where_a_mapping_belongs_names_the_keys_not_pydantic_classes(
     assert found[0].startswith(f"{path}:2:5: test_cases[0]: must be a mapping with keys such as ")
     assert "(got 'just text')" in found[0]
     assert found[1].startswith(f"{path}:3:32: test_cases[1].checks[0]: must be a mapping")
-    assert "case_insensitive, model, threshold, type, value (got 'x')" in found[1]
+    assert "keys such as case_insensitive, metric, model, threshold, " in found[1]
+    assert "type, value, weight (got 'x')" in found[1]
     assert not any("CaseFields" in line or "CheckDefinition" in line for line in found)
 
 

@@ -11,6 +11,7 @@ from types import ModuleType
 import pytest
 
 import promptum.providers
+import promptum.redteam
 import promptum.runner
 
 # What a run needs and loading a suite does not; each costs 5-35 ms to import.
@@ -21,6 +22,8 @@ _HEAVY = (
     "sqlite3",
     "promptum.providers._client",
     "promptum.runner._runner",
+    "regex",  # the leak checks' hidden-text search, on a non-ASCII response
+    "promptum.redteam._generate",  # a suite's `redteam:` section
 )
 
 _PLAIN = """\
@@ -74,7 +77,7 @@ def test_importing_the_runner_and_the_providers_loads_no_asyncio() -> None:
     assert _heavy_modules_after("import promptum.runner, promptum.providers") == []
 
 
-@pytest.mark.parametrize("package", [promptum.runner, promptum.providers])
+@pytest.mark.parametrize("package", [promptum.runner, promptum.providers, promptum.redteam])
 def test_every_public_name_of_a_lazy_package_imports(package: ModuleType) -> None:
     for name in package.__all__:
         assert getattr(package, name) is not None, f"{package.__name__}.{name}"

@@ -19,7 +19,8 @@ SDK at ``server.root_url``), ``POST /v1/embeddings`` (OpenAI; each input's vecto
 `Reply.ok`, `Reply.error` (any HTTP error, with an optional ``Retry-After``),
 `Reply.rate_limited`, `Reply.hang` (no answer until the client gives up), `Reply.drop`
 (connection closed without an answer),
-`Reply.truncated` (body cut short), `Reply.not_json` (an HTML page), `Reply.bad_json`
+`Reply.echo` (the request's system message), `Reply.truncated` (body cut short),
+`Reply.not_json` (an HTML page), `Reply.bad_json`
 (``application/json`` that is not JSON) and `Reply.empty_choices`.
 
 Run ``python -m tests.support.fault_server`` to serve normal answers from another process (it
@@ -40,7 +41,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
-Kind = Literal["ok", "status", "hang", "drop", "truncated", "not_json", "bad_json", "empty_choices"]
+Kind = Literal[
+    "ok", "status", "hang", "drop", "truncated", "not_json", "bad_json", "empty_choices", "echo"
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +61,11 @@ class Reply:
     def ok(cls, text: str = "Hello from the fault server.") -> Reply:
         """A normal answer with this text (for Anthropic tool calls, text is the JSON input)."""
         return cls("ok", text=text)
+
+    @classmethod
+    def echo(cls) -> Reply:
+        """A normal answer repeating the request's system message: a model that leaks it."""
+        return cls("echo")
 
     @classmethod
     def error(cls, status: int, message: str = "", retry_after: str | None = None) -> Reply:
@@ -257,6 +265,9 @@ class _Handler(BaseHTTPRequestHandler):
         state = self.server.state
         headers = {name.lower(): value for name, value in self.headers.items()}
         reply = state._next(Recorded(self.path, headers, body))
+        if reply.kind == "echo":
+            system = [m for m in body.get("messages", []) if m.get("role") == "system"]
+            reply = Reply.ok(str(system[0].get("content", "")) if system else "")
         anthropic = self.path.rstrip("/").endswith("/messages")
         if reply.kind == "hang":
             state._closing.wait(reply.hang_s)

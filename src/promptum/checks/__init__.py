@@ -25,6 +25,8 @@ if _typing.TYPE_CHECKING:
     from promptum.checks._engine import CheckPlan as CheckPlan
     from promptum.checks._engine import Run as Run
     from promptum.checks._engine import check_plan as check_plan
+    from promptum.checks._leaks import CANARY as CANARY
+    from promptum.checks._leaks import CANARY_NOT_LEAKED_NAME as CANARY_NOT_LEAKED_NAME
     from promptum.checks._python import FOLDER as FOLDER
     from promptum.checks._python import PYTHON as PYTHON
     from promptum.checks._python import module_name as module_name
@@ -32,6 +34,14 @@ if _typing.TYPE_CHECKING:
     from promptum.checks._registry import is_built_in as is_built_in
     from promptum.checks._tools import TOOL_CHECK_TYPES as TOOL_CHECK_TYPES
     from promptum.checks._tools import call_errors_grade as call_errors_grade
+    from promptum.checks._transform import SEEN as SEEN
+    from promptum.checks._transform import Transform as Transform
+    from promptum.checks._transform import case_transform as case_transform
+    from promptum.checks._transform import expressions_of as expressions_of
+    from promptum.checks._transform import seen as seen
+    from promptum.checks._transform import seen_later as seen_later
+    from promptum.checks._transform import transform_error as transform_error
+    from promptum.checks._transform import transformed as transformed
 
 __getattr__ = _lazy_exports(__name__)
 

@@ -29,6 +29,7 @@ class ValueKind(Enum):
     ANY = "any value"
     OPTIONAL = "any value, or none"
     FUNCTION = "a Python function: `file.py:function` beside the suite, or `module:function`"
+    CANARY = "absent: promptum gives it the canary of the case's {{ canary }}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,12 +14,16 @@ from pydantic import (
     ModelWrapValidatorHandler,
     PrivateAttr,
     ValidationInfo,
+    field_validator,
     model_validator,
 )
 
 from promptum.checks._base import CheckType, CompiledCheck, ScoredCheckType, ValueKind
+from promptum.checks._leaks import bound_canary
 from promptum.checks._python import FOLDER, python_function
 from promptum.checks._registry import CHECK_TYPES, get_check_type, is_written_by_user
+from promptum.checks._transform import Transform, with_transform
+from promptum.metrics import metric_problem
 from promptum.validation import bounded_search
 
 
@@ -121,23 +125,41 @@ class CheckDefinition(BaseModel):
     which the check passes."""
     model: str | None = None
     """For `similar`: the embedding model, ``<endpoint>/<model>`` (default: the embedded one)."""
+    metric: str | None = None
+    """The metric the check's grade is counted under in reports (docs/metrics.md)."""
+    weight: float | None = Field(default=None, ge=0, allow_inf_nan=False, strict=True)
+    """The grade's weight in its case's score under a case `threshold:` (default 1)."""
+    transform: Transform | None = None
+    """A Jinja expression whose value this check sees instead of the response
+    (docs/expressions.md)."""
 
     _compiled: CompiledCheck = PrivateAttr()
-    _compiled_from: tuple[str, Any, bool, float | None, str | None] | None = PrivateAttr(None)
+    _compiled_from: tuple[Any, ...] | None = PrivateAttr(None)
     """The definition `_compiled` was built from: a copy made with other values differs."""
+
+    @field_validator("metric")
+    @classmethod
+    def _metric_name(cls, value: str | None) -> str | None:
+        problem = None if value is None else metric_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
 
     @model_validator(mode="after")
     def _compile(self, info: ValidationInfo) -> CheckDefinition:
         check_type = get_check_type(self.type)
+        value: Any
         if check_type.value is ValueKind.FUNCTION:
             # Imported now, relative to the suite's folder when the loader gives it.
             value = python_function(self.value, info.context)
+        elif check_type.value is ValueKind.CANARY:
+            value = bound_canary(self.value, info.context)
         else:
             value = _checked_value(check_type, self.value)
         if self.case_insensitive and not check_type.string_check:
             raise ValueError(
                 f"check {self.type!r}: case_insensitive applies only to string checks "
-                "(contains, not_contains, regex, not_regex, exact_match)"
+                f"({', '.join(t.name for t in CHECK_TYPES.values() if t.string_check)})"
             )
         if isinstance(check_type, ScoredCheckType) and check_type.build_scored is not None:
             if self.model is not None:
@@ -149,20 +171,31 @@ class CheckDefinition(BaseModel):
             self._compiled = check_type.build_scored(value, threshold, self.model)
             self._compiled_from = self._key()
             return self
-        scoring = ", ".join(
-            t.name
+        scoring = [
+            t
             for t in CHECK_TYPES.values()
             if isinstance(t, ScoredCheckType) and not is_written_by_user(t.name)
-        )
-        for option in ("threshold", "model"):
-            if getattr(self, option) is not None:
-                also = " and to the checks you write (python, registered types)"
-                raise ValueError(
-                    f"check {self.type!r}: {option} applies only to scoring checks ({scoring})"
-                    + (also if option == "threshold" else "")
-                )
+        ]
+        if self.threshold is not None:
+            raise ValueError(
+                f"check {self.type!r}: threshold applies only to scoring checks "
+                f"({', '.join(t.name for t in scoring)}) and to the checks you write "
+                "(python, registered types)"
+            )
+        if self.model is not None:
+            modelled = ", ".join(t.name for t in scoring if t.check_model is not None)
+            raise ValueError(
+                f"check {self.type!r}: model applies only to checks with a model ({modelled})"
+            )
         self._compiled = check_type.build(value, self.case_insensitive)
         self._compiled_from = self._key()
+        return self
+
+    @model_validator(mode="after")
+    def _transformed(self) -> CheckDefinition:
+        # Declared after `_compile`, so it runs after it: the compiled check, wrapped.
+        if self.transform is not None:
+            self._compiled = with_transform(self._compiled, self.transform, self.type)
         return self
 
     @model_validator(mode="wrap")
@@ -204,8 +237,17 @@ class CheckDefinition(BaseModel):
     def __hash__(self) -> int:
         return hash(self._key())
 
-    def _key(self) -> tuple[str, Any, bool, float | None, str | None]:
-        return (self.type, self.value, self.case_insensitive, self.threshold, self.model)
+    def _key(self) -> tuple[Any, ...]:
+        return (
+            self.type,
+            self.value,
+            self.case_insensitive,
+            self.threshold,
+            self.model,
+            self.metric,
+            self.weight,
+            self.transform,
+        )
 
     @property
     def compiled(self) -> CompiledCheck:

@@ -13,9 +13,23 @@ from collections.abc import Callable
 from typing import Any
 
 from promptum._entry_points import CHECKS_GROUP, Registry, caller_label
-from promptum.checks import _budget, _json, _length, _python, _similar, _text, _tools
+from promptum.checks import (
+    _affixes,
+    _budget,
+    _distance,
+    _json,
+    _length,
+    _overlap,
+    _python,
+    _similar,
+    _text,
+    _tools,
+)
 from promptum.checks._base import CheckType, ValueKind
 from promptum.checks._custom import function_check_type, plugin_check_type, signature_kind
+from promptum.checks._exfiltration import NO_EXFILTRATION
+from promptum.checks._expr import EXPR
+from promptum.checks._leaks import CANARY_NOT_LEAKED, SECRET_NOT_LEAKED
 
 CHECK_TYPES: dict[str, CheckType] = {
     check_type.name: check_type
@@ -25,6 +39,13 @@ CHECK_TYPES: dict[str, CheckType] = {
         _text.REGEX,
         _text.NOT_REGEX,
         _text.EXACT_MATCH,
+        _affixes.STARTS_WITH,
+        _affixes.ENDS_WITH,
+        _affixes.CONTAINS_ANY,
+        _affixes.CONTAINS_ALL,
+        _distance.LEVENSHTEIN,
+        _overlap.ROUGE,
+        _overlap.BLEU_CHECK,
         _json.IS_VALID_JSON,
         _budget.MAX_LATENCY_MS,
         _budget.MAX_COST_USD,
@@ -36,6 +57,10 @@ CHECK_TYPES: dict[str, CheckType] = {
         _tools.TOOL_ORDER,
         _tools.TOOL_ARGS,
         _python.PYTHON,
+        EXPR,
+        CANARY_NOT_LEAKED,
+        NO_EXFILTRATION,
+        SECRET_NOT_LEAKED,
     )
 }
 """Every check type by name: the built-in ones, then those registered or loaded as plugins."""

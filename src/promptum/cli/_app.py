@@ -5,8 +5,10 @@ from __future__ import annotations
 import click
 
 from promptum.cli._compare import compare_command
+from promptum.cli._import import import_command
 from promptum.cli._init import init_command
 from promptum.cli._models import models_command
+from promptum.cli._redteam import redteam_command
 from promptum.cli._report import report_command
 from promptum.cli._run import run_command
 from promptum.cli._runs import runs_command
@@ -31,3 +33,5 @@ main.add_command(models_command)
 main.add_command(runs_command)
 main.add_command(compare_command)
 main.add_command(view_command)
+main.add_command(import_command)
+main.add_command(redteam_command)

@@ -55,7 +55,7 @@ def _print_changes(
 def _print_pair(console: Console, pair: ModelComparison) -> None:
     from rich.table import Table
 
-    from promptum.compare import figure_rows, verdict_line
+    from promptum.compare import figure_rows, pair_asr_lines, verdict_line
 
     table = Table(title=f"{escape(pair.a.label)} → {escape(pair.b.label)}", title_justify="left")
     for column in ("", "A", "B", "B − A"):
@@ -64,6 +64,8 @@ def _print_pair(console: Console, pair: ModelComparison) -> None:
         table.add_row(*row)
     console.print(table)
     console.print(f"  [{_VERDICT_STYLE[pair.verdict]}]{verdict_line(pair)}[/]")
+    for line in pair_asr_lines(pair):
+        console.print(f"  {escape(line)}", highlight=False, soft_wrap=True)
     _print_changes(console, "Regressed", pair.of_kind("regressed"), pair.must_pass)
     _print_changes(console, "Fixed", pair.of_kind("fixed"), pair.must_pass)
     changed = pair.of_kind("changed")

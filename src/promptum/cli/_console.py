@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 import click
 
 from promptum._flushing import TurnFlush
+from promptum.cli._asr import print_asr, print_lead_asr
+from promptum.cli._metrics import print_metrics
 from promptum.errors import PromptumError
 
 if TYPE_CHECKING:
@@ -218,6 +220,8 @@ def print_summary(console: Console, run: RunResult) -> None:
     for model, checks in tally.check_stats().items():
         if checks.total:
             console.print(f"{escape(model)} · Checks: {checks.passed}/{checks.total} passed")
+    print_metrics(console, tally.metric_figures(), tally.columns())
+    print_asr(console, tally.asr())
     _print_variant_leads(console, run)
     _print_flaky(console, tally.flaky())
     failures = tally.failures
@@ -265,6 +269,7 @@ def _print_variant_leads(console: Console, run: RunResult) -> None:
     for lead in variant_leads(run):
         style = "green" if lead.significant else "dim"
         console.print(f"[{style}]{escape(lead.line)}[/]", highlight=False, soft_wrap=True)
+        print_lead_asr(console, lead)
 
 
 def _print_flaky(console: Console, flaky: list[CaseRate]) -> None:

@@ -127,7 +127,43 @@ def run_details(summary: RunSummary, run: RunResult) -> dict[str, Any]:
             for rate in flaky_cases(run)
         ],
         "gate": _gate(decide(run)),
+        **_metrics(run),
+        **_asr(run),
     }
+
+
+def _asr(run: RunResult) -> dict[str, Any]:
+    """The ``asr`` entry (docs/redteam.md), only for a run with red-team cases."""
+    rates = run.tally().asr()
+    return {"asr": rates.as_json()} if rates else {}
+
+
+def _asr_changes(pair: ModelComparison) -> dict[str, Any]:
+    """A pair's attack success rates side by side, only when it has red-team cases."""
+    if not pair.asr:
+        return {}
+    return {
+        "asr": [
+            {
+                "goal": change.goal,
+                "a": change.a.as_json(),
+                "b": change.b.as_json(),
+                "shared": change.shared,
+                "rose": change.rose,
+                "fell": change.fell,
+                "p_value": change.p_value,
+            }
+            for change in pair.asr
+        ]
+    }
+
+
+def _metrics(run: RunResult) -> dict[str, Any]:
+    """The run's per-metric figures (docs/metrics.md), only when a grade has a metric."""
+    from promptum.metrics import figures_json
+
+    figures = run.tally().metric_figures()
+    return {"metrics": figures_json(figures)} if figures else {}
 
 
 def _side(side: Side) -> dict[str, Any]:
@@ -174,6 +210,7 @@ def _pair(pair: ModelComparison) -> dict[str, Any]:
         "judge_delta": pair.judge_delta,
         "latency_p50_delta_ms": latency_ms(pair.latency_delta_ms),
         "cost_delta_usd": cost_usd(pair.cost_delta_usd),
+        **_asr_changes(pair),
     }
 
 

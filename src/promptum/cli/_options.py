@@ -109,6 +109,8 @@ class RunOptions:
     prompts: tuple[str, ...] = ()
     """Only these prompt variants (`--prompt`); empty: every variant."""
     fail_under: float | None = None
+    max_asr: tuple[str, ...] = ()
+    """The ``--max-asr`` bounds as given (``0.05``, ``GOAL=0.1``), checked when parsed."""
     no_cache: bool = False
     outputs: tuple[Path, ...] = ()
     summary_md: Path | None = None
@@ -125,3 +127,17 @@ class RunOptions:
     An endpoint's or target's own `timeout_s` wins over it."""
     grade_timeout: float | None = None
     """Seconds grading one response may take (`--grade-timeout`); None: the library's default."""
+
+
+def asr_bounds(
+    ctx: click.Context, param: click.Parameter, value: tuple[str, ...]
+) -> tuple[str, ...]:
+    """Refuse a ``--max-asr`` value that is no bound before anything is loaded (exit 2)."""
+    from promptum.asr import AsrBounds
+    from promptum.errors import ConfigError
+
+    try:
+        AsrBounds.parse(value)
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc).removeprefix("--max-asr "), ctx, param) from None
+    return value

@@ -17,6 +17,7 @@ from promptum.cli._console import exit_on_user_error, make_console
 from promptum.cli._options import (
     FactOption,
     RunOptions,
+    asr_bounds,
     at_most_a_week,
     output_help,
     timeout_help,
@@ -25,6 +26,7 @@ from promptum.cli._options import (
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from promptum.asr import AsrBounds
     from promptum.cli._heap import HeapFreezer
     from promptum.providers import ClientOptions
     from promptum.reporting import ReportFormat
@@ -66,6 +68,18 @@ def _check_prompts(suites: Sequence[Suite], prompts: Sequence[str]) -> None:
     problem = unknown_variant(prompts, (name for suite in suites for name in suite.variants))
     if problem is not None:
         raise ConfigError(problem)
+
+
+def _max_asr(given: Sequence[str], session: Session) -> AsrBounds:
+    """The ``--max-asr`` bounds, each naming a goal the run's red-team cases have."""
+    from promptum.asr import AsrBounds, goals_of
+    from promptum.errors import ConfigError
+
+    bounds = AsrBounds.parse(given)
+    problem = bounds.unknown_goal(goals_of(case.tags for case in session.tests))
+    if problem is not None:
+        raise ConfigError(problem)
+    return bounds
 
 
 def _keep_selected_suites(session: Session) -> None:
@@ -253,6 +267,8 @@ def _load_and_run(console: Console, options: RunOptions, freezer: HeapFreezer) -
         _keep_selected_suites(session)
     if not session.tests:
         raise ConfigError("no case matches the given --filter/--tag/--prompt")
+    if options.max_asr:
+        session.max_asr = _max_asr(options.max_asr, session)
     overrides: dict[str, Any] = {"models": options.models, "repeat": options.repeat}
     if options.no_judge:
         overrides["judge"] = None
@@ -405,6 +421,11 @@ def _write_reports(
     "--fail-under", type=click.FloatRange(0, 1), metavar="RATE",
     help="Exit 0 when the pass rate (0-1) is at least RATE, even with failures.",
 )  # fmt: skip
+@click.option(
+    "--max-asr", "max_asr", multiple=True, metavar="[GOAL=]RATE", callback=asr_bounds,
+    help="Fail when red-team cases' attack success rate (0-1) is above RATE; GOAL=RATE bounds "
+    "one goal (repeatable). See docs/redteam.md.",
+)  # fmt: skip
 @click.option("--no-cache", is_flag=True, help="Call the models even for cached requests.")
 @click.option(
     "--timeout", cls=FactOption, type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
@@ -441,8 +462,8 @@ def _write_reports(
 def run_command(**params: Any) -> None:
     """Run suites: every response checked, asserted, judged and summarised.
 
-    Exit codes: 0 all passed (or pass rate at least --fail-under), 1 failures,
-    2 invalid input or usage, 130 interrupted.
+    Exit codes: 0 all passed (or pass rate at least --fail-under; red-team cases within
+    --max-asr), 1 failures, 2 invalid input or usage, 130 interrupted.
     """
     options = RunOptions(**params)  # click's parameter names are the fields' names
     if options.judge and options.no_judge:

@@ -41,6 +41,7 @@ _FLAGS = {
     "tags": "-t",
     "prompts": "--prompt",
     "fail_under": "--fail-under",
+    "max_asr": "--max-asr",
     "outputs": "-o",
     "summary_md": "--summary-md",
     "concurrency": "-c",

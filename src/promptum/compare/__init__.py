@@ -1,5 +1,6 @@
 """Comparing runs and models: pass-rate deltas with 95% intervals, paired tests, the gate."""
 
+from promptum.compare._asr import pair_asr_lines
 from promptum.compare._gate import DEFAULT_MAX_REGRESSED, comparison_gate
 from promptum.compare._html import comparison_html, render_page
 from promptum.compare._markdown import comparison_markdown
@@ -41,6 +42,7 @@ __all__ = [
     "comparison_markdown",
     "figure_rows",
     "flaky_cases",
+    "pair_asr_lines",
     "paired_interval",
     "prompt_changes",
     "render_page",

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from promptum.compare import _text as text
+from promptum.compare._asr import pair_asr_lines
 from promptum.comparison import Comparison
 from promptum.reporting import csp_hash, template_asset, visible
 
@@ -67,6 +68,7 @@ def render_page(
             viewer=viewer,
             figures=text.figure_rows,
             verdict_line=text.verdict_line,
+            asr_lines=pair_asr_lines,
             preview=PREVIEW,
             limit=LIMIT,
             **context,

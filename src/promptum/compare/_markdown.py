@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from promptum.compare import _text as text
+from promptum.compare._asr import pair_asr_lines
 from promptum.comparison import CaseChange, Comparison, ModelComparison
 
 if TYPE_CHECKING:
@@ -42,6 +43,9 @@ def _pair(pair: ModelComparison) -> list[str]:
         "| --- | ---: | ---: | ---: |",
     ]
     lines += [f"| {name} | {a} | {b} | {d} |" for name, a, b, d in text.figure_rows(pair)]
+    attacks = pair_asr_lines(pair)
+    if attacks:
+        lines += ["", *(f"- {text.markdown(line, None)}" for line in attacks)]
     lines += _cases("Regressed", pair.of_kind("regressed"), pair.must_pass)
     lines += _cases("Fixed", pair.of_kind("fixed"), pair.must_pass)
     lines += _cases("Changed response, same outcome", pair.of_kind("changed"), pair.must_pass)

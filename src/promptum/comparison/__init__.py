@@ -4,6 +4,7 @@ Values computed from runs, below `reporting` (which shows variant leads) and `co
 (which renders comparisons and decides the gate); `promptum.compare` re-exports them all.
 """
 
+from promptum.comparison._asr import ALL_GOALS, AsrChange, asr_changes, asr_lines, p_text
 from promptum.comparison._compare import (
     CaseChange,
     Comparison,
@@ -27,15 +28,20 @@ from promptum.comparison._variants import (
 )
 
 __all__ = [
+    "ALL_GOALS",
     "ALPHA",
+    "AsrChange",
     "CaseChange",
     "Comparison",
     "Interval",
     "ModelComparison",
     "Side",
     "VariantLead",
+    "asr_changes",
+    "asr_lines",
     "compare_models",
     "compare_runs",
+    "p_text",
     "paired_interval",
     "prompt_changes",
     "sign_test",

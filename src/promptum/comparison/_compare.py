@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from promptum.comparison._asr import AsrChange, asr_changes
 from promptum.comparison._stats import ALPHA, Interval, paired_interval, sign_test, wilson_interval
 from promptum.errors import ConfigError
 from promptum.rates import CaseRate, case_rates
@@ -65,6 +66,8 @@ class ModelComparison:
     only_b: list[str]
     must_pass: frozenset[str] = frozenset()
     """Cases B marks must-pass: B is the suite as it stands now, A may predate the mark."""
+    asr: list[AsrChange] = field(default_factory=list)
+    """Attack success rates of the red-team cases, all then by goal; empty without them."""
 
     @property
     def name(self) -> str:
@@ -247,6 +250,7 @@ def compare_models(
         must_pass=frozenset(
             case_key(r) for r in run_b.results if r.column == model_b and r.must_pass
         ),
+        asr=asr_changes(run_a.results, model_a, run_b.results, model_b, case_key),
     )
 
 

@@ -3,7 +3,8 @@
 Pure functions of counts, no I/O. The choices, for the next person:
 
 - A pass rate's 95% interval is Wilson's score interval: unlike the textbook
-  ``p ± 1.96·sqrt(p(1-p)/n)`` it stays inside [0, 1] and is honest at 0/n and n/n.
+  ``p ± 1.96·sqrt(p(1-p)/n)`` it stays inside [0, 1] and is honest at 0/n and n/n. It
+  lives in `promptum.intervals`, below the tally, which gives attack success rates one too.
 - The difference between two models on the same cases is paired: each case is its own
   control. Its interval is Agresti and Min's (2005) adjusted Wald interval for matched
   proportions (the 2×2 table with 0.5 added to each cell), written on the per-case
@@ -19,37 +20,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-Z95 = 1.959963984540054
-"""The 97.5th percentile of the standard normal: a two-sided 95% interval."""
+from promptum.intervals import Z95 as Z95
+from promptum.intervals import Interval as Interval
+from promptum.intervals import wilson_interval as wilson_interval
+
 ALPHA = 0.05
 """A difference is significant when the paired test's p-value is below this."""
-
-
-@dataclass(frozen=True, slots=True)
-class Interval:
-    """A 95% confidence interval."""
-
-    low: float
-    high: float
-
-    def __contains__(self, value: float) -> bool:
-        return self.low <= value <= self.high
-
-
-def wilson_interval(successes: int, total: int, z: float = Z95) -> Interval:
-    """Wilson's score interval for a proportion (the whole [0, 1] when there is no data)."""
-    if total == 0:
-        return Interval(0.0, 1.0)
-    p = successes / total
-    denominator = 1 + z * z / total
-    centre = (p + z * z / (2 * total)) / denominator
-    half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / denominator
-    # At 0/n and n/n the bound is exactly 0 or 1; floating point would miss it by 1e-17.
-    low = 0.0 if successes == 0 else max(0.0, centre - half)
-    high = 1.0 if successes == total else min(1.0, centre + half)
-    return Interval(low, high)
 
 
 def paired_interval(differences: Sequence[float], z: float = Z95) -> Interval:

@@ -7,7 +7,7 @@ from typing import Any
 
 from promptum.comparison._compare import ModelComparison, compare_models
 from promptum.errors import ConfigError
-from promptum.results import RunResult
+from promptum.results import CaseResult, RunResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +19,13 @@ class VariantLead:
     runner_up: str
     comparison: ModelComparison
     """Runner-up (A) against best (B): the same paired statistics as comparing two models."""
+    suite: str | None = None
+    """The suite whose variants these are, named when several suites of the run have some."""
+
+    @property
+    def where(self) -> str:
+        """The model, and the suite when the run has variants in several: what a line names."""
+        return self.model if self.suite is None else f"{self.model} in suite {self.suite}"
 
     @property
     def significant(self) -> bool:
@@ -31,19 +38,37 @@ class VariantLead:
         a, b = self.comparison.a.stats, self.comparison.b.stats
         if a.pass_rate == b.pass_rate:
             return (
-                f"Prompt variants on {self.model}: {self.best} and {self.runner_up} tie at "
+                f"Prompt variants on {self.where}: {self.best} and {self.runner_up} tie at "
                 f"{b.pass_rate:.0%}"
             )
         verdict = "significant" if self.significant else "not significant"
         return (
-            f"Best prompt on {self.model}: {self.best} ({b.pass_rate:.0%}, against "
+            f"Best prompt on {self.where}: {self.best} ({b.pass_rate:.0%}, against "
             f"{a.pass_rate:.0%} for {self.runner_up}); the lead is {verdict} "
             f"(p = {self.comparison.p_value:.2g}, {self.comparison.shared} cases paired)"
         )
 
 
 def variant_leads(run: RunResult) -> list[VariantLead]:
-    """For each model that ran two or more prompt variants: its best against the runner-up."""
+    """For each suite and model that ran two or more prompt variants: best against runner-up.
+
+    Variants belong to a suite: those of two suites are never ranked against each other
+    (they share no case to pair).
+    """
+    suites: dict[str | None, list[CaseResult]] = {}
+    for result in run.results:
+        if result.variant:
+            suites.setdefault(result.suite, []).append(result)
+    if len(suites) < 2:
+        return _leads(run, None)
+    leads = []
+    for suite, results in suites.items():
+        leads += _leads(run.model_copy(update={"results": results}), suite)
+    return leads
+
+
+def _leads(run: RunResult, suite: str | None) -> list[VariantLead]:
+    """The leads of each model over the variants of `run` (one suite's, when `suite` says)."""
     stats = run.stats()
     variants: dict[str, dict[str, str]] = {}  # model -> variant -> column
     for result in run.results:
@@ -60,7 +85,7 @@ def variant_leads(run: RunResult) -> list[VariantLead]:
         ranked = sorted(columns, key=lambda v: -stats[columns[v]].pass_rate)
         best, second = ranked[0], ranked[1]
         comparison = compare_models(run, columns[second], run, columns[best], (stats, stats))
-        leads.append(VariantLead(model, best, second, comparison))
+        leads.append(VariantLead(model, best, second, comparison, suite))
     return leads
 
 

@@ -55,6 +55,15 @@ def _name(collector: pytest.Collector) -> str | None:
     return None
 
 
+def marker_name(tag: str) -> str:
+    """The marker of a case tag: ``goal:tool`` is ``goal_tool``.
+
+    pytest reads a `markers` line up to its first colon as the name, so a colon cannot be
+    registered (and `--strict-markers` would refuse the red-team tags).
+    """
+    return tag.replace(":", "_")
+
+
 def _items(collector: pytest.Collector) -> Iterator[CaseItem]:
     config = collector.config
     try:
@@ -66,7 +75,7 @@ def _items(collector: pytest.Collector) -> Iterator[CaseItem]:
     if problems:
         raise collector.CollectError("\n".join(problems))
     for case in suite.cases:
-        for tag in set(case.tags) - collected.tags:
+        for tag in {marker_name(tag) for tag in case.tags} - collected.tags:
             # Registered so that --strict-markers accepts them and -m can select them.
             config.addinivalue_line("markers", f"{tag}: promptum case tag")
             collected.tags.add(tag)
@@ -124,7 +133,7 @@ class CaseItem(pytest.Item):
         self._result: CaseResult | None = None
         self.add_marker("promptum")
         for tag in case.tags:
-            self.add_marker(tag)
+            self.add_marker(marker_name(tag))
         if case.must_pass:
             self.add_marker("must_pass")
 

@@ -84,6 +84,10 @@ def _expand(patterns: list[str], base: Path, where: str) -> list[Path]:
         _refuse_broken_links(named, pattern, where)
         matches = [path.resolve() for path in named]
         suites = [path for path in matches if _is_suite(path)]
+        from promptum.suites import case_data  # only once suites are configured (see above)
+
+        cases = case_data(suites)  # YAML case files the glob also matches: not suites
+        suites = [path for path in suites if path not in cases]
         if not suites:
             raise pytest.UsageError(
                 f"{where} {pattern!r} matches no suite under {base}: give a glob of .yaml "

@@ -6,6 +6,7 @@ import csv
 from typing import TextIO
 
 from promptum.grades import CHECK_KINDS, Grade
+from promptum.reporting._metrics import CSV_COLUMNS, csv_cell_label, csv_cells
 from promptum.reporting._numbers import COST_DIGITS, LATENCY_DIGITS, fixed
 from promptum.reporting._source import ReportSource, rendered
 from promptum.reporting._text import visible
@@ -46,7 +47,7 @@ def _grade_cell(grade: Grade) -> str:
     """One grade as ``kind:name=PASS`` (with ``@score`` when it has one)."""
     verdict = "ERROR" if grade.error is not None else "PASS" if grade.passed else "FAIL"
     score = "" if grade.score is None else f"@{grade.score:g}"
-    return f"{grade.kind}:{grade.name}={verdict}{score}"
+    return f"{grade.kind}:{grade.name}{csv_cell_label(grade)}={verdict}{score}"
 
 
 def _row(result: CaseResult, flaky: dict[tuple[str, str], str]) -> list[str]:
@@ -80,10 +81,13 @@ def write_csv(source: ReportSource, out: TextIO) -> None:
     # The default "\r\n" line ending (RFC 4180) also makes the writer quote a field holding a
     # lone "\r", which readers would otherwise take for the end of a row.
     writer = csv.writer(out)
-    writer.writerow(COLUMNS)
-    flaky = {(f.case_id, f.model): f"{f.passed}/{f.total}" for f in source.run.tally().flaky()}
+    tally = source.run.tally()
+    weighed = bool(tally.metrics.thresholded)  # a case's weighted score: two more columns
+    writer.writerow((*COLUMNS, *CSV_COLUMNS) if weighed else COLUMNS)
+    flaky = {(f.case_id, f.model): f"{f.passed}/{f.total}" for f in tally.flaky()}
     for result in source.results():
-        writer.writerow(_row(result, flaky))
+        row = _row(result, flaky)
+        writer.writerow([*row, *csv_cells(result)] if weighed else row)
 
 
 def render_csv(run: RunResult) -> str:

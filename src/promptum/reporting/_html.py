@@ -23,9 +23,13 @@ from typing import IO, TYPE_CHECKING, Any, TextIO
 
 from promptum.gate import decide
 from promptum.grades import CHECK_KINDS, samples_note
+from promptum.metrics import score_line
 from promptum.reporting import _format as fmt
+from promptum.reporting._asr import html_context, html_css
+from promptum.reporting._metrics import label
 from promptum.reporting._source import ReportSource, rendered, spool
 from promptum.reporting._text import shorten, visible
+from promptum.reporting._transformed import transformed_texts
 from promptum.results import CaseResult, RunResult
 
 if TYPE_CHECKING:
@@ -60,6 +64,9 @@ def _figures(result: CaseResult) -> str:
         parts.append(fmt.cost(completion.cost_usd))
     if completion.attempts > 1:
         parts.append(f"{completion.attempts} attempts")
+    weighed = score_line(result)  # why a thresholded case passed, a grade failed or not
+    if weighed is not None:
+        parts.append(weighed)
     return " · ".join(parts)
 
 
@@ -69,7 +76,7 @@ def _checks(result: CaseResult) -> list[list[Any]]:
     for g in result.grades:
         if g.kind not in CHECK_KINDS:
             continue
-        tip = visible(g.description)
+        tip = visible(g.description + label(g))
         if g.error:
             tip += f": error: {visible(shorten(g.error, _REASON))}"
         elif g.reason:
@@ -129,10 +136,11 @@ class _Data:
     into ``prompts``, and when present ``n`` repeat (if not 1), ``u`` source, ``t`` tags,
     ``c`` cached, ``k`` indexes into ``checks``, ``a`` field assertions, ``g`` judge lines,
     ``o`` parsed output, ``e`` error, ``x`` expected behaviour, ``w`` reasons it did not
-    pass; ``j`` the judge's reasons and ``b`` the shortened response or error the cell shows,
-    when the script cannot derive them from the rest. The script groups cells into rows,
-    one per case and repeat. Every model usually gets the same messages for a case, and
-    most checks pass alike: prompts and checks are tables, each distinct one written once.
+    pass, ``v`` the texts its checks saw after a transform; ``j`` the judge's reasons and
+    ``b`` the shortened response or error the cell shows, when the script cannot derive them
+    from the rest. The script groups cells into rows, one per case and repeat. Every model
+    usually gets the same messages for a case, and most checks pass alike: prompts and
+    checks are tables, each distinct one written once.
     """
 
     def __init__(self, out: TextIO, prompts: _Table, checks: _Table, columns: list[str]) -> None:
@@ -176,6 +184,7 @@ class _Data:
             "e": completion.error,
             "x": result.expected_behavior,
             "w": [visible(reason) for reason in result.reasons] or None,
+            "v": [visible(text) for text in transformed_texts(result)] or None,
         }
         for key, value in optional.items():
             if value is not None:
@@ -249,7 +258,8 @@ def write_html(source: ReportSource, out: TextIO) -> None:
     tally = run.tally()
     models = tally.columns()
     stats = tally.stats()
-    css, script = _asset("report.css"), _asset("report.js")
+    attacks = tally.asr()
+    css, script = _asset("report.css") + html_css(attacks), _asset("report.js")
     page = (
         _environment()
         .get_template("report.html.j2")
@@ -259,7 +269,9 @@ def write_html(source: ReportSource, out: TextIO) -> None:
             models=models,
             stats=stats,
             flaky=tally.flaky(),
+            metrics=tally.metric_figures(),
             leads=[lead.line for lead in source.leads()],
+            **html_context(attacks, source.leads() if attacks else []),
             gate=decide(run),
             total_cost=sum(s.cost_usd for s in stats.values()),
             cached_cost=sum(s.cached_cost_usd for s in stats.values()),

@@ -11,6 +11,8 @@ from pydantic import ValidationError
 
 from promptum.errors import ConfigError
 from promptum.redaction import redact
+from promptum.reporting._asr import json_asr
+from promptum.reporting._metrics import json_figures
 from promptum.reporting._numbers import rounded
 from promptum.reporting._serialize import model_json
 from promptum.reporting._source import ReportSource, rendered
@@ -46,6 +48,8 @@ def write_json(source: ReportSource, out: TextIO) -> None:
     shell = run.model_copy(update={"config": redact(run.config), "results": []})
     facts = json.loads(model_json(shell))
     del facts["results"]  # the last field: written after the run's facts, one at a time
+    facts.update(json_figures(run.tally().metric_figures()))  # read back as derived
+    facts.update(json_asr(run.tally().asr()))  # derived too: counted again when read
     head = json.dumps(facts, ensure_ascii=False, indent=2)
     out.write(head.removesuffix("\n}") + ',\n  "results": [')
     separator = "\n    "

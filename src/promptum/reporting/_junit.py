@@ -14,10 +14,13 @@ from typing import IO, TextIO
 
 from promptum.gate import decide
 from promptum.grades import Grade, samples_note
+from promptum.metrics import score_line
 from promptum.rates import CaseRate
+from promptum.reporting._metrics import junit_properties, label
 from promptum.reporting._outcome import outcome
 from promptum.reporting._source import ReportSource, rendered, spool
 from promptum.reporting._text import visible
+from promptum.reporting._transformed import transformed_texts
 from promptum.results import CaseResult, RunResult
 
 
@@ -50,12 +53,17 @@ def _grade_line(grade: Grade) -> str:
 
 def _system_out(result: CaseResult) -> str:
     lines = [f"status: {result.status}"]
-    lines += [_grade_line(grade) for grade in result.grades]
+    weighed = score_line(result)
+    if weighed is not None:
+        lines.append(weighed)
+    lines += [_grade_line(grade) + label(grade) for grade in result.grades]
     completion = result.completion
     if completion.cached:
         lines.append("cached: true")
     if completion.error is None:
         lines += ["response:", completion.text]
+        for text in transformed_texts(result):
+            lines += ["response after transform:", text]
     if completion.tool_calls:
         lines += ["tool calls:", *(f"  {call.describe()}" for call in completion.tool_calls)]
     return "\n".join(lines)
@@ -129,8 +137,9 @@ def _testsuite(run: RunResult, model: str, suite: _Suite, flaky: list[CaseRate])
         ("complete", str(run.complete).lower()),
         ("flaky_cases", ", ".join(named)),
         ("gate", decide(run).line),
+        *junit_properties(run.tally().metric_figures(), model),
     ):
-        ET.SubElement(properties, "property", name=name, value=visible(value))
+        ET.SubElement(properties, "property", name=visible(name), value=visible(value))
     if suite.tests:
         ET.SubElement(element, _CASES)
     return element

@@ -7,6 +7,8 @@ from typing import TextIO
 
 from promptum.gate import decide
 from promptum.reporting import _format as fmt
+from promptum.reporting._asr import markdown_lines as asr_lines
+from promptum.reporting._metrics import markdown_lines
 from promptum.reporting._source import ReportSource, rendered
 from promptum.reporting._text import inline_markdown as md
 from promptum.reporting._text import shorten
@@ -72,8 +74,10 @@ def write_markdown(source: ReportSource, out: TextIO) -> None:
         f"{fmt.seconds(run.duration_s)} · cost {fmt.cost(cost)}{from_cache}",
         "",
         *_model_table(stats),
+        *markdown_lines(tally.metric_figures()),
     ]
     leads = source.leads()
+    lines += asr_lines(tally.asr(), leads)
     if leads:
         lines += ["", *(f"- {md(lead.line)}" for lead in leads)]
     flaky = tally.flaky()

@@ -3,7 +3,8 @@
 Precedence: error > failed checks > failed field assertions > judge below threshold > a
 grader that could not grade (a judge error). Only the first that applies decides a result's
 failure type; the others stay visible in the result's details. A failure outranks a grader's
-error, as it does in the result's status.
+error, as it does in the result's status. A case with a ``threshold:`` is decided by its
+weighted score (``ScoreBelowThreshold``), not by any one grade.
 """
 
 from __future__ import annotations
@@ -44,11 +45,37 @@ def _judge_failure(failed: list[Grade]) -> Outcome:
     return Outcome("failure", "JudgeBelowThreshold", message, [g.summary for g in failed])
 
 
+def _errored(result: CaseResult) -> Outcome | None:
+    """The outcome of the first grade that could not grade, if one could not."""
+    errored = [grade for grade in result.grades if grade.error is not None]
+    if not errored:
+        return None
+    first = errored[0]
+    if first.kind == "judge":
+        message = f"the judge could not grade: {first.error}"
+        return Outcome("error", "JudgeError", message, [g.summary for g in errored])
+    message = f"{first.label} could not grade: {first.error}"
+    return Outcome("error", "GradeError", message, [g.summary for g in errored])
+
+
+def _weighed(result: CaseResult, score: float, threshold: float) -> Outcome | None:
+    """A thresholded case's outcome: its score decides, not any one failed grade."""
+    if result.status == "pass":
+        return None  # a grade may have failed: the case passed on its weighted score
+    if result.status == "error":
+        return _errored(result) or Outcome("error", "Error", "the result is an error", [])
+    failed = [grade.summary for grade in result.grades if not grade.passed]
+    message = f"weighted score {score:.3g} < threshold {threshold:g}"
+    return Outcome("failure", "ScoreBelowThreshold", message, failed)
+
+
 def outcome(result: CaseResult) -> Outcome | None:
     """The deciding reason `result` did not pass, or None when it passed."""
     error = result.completion.error
     if error is not None:
         return Outcome("error", "ModelError", error.splitlines()[0] if error else "error", [error])
+    if result.threshold is not None and result.score is not None:
+        return _weighed(result, result.score, result.threshold)
     failed = [grade for grade in result.grades if grade.failed]
     checks = [g for g in failed if g.kind in CHECK_KINDS]
     if checks:
@@ -71,14 +98,9 @@ def outcome(result: CaseResult) -> Outcome | None:
     judged = [g for g in failed if g.kind == "judge"]
     if judged:
         return _judge_failure(judged)
-    errored = [grade for grade in result.grades if grade.error is not None]
-    if errored:
-        first = errored[0]
-        if first.kind == "judge":
-            message = f"the judge could not grade: {first.error}"
-            return Outcome("error", "JudgeError", message, [g.summary for g in errored])
-        message = f"{first.label} could not grade: {first.error}"
-        return Outcome("error", "GradeError", message, [g.summary for g in errored])
+    errored = _errored(result)
+    if errored is not None:
+        return errored
     # The runner decides the status; a non-pass with none of the reasons above still fails CI.
     if result.status == "error":
         return Outcome("error", "Error", "the result is an error", [])

@@ -84,6 +84,7 @@ def _slim(result: CaseResult) -> CaseResult:
         repeat=result.repeat,
         status=result.status,
         must_pass=result.must_pass,
+        tags=result.tags,  # a red-team case's goal: the variants' attack success rates
         completion=_BLANK,
     )
 

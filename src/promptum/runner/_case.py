@@ -42,6 +42,8 @@ class Criterion:
     """The least passing score; None: the judge's threshold."""
     prompt: str | None = None
     """This criterion's judge prompt (a built-in's name or a template); None: the judge's."""
+    metric: str | None = None
+    """The metric its grade is counted under in reports (docs/metrics.md); None: none."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +106,12 @@ class TestCase:
     """Where the case was defined, as ``file:line``."""
     must_pass: bool = False
     """Any failure or error of this case fails the run's gate, whatever the pass rate."""
+    threshold: float | None = None
+    """The weighted score (0-1) at which the case passes, failed grades and all; None: every
+    grade must pass (`promptum.metrics.thresholded_status`)."""
+    transform: str | None = None
+    """A Jinja expression whose value every check and field assertion sees instead of the
+    response (docs/expressions.md); None: the response as it came."""
     vars: Mapping[str, Any] = field(default_factory=dict)
     """The variables its templates were rendered with; checks the user wrote see them."""
     target: Target | None = None

@@ -27,6 +27,8 @@ from promptum.checks import (
     Run,
     call_errors_grade,
     check_plan,
+    seen,
+    seen_later,
     settle,
     shorten,
 )
@@ -36,6 +38,7 @@ from promptum.grade_views import assertion_grade
 from promptum.grades import Grade
 from promptum.providers import run_in_worker
 from promptum.runner._case import TestCase
+from promptum.runner._transform import case_view
 
 _REASON_LIMIT = 300
 
@@ -161,6 +164,7 @@ def _checks_only(case: TestCase, plan: CheckPlan) -> bool:
         and case.validator is None
         and case.response_schema is None
         and case.target is None
+        and case.transform is None
     )
 
 
@@ -191,6 +195,16 @@ def _grades(
     """Every grade but those of async checks, which come back pending, in their places."""
     if progress is None:
         progress = _Progress()
+    shown: str | None = None  # the transformed text, recorded on every grade that saw it
+    if case.transform is not None:
+        progress.running = "the case's transform"
+        view = case_view(case, completion, model, repeat)
+        if isinstance(view, list):  # it failed: so does everything that needed it
+            progress.grades = view
+            return view, []
+        if view.text != completion.text:
+            shown = view.text
+        completion = view.completion
     grades = progress.grades = plan.run(completion)
     output: Any = None
     parse_grade: Grade | None = None
@@ -218,7 +232,9 @@ def _grades(
             if isinstance(outcome, Grade):
                 grades[index] = outcome
             else:
-                pending.append((index, custom, outcome))
+                pending.append(
+                    (index, custom, outcome if shown is None else seen_later(outcome, shown))
+                )
         progress.running = "grading"  # every check the user wrote has answered
     if case.validator is not None:
         progress.running = f"the validator {type(case.validator).__name__}"
@@ -234,6 +250,8 @@ def _grades(
         attack_target = dict(case.attack_target) if case.attack_target else None
         evaluation = evaluate(output, expected, attack_target)
         grades += [assertion_grade(detail) for detail in evaluation.details]
+    if shown is not None:
+        grades[:] = [seen(grade, shown) for grade in grades]
     return grades, pending
 
 

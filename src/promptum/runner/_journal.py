@@ -21,9 +21,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from promptum._flushing import TurnFlush
-from promptum.checks import CheckDefinition
+from promptum.checks import CheckDefinition, case_transform, expressions_of
 from promptum.results import CaseResult, RunResult
-from promptum.runner._case import GenerationParams, TestCase
+from promptum.runner._case import GenerationParams, JudgeConfig, TestCase
 from promptum.sinks import result_json
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
@@ -43,6 +43,23 @@ def _params(params: GenerationParams) -> dict[str, Any]:
 
 def _json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
+
+
+_LATER_KEYS = ("metric", "weight", "transform")
+"""Keys of a check (and `metric` of a criterion) added after fingerprints were first taken:
+hashed only when set, so a case without them keeps the fingerprint it had before."""
+
+
+def _without_unset_later_keys(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if v is not None or k not in _LATER_KEYS}
+
+
+def _judge(config: JudgeConfig | None) -> dict[str, Any] | None:
+    if config is None:
+        return None
+    data = asdict(config)
+    data["criteria"] = [_without_unset_later_keys(c) for c in data["criteria"]]
+    return data
 
 
 class PlanDigest:
@@ -79,7 +96,7 @@ class PlanDigest:
             return remembered[1]
         if len(self._checks) >= _REMEMBERED_CHECKS:
             self._checks.clear()
-        text = _json(check.model_dump())
+        text = _json(_without_unset_later_keys(check.model_dump()))
         self._checks[id(check)] = (check, text)
         return text
 
@@ -97,9 +114,22 @@ class PlanDigest:
             "expected": case.expected,
             "expected_behavior": case.expected_behavior,
             "context": case.context,
-            "judge": None if case.judge is None else asdict(case.judge),
+            "judge": _judge(case.judge),
             "repeat": case.repeat,
+            # Only when set: a case without them keeps the fingerprint it had before.
+            **({} if case.threshold is None else {"threshold": case.threshold}),
+            **({} if case.transform is None else {"transform": case.transform}),
+            # Only when an expression reads them: other cases' vars are in their messages.
+            **({"vars": case.vars} if _expressions_read_vars(case) else {}),
         }
+
+
+def _expressions_read_vars(case: TestCase) -> bool:
+    """Whether an `expr` check or a transform of `case` reads `vars` when it grades."""
+    expressions = [e for check in case.checks for _, e in expressions_of(check.compiled)]
+    if case.transform is not None:
+        expressions.append(case_transform(case.transform))
+    return any("vars" in expression.names_read for expression in expressions)
 
 
 def plan_fingerprint(cases: Iterable[TestCase]) -> str:

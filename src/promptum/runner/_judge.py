@@ -15,6 +15,7 @@ from typing import Any
 from promptum.completion import Completion
 from promptum.grade_views import judge_grade
 from promptum.grades import Grade
+from promptum.metrics import METRIC
 from promptum.providers import ModelRequest, extract_json_object
 from promptum.results import JudgeVerdict, Message
 from promptum.runner._case import Criterion, JudgeConfig, TestCase
@@ -271,6 +272,8 @@ def _details(config: JudgeConfig, criterion: Criterion) -> dict[str, Any]:
     prompt = criterion.prompt or config.prompt
     if prompt in BUILTIN_PROMPTS and prompt != "default":
         details["prompt"] = prompt
+    if criterion.metric is not None:
+        details[METRIC] = criterion.metric
     return details
 
 

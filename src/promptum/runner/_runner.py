@@ -18,6 +18,7 @@ from typing import Any
 from promptum.completion import Completion
 from promptum.errors import PromptumError
 from promptum.grades import Grade, Status, status_of_grades
+from promptum.metrics import Label, labelled, thresholded_status
 from promptum.providers import ModelRequest
 from promptum.redaction import environment_secrets, scrub, scrub_json, scrub_model
 from promptum.results import CaseResult, RunResult
@@ -45,6 +46,12 @@ def status_of(completion: Completion, grades: Iterable[Grade]) -> Status:
     if not completion.ok:
         return "error"
     return status_of_grades(grades)
+
+
+def _check_labels(case: TestCase) -> list[Label]:
+    """Each check's metric and weight, in the order of its grade; empty if none sets either."""
+    labels = [(check.metric, check.weight) for check in case.checks]
+    return labels if any(label != (None, None) for label in labels) else []
 
 
 def request_for(case: TestCase, model: str, repeat: int = 1) -> ModelRequest:
@@ -171,6 +178,7 @@ async def _unit_result(
             timeout_s=grade_timeout_s,
             on_abandon=on_abandon,
         )
+        grades = labelled(grades, _check_labels(case))
         if completion.ok and case.judge is not None:
             grades += await judge_grades(case.judge, case, completion.text, complete)
     except Exception as exc:  # a bug in grading must cost one result, not the run
@@ -178,13 +186,16 @@ async def _unit_result(
             update={"error": f"grading failed: {type(exc).__name__}: {exc}"}
         )
         grades = []
+    status, score = status_of(completion, grades), None
+    if case.threshold is not None and completion.ok:
+        status, score = thresholded_status(grades, case.threshold)
     return CaseResult(
         case_id=case.id,
         suite=case.suite or None,
         variant=case.variant or None,
         model=model,
         repeat=repeat,
-        status=status_of(completion, grades),
+        status=status,
         messages=list(case.messages),
         completion=completion,
         grades=grades,
@@ -192,6 +203,8 @@ async def _unit_result(
         tags=list(case.tags),
         source=case.source,
         must_pass=case.must_pass,
+        score=score,
+        threshold=case.threshold,
     )
 
 

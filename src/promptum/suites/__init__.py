@@ -25,12 +25,16 @@ if _typing.TYPE_CHECKING:
     from promptum.suites._build import context_problem as context_problem
     from promptum.suites._build import judge_problems as judge_problems
     from promptum.suites._build import merged_judge as merged_judge
+    from promptum.suites._canary import known_token as known_token
     from promptum.suites._cases import Cases as Cases
     from promptum.suites._cases import Mapped as Mapped
     from promptum.suites._cases import Selected as Selected
+    from promptum.suites._discover import case_data as case_data
     from promptum.suites._format import CaseFields as CaseFields
     from promptum.suites._format import JudgeSpec as JudgeSpec
     from promptum.suites._locate import Locator as Locator
+    from promptum.suites._redteam import Generated as Generated
+    from promptum.suites._redteam import generate_suite as generate_suite
 
 __getattr__ = _lazy_exports(__name__)
 

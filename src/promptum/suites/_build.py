@@ -13,9 +13,10 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from promptum._imports import import_referenced
-from promptum.checks import SHARED, CheckDefinition, CheckTable
+from promptum.asr import REDTEAM_TAG
+from promptum.checks import SHARED, CheckDefinition, CheckTable, expressions_of
 from promptum.providers import INPUTS, PythonTarget, Target
-from promptum.results import Message
+from promptum.results import Message, namespaced
 from promptum.runner import (
     BUILTIN_PROMPTS,
     JUDGE_VARIABLES,
@@ -30,6 +31,15 @@ from promptum.runner import (
     prompt_uses,
 )
 from promptum.suites._assertion_fields import assertion_problems, assertion_schema
+from promptum.suites._canary import (
+    NOT_PLANTED,
+    NOT_RENDERED,
+    RESERVED,
+    VARIABLE,
+    Canary,
+    with_canary,
+)
+from promptum.suites._expressions import expression_problems
 from promptum.suites._format import (
     CaseFields,
     Context,
@@ -235,7 +245,7 @@ def merged_judge(spec: JudgeSpec, base: JudgeConfig | None) -> JudgeConfig:
         changes["model"] = spec.model
     if "criteria" in given:
         changes["criteria"] = tuple(
-            Criterion(name, c.rubric or "", c.threshold, c.prompt)
+            Criterion(name, c.rubric or "", c.threshold, c.prompt, c.metric)
             for name, c in (spec.criteria or {}).items()
         )
     return replace(base, **changes)
@@ -428,12 +438,15 @@ def build_case(
     if case_id is None:
         problems.add(("id",), "every test case needs an `id` (a short unique name)")
     variables = {**context.variables, **case.vars}
+    canary = Canary(namespaced(context.suite, case_id or ""))
+    if VARIABLE in case.vars:  # the suite's own `vars` are checked once, with its settings
+        problems.add(("vars", VARIABLE), RESERVED)
 
     def rendered(text: str, loc: Loc) -> str:
         if context.literal:
             return text
         try:
-            return render(text, variables)
+            return render(text, canary.scope(text, variables))
         except TemplateError as exc:
             problems.add(loc, str(exc))
             return text
@@ -483,7 +496,9 @@ def build_case(
         problems.add(
             loc, "field assertions need structured output: add `response_model` to the case"
         )
-    if schema is not None:
+    transform = case.transform or defaults.transform
+    # A transform reshapes the output: its fields are known only when it runs.
+    if schema is not None and transform is None:
         for field_loc, message in assertion_problems(
             assertion_schema(schema, model), expected, attack_target
         ):
@@ -500,6 +515,23 @@ def build_case(
         ),
     ]
 
+    # Most cases have no expression: their checks are looked at once, nothing located.
+    if transform is not None or any(expressions_of(check.compiled) for check in checks):
+        at_checks: list[Loc] = [("defaults", "checks", i) for i in range(len(defaults.checks))]
+        at_checks += [("checks", i) for i in range(len(case.checks))]
+        at_transform: Loc = ("transform",) if case.transform else ("defaults", "transform")
+        for expression_loc, message in expression_problems(
+            zip(at_checks, checks, strict=True),
+            None if transform is None else (at_transform, transform),
+            variables,
+        ):
+            problems.add(expression_loc, message)
+
+    checks, unplanted = with_canary(checks, canary, messages, documents, context.checks)
+    for index in unplanted:
+        unfilled = NOT_RENDERED if context.literal else NOT_PLANTED
+        problems.add(_check_loc(index, len(defaults.checks)), unfilled)
+
     answered = _answered_by(case, context, target, problems)
     _case_tool_problems(case, context, checks, answered, problems)
     # A Prompt in Python has no vars to give: its target's call says what is missing.
@@ -508,10 +540,13 @@ def build_case(
         for message in parameter_problems(target, variables):
             problems.add(at, message)
 
+    tags = _ordered_unique(context.tags, defaults.tags, case.tags)
+    graded = checks or expected or attack_target or expected_behavior or (judge and judge.criteria)
+    if REDTEAM_TAG in tags and not graded:
+        problems.add(("tags",) if REDTEAM_TAG in case.tags else (), UNDETECTED)
     if problems.items:
         raise InvalidCaseError(problems.items)
     assert case_id is not None  # a missing id was reported above
-    tags = _ordered_unique(context.tags, defaults.tags, case.tags)
     return TestCase(
         id=case_id,
         messages=messages,
@@ -529,7 +564,9 @@ def build_case(
         repeat=case.repeat or context.repeat,
         source=locator.line(),
         must_pass=case.must_pass or not context.must_pass_tags.isdisjoint(tags),
+        threshold=defaults.threshold if case.threshold is None else case.threshold,
         vars=variables,
+        transform=transform,
         target=target,
         tools=tools_json(case.tools) if case.tools is not None else context.tools,
         tool_choice=choice_json(case.tool_choice) or context.tool_choice,
@@ -537,6 +574,12 @@ def build_case(
         variant=context.variant,
     )
 
+
+UNDETECTED = (
+    "a red-team case (tagged `redteam`) needs a detector: with nothing graded it would pass, "
+    "and count as an attack resisted. Add a check (canary_not_leaked, no_exfiltration, "
+    "secret_not_leaked, tool_not_called...), an `attack_target` or a judge criterion"
+)
 
 _FILLED_BY_NAME = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 
@@ -704,6 +747,8 @@ def _check_tool_problems(
 def settings_problems(spec: SuiteSpec, context: SuiteContext) -> list[tuple[Loc, str]]:
     """What a suite's settings name that can never take effect, checked once per suite."""
     found: list[tuple[Loc, str]] = []
+    if VARIABLE in spec.vars:
+        found.append((("vars", VARIABLE), RESERVED))
     if spec.models is not None and spec.target is not None:
         found.append(
             (

@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 
 from promptum.errors import ConfigError
+from promptum.suites._case_files import source_paths
 from promptum.suites._rows import read_document, resolved, unreadable
 from promptum.suites._yaml import read_yaml
 
@@ -22,6 +23,7 @@ _SUITE_WORD = re.compile(r"\b(?:test_cases|cases_from)\b")
 """A YAML file that does not load is taken for a broken suite when it holds one of these."""
 _SECOND_DOCUMENT = "but found another document"
 _TOML_CASE_KEYS = ("query", "messages")
+_A_LIST = "not a suite: a list"
 _SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
 """Besides hidden folders (``.git``, ``.venv``, ``.promptum``): never suites, often huge."""
 
@@ -89,7 +91,15 @@ def _sources(path: Path, data: dict[str, Any]) -> set[Path]:
     items = [written] if isinstance(written, str) else written
     if not isinstance(items, list):
         return set()
-    return {_same(path.parent / item) for item in items if isinstance(item, str)}
+    found: set[Path] = set()
+    for item in items:
+        if not isinstance(item, str):
+            continue
+        try:
+            found.update(map(_same, source_paths(path, item)))  # a glob: what it matches
+        except ConfigError:
+            found.add(_same(path.parent / item))  # loading the suite says what is wrong
+    return found
 
 
 def _broken_kind(path: Path, error: ConfigError) -> str | None:
@@ -116,6 +126,8 @@ def _yaml_kind(path: Path) -> tuple[str | None, set[Path]]:
         data, _ = read_yaml(path)
     except ConfigError as exc:
         return _broken_kind(path, exc), set()  # a suite, its error reported when it loads
+    if isinstance(data, list):
+        return f"{_A_LIST} (a YAML case file? a suite reads one with `cases_from`)", set()
     if not isinstance(data, dict):
         return "not a suite: not a mapping", set()
     if not any(key in data for key in SUITE_KEYS):
@@ -153,12 +165,15 @@ def _search(folder: Path, found: Discovery) -> None:
         elif path.is_dir() and any(path.glob("*.toml")):
             toml_folders.append(path)
     data: set[Path] = set()
+    kinds = []
     for path in yaml_files:
         reason, sources = _yaml_kind(path)
         data |= sources
+        kinds.append((path, reason))
+    for path, reason in kinds:
         if reason is None:
             _found(found, path, folder)
-        else:
+        elif _same(path) not in data:  # a case file a suite reads is no news
             found.skipped.append((path, reason))
     for path in toml_folders:
         if _same(path) in data:
@@ -167,6 +182,20 @@ def _search(folder: Path, found: Discovery) -> None:
             _found(found, path, folder)
         else:
             found.skipped.append((path, "not a case folder: no .toml file has `query`/`messages`"))
+
+
+def case_data(paths: Iterable[Path]) -> set[Path]:
+    """Which of the YAML `paths` are cases, not suites: files a suite among them reads, lists."""
+    data: set[Path] = set()
+    lists: set[Path] = set()
+    for path in paths:
+        if not _is_yaml(path):
+            continue
+        reason, sources = _yaml_kind(path)
+        data |= sources
+        if reason is not None and reason.startswith(_A_LIST):
+            lists.add(_same(path))
+    return {path for path in paths if _same(path) in data | lists}
 
 
 def _found(found: Discovery, path: Path, folder: Path) -> None:

@@ -27,9 +27,12 @@ from pydantic import (
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from promptum.checks import CheckDefinition, get_check_type
+from promptum.asr import gate_problem
+from promptum.checks import CheckDefinition, Transform, get_check_type
 from promptum.completion import ToolCall
+from promptum.metrics import metric_problem
 from promptum.providers import EndpointConfig, HttpTarget, Price, key_variable
+from promptum.redteam import RedteamSpec
 from promptum.runner import DEFAULT_THRESHOLD
 from promptum.suites._target import TargetSpec
 from promptum.suites._tools import ToolChoice, ToolSpec
@@ -98,9 +101,22 @@ class CriterionSpec(_Strict):
         description="This criterion's judge prompt: `default`, `faithfulness` or a Jinja "
         "template; default: the judge's.",
     )
+    metric: str | None = Field(
+        default=None,
+        description="The metric this criterion's grade is counted under in reports "
+        "(docs/metrics.md).",
+    )
+
+    @field_validator("metric")
+    @classmethod
+    def _metric_name(cls, value: str | None) -> str | None:
+        problem = None if value is None else metric_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
 
 
-_CRITERION_KEYS = ("prompt", "rubric", "threshold")
+_CRITERION_KEYS = ("metric", "prompt", "rubric", "threshold")
 _CRITERION_NAME = re.compile(r"[\w.-]+")
 RESERVED_CRITERION = "judge"
 """The name of the criterion a case's `expected_behavior` is; no named criterion may take it."""
@@ -112,8 +128,8 @@ def _criterion(value: Any) -> Any:
         return {"rubric": value}
     if not isinstance(value, Mapping):
         raise ValueError(
-            "a criterion is its rubric (text) or a mapping with `rubric`, `threshold` and "
-            f"`prompt` (got {type(value).__name__})"
+            "a criterion is its rubric (text) or a mapping with `rubric`, `threshold`, "
+            f"`prompt` and `metric` (got {type(value).__name__})"
         )
     for key in value:
         if key not in _CRITERION_KEYS:
@@ -225,6 +241,20 @@ Context = str | list[str]
 """Retrieved documents: one text, or a list of them (each a Jinja template of the vars)."""
 
 
+CaseThreshold = Annotated[
+    float | None,
+    Field(
+        ge=0,
+        le=1,
+        allow_inf_nan=False,
+        strict=True,
+        description="Pass at this weighted score (0-1) of the case's grades, even with a grade "
+        "failed; without it every grade must pass (docs/metrics.md).",
+    ),
+]
+"""A case's `threshold:` (or the suite's `defaults.threshold`)."""
+
+
 class CaseFields(_Strict):
     """The keys a test case may have, in a suite, a TOML case file or a data row."""
 
@@ -248,7 +278,11 @@ class CaseFields(_Strict):
         "do not judge this case.",
     )
     checks: list[CheckDefinition] = Field(default_factory=list)
-    vars: dict[str, Any] = Field(default_factory=dict)
+    vars: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Template variables; {file: path} is a file's text, {files: glob} one "
+        "case per file matched (its id + '-' + the file's name).",
+    )
     tags: OneOrMany = Field(default_factory=list)
     models: OneOrMany | None = None
     tools: list[ToolSpec] | None = Field(
@@ -286,6 +320,16 @@ class CaseFields(_Strict):
         description="Gate on this case alone: its failure or error fails the run, whatever "
         "the pass rate (prompt-injection cases, for example).",
     )
+    transform: Transform | None = Field(
+        default=None,
+        description="A Jinja expression whose value the checks and field assertions see "
+        "instead of the response, e.g. `output | trim` (docs/expressions.md).",
+    )
+    threshold: CaseThreshold = None
+
+
+Rate = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False, strict=True)]
+"""A rate between 0 and 1, written as a number (`true` or `"0.1"` is refused)."""
 
 
 class GateSpec(_Strict):
@@ -295,6 +339,20 @@ class GateSpec(_Strict):
         default_factory=list,
         description="Cases with any of these tags are must-pass cases.",
     )
+    max_asr: Rate | dict[str, Rate] | None = Field(
+        default=None,
+        description="The highest attack success rate (0-1) of red-team cases the run accepts: "
+        "one rate, or rates by goal ({prompt_leak: 0.1}). See docs/redteam.md.",
+    )
+
+    @field_validator("max_asr", mode="before")
+    @classmethod
+    def _rate_or_rates(cls, value: Any) -> Any:
+        # One message, not one per member of the union (`constrained-float`, `dict[...]`).
+        problem = gate_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
 
 
 class DefaultsSpec(_Strict):
@@ -311,6 +369,10 @@ class DefaultsSpec(_Strict):
     context: Context | None = Field(
         default=None,
         description='For cases without their own, e.g. `"{{ passage }}"` from a CSV column.',
+    )
+    threshold: CaseThreshold = None
+    transform: Transform | None = Field(
+        default=None, description="For cases without their own `transform:`."
     )
 
 
@@ -365,6 +427,8 @@ class ColumnCheckSpec(_Strict):
     case_insensitive: bool | None = None
     threshold: float | None = None
     model: str | None = None
+    metric: str | None = None
+    weight: float | None = None
 
     @field_validator("type")
     @classmethod
@@ -406,7 +470,10 @@ class SuiteSpec(_Strict):
         default=None,
         description="Template for cases without `query` or `messages` (handy with `cases_from`).",
     )
-    vars: dict[str, Any] = Field(default_factory=dict)
+    vars: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Template variables of every case; {file: path} is a file's text.",
+    )
     tags: OneOrMany = Field(default_factory=list)
     defaults: DefaultsSpec | None = None
     repeat: int = Field(default=1, ge=1)
@@ -415,8 +482,8 @@ class SuiteSpec(_Strict):
     test_cases: list[CaseFields] = Field(default_factory=list)
     cases_from: OneOrMany = Field(
         default_factory=list,
-        description="CSV or JSONL files (one case per row) and folders of TOML case files, "
-        "relative to this file.",
+        description="CSV or JSONL files (one case per row), YAML case files (a list of cases), "
+        "TOML case files and folders of them, or globs (cases/*.yaml), relative to this file.",
     )
     columns: dict[str, ColumnCheckSpec] = Field(
         default_factory=dict,
@@ -436,6 +503,11 @@ class SuiteSpec(_Strict):
     )
     pricing: dict[str, Price] = Field(
         default_factory=dict, description="USD per million input/output tokens, by model id."
+    )
+    redteam: RedteamSpec | None = Field(
+        default=None,
+        description="Generate attack cases when loaded: goals × strategies, seeded. See "
+        "docs/redteam.md.",
     )
 
     @field_validator("endpoints", mode="wrap")

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from promptum._imports import python_module_file
+from promptum.asr import AsrBounds, bounds_of, unknown_goals
 from promptum.checks import FOLDER, PYTHON, SHARED, CheckDefinition, CheckTable, module_name
 from promptum.errors import ConfigError
 from promptum.providers import DEFAULT_MODEL, EndpointConfig, Price, Target, model_id_problem
@@ -24,8 +25,10 @@ from promptum.suites._build import (
     settings_problems,
     unused_tag_problems,
 )
+from promptum.suites._case_files import case_source, source_paths
 from promptum.suites._cases import CaseStats, RowCases, SuiteCases
 from promptum.suites._columns import ColumnChecks
+from promptum.suites._file_vars import FileVars
 from promptum.suites._format import CaseFields, DefaultsSpec, SuiteSpec
 from promptum.suites._locate import (
     Loc,
@@ -35,14 +38,8 @@ from promptum.suites._locate import (
     raise_problems,
     validation_problems,
 )
-from promptum.suites._rows import (
-    CaseFilesError,
-    RawCase,
-    RowFile,
-    case_source,
-    data_path,
-    resolved,
-)
+from promptum.suites._redteam import redteam_cases
+from promptum.suites._rows import CaseFilesError, RawCase, RowFile, resolved
 from promptum.suites._target import TargetSpec, suite_target
 from promptum.suites._tools import choice_json, tools_json
 from promptum.suites._variants import suite_variants
@@ -76,6 +73,8 @@ class Suite:
     """Its prompt variants (`prompts:`), name -> a short hash of the variant's text."""
     inputs: tuple[Path, ...] = ()
     """The files it was read from besides `path`: data, prompt files (what `--watch` watches)."""
+    max_asr: AsrBounds = field(default_factory=AsrBounds)
+    """Its `gate.max_asr`: the highest attack success rates of its red-team cases."""
 
 
 @dataclass(slots=True)
@@ -97,6 +96,14 @@ class _Load:
     """The hash of each case's (id, variant): about 70 MB for 1,000,000 cases, while loading."""
     collided: set[int] = field(default_factory=set)
     """Hashes two cases have: a duplicate id, or (rarely) two ids with one hash."""
+    file_vars: FileVars | None = None
+    """The files the suite's vars read (`{file: ...}`), once its folder is known."""
+
+    def files(self, folder: Path) -> FileVars:
+        """The reader of the suite's file vars, relative to its `folder`."""
+        if self.file_vars is None:
+            self.file_vars = FileVars(folder, self.problems)
+        return self.file_vars
 
     def built(self, case: TestCase) -> None:
         """Count in a case loaded without problems."""
@@ -164,8 +171,13 @@ class _Load:
         return tuple(PythonImport(module, path) for module, path in self.imports.items())
 
 
-def _cases(raw_cases: Iterable[RawCase], context: SuiteContext, load: _Load) -> Iterator[TestCase]:
+def _cases(
+    raw_cases: Iterable[RawCase], context: SuiteContext, load: _Load, rows: bool = False
+) -> Iterator[TestCase]:
     validation = load.validation(context.folder)
+    files = load.files(context.folder)
+    # A data row is read again when it runs, so it holds its values, never files to read.
+    raw_cases = files.refused(raw_cases) if rows else files.cases(raw_cases)
     for raw in raw_cases:
         try:
             fields = CaseFields.model_validate(raw.data, context=validation)
@@ -224,7 +236,7 @@ def _source_cases(
         raw_cases: Iterable[RawCase] = rows.scan()
         if load.columns is not None:
             raw_cases = load.columns.rows(raw_cases, source, load.problems, locator)
-        for _ in _cases(raw_cases, context, load):
+        for _ in _cases(raw_cases, context, load, rows=True):
             pass  # validated and counted; built again when run
         if not len(rows):
             raise _no_rows(rows)
@@ -308,7 +320,8 @@ def _check_without_settings(
         if not isinstance(source, str):
             continue  # reported with the settings
         try:
-            check(case_source(data_path(path, source)))
+            for file in source_paths(path, source):
+                check(case_source(file))
         except CaseFilesError as exc:
             load.problems += exc.problems
         except ConfigError as exc:
@@ -328,9 +341,12 @@ def _yaml_suite(path: Path, load: _Load) -> Suite:
     if data is None:
         raise ConfigError(f"{path}: the file is empty; `promptum init` writes a starter suite")
     if not isinstance(data, dict):
+        # A list of cases is a case file, read through a suite's `cases_from`.
+        also = "; a list of cases is a YAML case file: name it in a suite's `cases_from`"
         raise ConfigError(
             f"{locator.at(())}: a suite is a mapping with `test_cases:` (and optionally "
             f"`models:`, `defaults:`, `judge:`...), not a {type(data).__name__}"
+            + (also if isinstance(data, list) else "")
         )
     problems = load.problems
     inline = _inline_cases(data, locator, problems)
@@ -352,7 +368,7 @@ def _yaml_suite(path: Path, load: _Load) -> Suite:
         models=tuple(spec.models or ()),
         system=spec.system,
         prompt=spec.prompt,
-        variables=spec.vars,
+        variables=load.files(path.parent).suite_vars(spec.vars, locator),
         tags=tuple(spec.tags),
         defaults=spec.defaults or DefaultsSpec(),
         repeat=spec.repeat,
@@ -368,19 +384,27 @@ def _yaml_suite(path: Path, load: _Load) -> Suite:
     variants = suite_variants(spec.prompts, path, locator, context, problems)
     load.variants = variants.contexts
     load.columns = ColumnChecks(spec.columns) if spec.columns else None
+    # Read before the cases are built: building drops each written case once taken.
+    attacks = redteam_cases(spec, data.get("test_cases"), variants, locator, problems)
     parts: list[Sequence[TestCase]] = [tuple(_cases(inline, context, load))]
+    if attacks:
+        parts.append(tuple(_cases(iter(attacks), context, load)))
     inputs = list(variants.files)
     for index, source in enumerate(spec.cases_from):
         try:
-            inputs.append(data_path(path, source))
-            parts.append(_source_cases(inputs[-1], context, load, locator))
+            for file in source_paths(path, source):  # a glob: each file it matches, sorted
+                inputs.append(file)
+                parts.append(_source_cases(file, context, load, locator))
         except ConfigError as exc:
             problems.append(problem(locator, ("cases_from", index), str(exc)))
+    inputs += load.files(path.parent).files
     if not any(parts) and not problems:
         problems.append(_no_cases(data, locator))
     if not problems:  # a case that did not build leaves its tags unknown
         found = unused_tag_problems(spec.gate.must_pass_tags, load.stats.tags)
         problems += [problem(locator, loc, text) for loc, text in found]
+        unbounded = unknown_goals(bounds_of(spec.gate.max_asr), load.stats.tags)
+        problems += [problem(locator, loc, text) for loc, text in unbounded]
     raise_problems(problems)
     return Suite(
         context.suite,
@@ -391,6 +415,7 @@ def _yaml_suite(path: Path, load: _Load) -> Suite:
         load.python_imports(),
         variants.hashes,
         tuple(inputs),
+        bounds_of(spec.gate.max_asr),
     )
 
 
@@ -413,7 +438,8 @@ def _folder_suite(path: Path, load: _Load) -> Suite:
     cases = _source_cases(path, context, load, Locator(path))
     raise_problems(load.problems)
     suite_cases = _suite_cases([cases], load, name, path)
-    return Suite(name, path, suite_cases, python_imports=load.python_imports())
+    inputs = tuple(load.files(path).files)
+    return Suite(name, path, suite_cases, python_imports=load.python_imports(), inputs=inputs)
 
 
 def _suite_cases(parts: list[Sequence[TestCase]], load: _Load, name: str, path: Path) -> SuiteCases:

@@ -119,9 +119,14 @@ def data_path(suite: Path, source: str) -> Path:
     or the working directory, the repository in CI), not the machine's, whose contents
     would otherwise reach prompts sent to a model.
     """
-    path = suite.parent / source
+    return project_path(suite.parent, source)
+
+
+def project_path(folder: Path, source: str) -> Path:
+    """`source` relative to a suite's `folder`; refused when it leads out of the project."""
+    path = folder / source
     target = resolved(path)  # symlinks too: a committed link could point anywhere
-    roots = {suite.parent.resolve(), Path.cwd().resolve()}
+    roots = {folder.resolve(), Path.cwd().resolve()}
     if not any(target.is_relative_to(root) for root in roots):
         raise ConfigError(
             f"{source!r} is {target}, outside the suite's folder and the working "
@@ -195,14 +200,14 @@ def open_regular(path: Path, limit: int, hint: str = _DOCUMENT_HINT) -> int:
     return descriptor
 
 
-def read_document(path: Path) -> str:
+def read_document(path: Path, hint: str = _DOCUMENT_HINT) -> str:
     """The text of a whole-file document (a suite, a TOML case), refused past its limit.
 
     Raises ConfigError, located, for a file that is missing, not regular, too large,
-    unreadable or not UTF-8.
+    unreadable or not UTF-8; `hint` says what to do about one too large.
     """
     limit = max_suite_bytes()
-    descriptor = open_regular(path, limit)
+    descriptor = open_regular(path, limit, hint)
     try:
         with open(descriptor, "rb") as handle:
             # What the file holds, not the limit: reading allocates what it is asked for.
@@ -211,7 +216,7 @@ def read_document(path: Path) -> str:
             if len(data) > size:  # the file grew since it was checked
                 data += handle.read(limit + 1 - len(data))
         if len(data) > limit:
-            _refuse(path, stat.S_IFREG, len(data), limit)
+            _refuse(path, stat.S_IFREG, len(data), limit, hint)
         # A byte-order mark (Windows editors write one) is not text: YAML skips it, TOML not.
         text = data.decode("utf-8").removeprefix("\ufeff")
     except (OSError, UnicodeDecodeError) as exc:
@@ -568,6 +573,7 @@ def case_source(path: Path) -> Iterator[RawCase]:
     if reader is None:
         raise ConfigError(
             f"{path}: cannot read cases from a {path.suffix or 'extensionless'} file; "
-            "use .csv, .jsonl, a .toml case file or a folder of .toml case files"
+            "use .csv, .jsonl, a .yaml case file (a list of cases), a .toml case file or a "
+            "folder of .toml case files"
         )
     return reader(path)

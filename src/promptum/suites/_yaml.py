@@ -1,9 +1,10 @@
 """Read a YAML document together with the line and column of every key and list item.
 
-A suite is read a part at a time: each top-level value, and each case of `test_cases` by
-itself, is composed into PyYAML's nodes, checked, located and built, and its nodes are
-dropped before the next case is read: the nodes of a whole document take tens of times
-its text (reading a 50 MB suite whole peaked at 3.1 GB), one case's a few kilobytes.
+A suite is read a part at a time: each top-level value, and each case of `test_cases` (or
+of a case file, a document that is a list) by itself, is composed into PyYAML's nodes,
+checked, located and built, and its nodes are dropped before the next case is read: the
+nodes of a whole document take tens of times its text (reading a 50 MB suite whole peaked
+at 3.1 GB), one case's a few kilobytes.
 """
 
 from __future__ import annotations
@@ -141,9 +142,12 @@ class _Part:
     node: yaml.Node
     loc: Loc
     depth: int
-    """How deep the node is in the document: 1 the document, 2 a top-level value, 3 a case."""
+    """How deep the node is in the document: 1 the document, 2 a top-level value (or an item
+    of a document that is a list), 3 an item of a top-level list (a case of `test_cases`)."""
     key: yaml.Node | None = None
     """The key of a top-level value."""
+    case: bool = False
+    """Whether it is a case: an item of `test_cases`, or of a document that is a list."""
 
 
 @dataclass
@@ -154,6 +158,8 @@ class _Document:
     root: yaml.Node | None = None
     """The document's node: a top-level mapping read in parts has its cases' list empty."""
     cases: yaml.SequenceNode | None = None
+    cases_loc: Loc = (CASES_KEY,)
+    """Where the list of cases is: `test_cases`, or the document itself (a case file)."""
     earlier: set[int] = field(default_factory=set)
     """The anchored nodes of the parts already read, which later aliases may reach.
 
@@ -182,8 +188,14 @@ class _Document:
 
     def _document(self) -> Iterator[_Part]:
         loader = self.loader
+        if loader.starts(yaml.SequenceStartEvent):
+            # A plain list, as a case file of `cases_from` is: read a case at a time too.
+            self.root = self.cases = loader.collection(yaml.SequenceNode)
+            self.cases_loc = ()
+            yield from self._cases((), self.cases, 2)
+            return
         if not loader.starts(yaml.MappingStartEvent):
-            # Not a plain mapping, as a suite is: read whole.
+            # Neither a plain mapping, as a suite is, nor a plain list: read whole.
             self.root = loader.node(None, None)
             yield _Part(self.root, (), 1)
             return
@@ -194,7 +206,7 @@ class _Document:
                 self.cases = loader.collection(yaml.SequenceNode)
                 root.value.append((key, self.cases))
                 yield _Part(self.cases, (key.value,), 2, key)  # for its key: it is empty yet
-                yield from self._cases(key.value, self.cases)
+                yield from self._cases((key.value,), self.cases, 3)
                 continue
             value = loader.node(root, key)
             root.value.append((key, value))
@@ -207,11 +219,11 @@ class _Document:
             return False  # a second list is a duplicate key, reported as one
         return key.value == CASES_KEY and self.loader.starts(yaml.SequenceStartEvent)
 
-    def _cases(self, key: str, cases: yaml.SequenceNode) -> Iterator[_Part]:
+    def _cases(self, loc: Loc, cases: yaml.SequenceNode, depth: int) -> Iterator[_Part]:
         loader = self.loader
         index = 0
         while not loader.check_event(yaml.SequenceEndEvent):
-            yield _Part(loader.node(cases, index), (key, index), 3)
+            yield _Part(loader.node(cases, index), (*loc, index), depth, case=True)
             index += 1
         cases.end_mark = loader.event().end_mark
 
@@ -403,7 +415,7 @@ class _Size:
             return False  # a tree: the part is what is written (most suites, all large ones)
         values, text, depth = self._expanded(part, written_values, written_text)
         self.added.add(values - written_values, text - written_text)
-        if part.depth == 3:
+        if part.case:
             self.added_to_cases.add(values - written_values, text - written_text)
         self._check_enclosing(part, depth)
         return aliased
@@ -456,8 +468,8 @@ class _Size:
     def _check_enclosing(self, part: _Part, depth: int) -> None:
         """Refuse the cases' list, or the document, that `part` makes too large or deep."""
         cases, root = self.document.cases, self.document.root
-        if part.depth == 3 and cases is not None:
-            where = _at(self.path, cases.start_mark, (CASES_KEY,))
+        if part.case and cases is not None:
+            where = _at(self.path, cases.start_mark, self.document.cases_loc)
             if depth + 1 > MAX_DEPTH:
                 raise _too_deep(where)
             if self.limits.exceeded(self.added_to_cases.values, self.added_to_cases.text):
@@ -487,6 +499,8 @@ class _Walker:
         """Walk one part of the document."""
         if self.document.root is not None:
             self.locator.positions.setdefault((), _position(self.document.root.start_mark))
+        if part.case and len(part.loc) == 1 and self.depth is not None:
+            self.depth = 1  # a case file's cases are a level up: each keeps its own position
         if part.key is not None and not isinstance(part.key, yaml.ScalarNode):
             self._refuse_key(self.document.root or part.node, part.key, ())
             return
@@ -617,7 +631,7 @@ class _Read:
         if self.walker.complex_key is not None:
             self.unbuilt = self.walker.complex_key  # before building raises a vaguer error
             return
-        if part.depth == 3:
+        if part.case:
             try:
                 self.cases.append(self.document.loader.construct_document(part.node))
             except yaml.YAMLError as exc:
@@ -639,6 +653,17 @@ def _template_hint(text: str, exc: yaml.MarkedYAMLError) -> str:
 def read_yaml(path: Path) -> tuple[Any, Locator]:
     """Parse `path`; raise ConfigError with the line and column of a syntax error."""
     text = read_document(path)  # a file that cannot be read is a ConfigError saying why
+    data, locator, problems = parse_yaml(text, path)
+    raise_problems(problems)
+    return data, locator
+
+
+def parse_yaml(text: str, path: Path) -> tuple[Any, Locator, list[str]]:
+    """The data of `path`'s `text`, and its located problems (duplicate keys, loops).
+
+    Raises ConfigError for what leaves no data: a syntax error (with its line and column),
+    an alias bomb, values nested too deeply.
+    """
     locator = Locator(path)
     locator.rest = _Rest(text, locator)
     try:
@@ -658,5 +683,4 @@ def read_yaml(path: Path) -> tuple[Any, Locator]:
         ) from exc
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: invalid YAML: {exc}") from exc
-    raise_problems(problems)
-    return data, locator
+    return data, locator, problems

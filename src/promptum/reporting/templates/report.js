@@ -248,6 +248,7 @@
     }
     if (cell.e) section(detail, "Error", cell.e);
     else section(detail, "Response", cell.r);
+    for (const text of cell.v || []) section(detail, "Response after transform", text);
     if (cell.o) section(detail, "Parsed output", cell.o);
     dialog.showModal();
   }

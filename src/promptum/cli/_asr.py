@@ -1,0 +1,57 @@
+"""The attack success rates in the terminal: a compact table, only for runs with red-team cases."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from promptum.asr import AttackCounts, AttackRates
+    from promptum.comparison import VariantLead
+
+
+def cell(counts: AttackCounts) -> str:
+    """``34% [28–41%] 17/50``; errors, never counted as either, said apart."""
+    if not counts.total:
+        return "-"
+    return f"{counts.text} {counts.counts_text}"
+
+
+def rows(rates: AttackRates) -> list[tuple[str, str | None, str | None]]:
+    """(label, goal, strategy): every attack, then each goal, then each strategy."""
+    return [
+        ("All attacks", None, None),
+        *((f"goal {goal}", goal, None) for goal in rates.goals),
+        *((f"strategy {strategy}", None, strategy) for strategy in rates.strategies),
+    ]
+
+
+def print_asr(console: Console, rates: AttackRates) -> None:
+    """The attack success rate per goal and strategy, one column per model (· variant)."""
+    if not rates:
+        return
+    from rich.markup import escape
+    from rich.table import Table
+
+    # The cells say the rest: the rate, its interval, succeeded/graded and errors apart.
+    table = Table(title="Attack success rate (95% CI)", title_justify="left")
+    table.add_column("")
+    for column in rates.columns:
+        table.add_column(escape(column), justify="right", overflow="fold")
+    for label, goal, strategy in rows(rates):
+        table.add_row(
+            escape(label), *(cell(rates.counts(c, goal, strategy)) for c in rates.columns)
+        )
+    console.print(table)
+
+
+def print_lead_asr(console: Console, lead: VariantLead) -> None:
+    """Under a variant lead: the two variants' attack success rates, paired."""
+    from rich.markup import escape
+
+    from promptum.comparison import asr_lines
+
+    changes = lead.comparison.asr
+    for line in asr_lines(changes, lead.runner_up, lead.best, f" on {lead.where}"):
+        console.print(f"  {escape(line)}", highlight=False, soft_wrap=True)

@@ -1,0 +1,96 @@
+"""The attacker model of `promptum redteam generate`: runs attacks and asks for rewrites.
+
+The refinement itself is pure (`promptum.redteam.refine`); this wires it to a run of the
+suite's target (a `Session`) and to the attacker model (a `ModelClient`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from promptum.providers import EndpointConfig
+    from promptum.redteam import Ask, Outcome, RunCases
+    from promptum.results import CaseResult
+    from promptum.suites import Generated
+
+ATTACKER_MAX_TOKENS = 256
+_counter = itertools.count()
+
+
+def _answer(result: CaseResult) -> str:
+    """What the target said, shown to the attacker, its canary masked (no file may hold one)."""
+    from promptum.case_result import namespaced
+    from promptum.suites import known_token
+
+    calls = [call.describe() for call in result.completion.tool_calls]
+    answer = "\n".join(filter(None, [result.completion.text, *calls]))
+    token = known_token(namespaced(result.suite, result.case_id))
+    return answer.replace(token, "[canary]") if token else answer
+
+
+def runner(source: Path, generated: Generated) -> RunCases:
+    """Runs attack cases as the written file would: the source's settings, beside it."""
+    from promptum import Session
+    from promptum.redteam import Outcome
+
+    def run(cases: Sequence[Mapping[str, Any]]) -> Mapping[str, Outcome]:
+        if not cases:
+            return {}
+        # Beside the source, so its relative paths hold; removed whatever happens.
+        path = source.with_name(f".{source.stem}.attacks-{next(_counter)}.yaml")
+        try:
+            path.write_text(generated.settings_text(list(map(dict, cases))), encoding="utf-8")
+            session = Session()
+            session.add_suite(path)
+            results = session.run().results
+        finally:
+            path.unlink(missing_ok=True)
+        outcomes: dict[str, Outcome] = {}
+        for result in results:
+            before = outcomes.get(result.case_id)
+            if before is not None and before.succeeded:
+                continue  # an attack that succeeded on one column succeeded
+            outcomes[result.case_id] = Outcome(
+                result.status == "fail",
+                _answer(result),
+                "; ".join(result.reasons) or "every detector passed",
+            )
+        return outcomes
+
+    return run
+
+
+def asker(model: str, endpoints: Mapping[str, EndpointConfig]) -> Ask:
+    """Asks the attacker model; a call that fails raises AttackerError naming it."""
+    from promptum.providers import ClientOptions, ModelClient, ModelRequest
+    from promptum.redteam import AttackerError
+    from promptum.results import Message
+
+    async def once(system: str, user: str) -> str:
+        client = ModelClient(ClientOptions(endpoints=dict(endpoints)))
+        try:
+            request = ModelRequest(
+                model=model,
+                messages=(
+                    Message(role="system", content=system),
+                    Message(role="user", content=user),
+                ),
+                temperature=0,
+                max_tokens=ATTACKER_MAX_TOKENS,
+            )
+            completion = await client.complete(request)
+        finally:
+            await client.aclose()
+        if completion.error is not None:
+            raise AttackerError(f"the attacker model {model} failed: {completion.error}")
+        return completion.text
+
+    def ask(system: str, user: str) -> str:
+        return asyncio.run(once(system, user))
+
+    return ask

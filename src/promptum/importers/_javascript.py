@@ -1,0 +1,437 @@
+"""Translating promptfoo's JavaScript one-liners into promptum `expr` expressions (Jinja).
+
+Only the common shapes are translated, each to an expression that means the same:
+`output.length < 500`, `output.includes('x')`, `output.startsWith(...)`,
+`JSON.parse(output).status === 'ok'`, `output.toLowerCase()...`, comparisons, arithmetic,
+`&&`, `||`, `!` and `?:`. Anything else (several statements, arrow functions, regular
+expressions, `context.prompt`, methods without a Jinja equivalent) is refused with the
+reason, so that nothing is guessed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+_TOKEN = re.compile(
+    r"""
+    (?P<space>\s+)
+  | (?P<number>(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)
+  | (?P<string>'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")
+  | (?P<name>[A-Za-z_$][\w$]*)
+  | (?P<op>===|!==|==|!=|<=|>=|&&|\|\||\?\?|\?\.|=>|[-+*/%<>!()\[\].,?:;])
+    """,
+    re.VERBOSE,
+)
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "'": "'", '"': '"', "\\": "\\", "0": "\0"}
+_STATEMENTS = frozenset(
+    (
+        "const",
+        "let",
+        "var",
+        "function",
+        "if",
+        "else",
+        "for",
+        "while",
+        "do",
+        "switch",
+        "return",
+        "new",
+        "typeof",
+        "instanceof",
+        "await",
+        "async",
+        "this",
+        "class",
+        "delete",
+        "void",
+        "in",
+        "of",
+        "yield",
+        "try",
+        "catch",
+        "throw",
+    )
+)
+_BINARY = {
+    "||": 2,
+    "&&": 3,
+    "===": 4,
+    "!==": 4,
+    "==": 4,
+    "!=": 4,
+    "<": 5,
+    ">": 5,
+    "<=": 5,
+    ">=": 5,
+    "+": 6,
+    "-": 6,
+    "*": 7,
+    "/": 7,
+    "%": 7,
+}
+_JINJA_OP = {"||": "or", "&&": "and", "===": "==", "!==": "!=", "==": "==", "!=": "!="}
+_STRING_METHODS = {
+    "toLowerCase": "({} | lower)",
+    "toUpperCase": "({} | upper)",
+    "trim": "({} | trim)",
+    "trimStart": "{}.lstrip()",
+    "trimEnd": "{}.rstrip()",
+    "toString": "({} | string)",
+}
+
+
+class UntranslatableError(ValueError):
+    """The JavaScript has no faithful expression form; the message says what stops it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Expr:
+    """A translated expression and what kind of value it has, as far as is known."""
+
+    text: str
+    kind: str
+    """bool, number, string, list, any; or a namespace: context, JSON, Math, Array, Object."""
+
+
+def string_literal(text: str) -> str:
+    """`text` as a Jinja string expression that reads back as exactly `text`."""
+    # Jinja decodes a literal with Python's unicode-escape after escaping non-ASCII
+    # characters, so JSON's escapes of quotes, backslashes and controls read back exactly.
+    # Template delimiters are split across two literals: an expression holds none.
+    parts = _DELIMITER.split(text)
+    if len(parts) == 1:
+        return json.dumps(text, ensure_ascii=False)
+    return "(" + " ~ ".join(json.dumps(part, ensure_ascii=False) for part in parts) + ")"
+
+
+_DELIMITER = re.compile(r"(?<=[{%#])(?=[{%#}])|(?<=[}%#])(?=})")
+_TEMPLATE_VAR = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}")
+
+
+def _unquote(literal: str) -> str:
+    out: list[str] = []
+    body = literal[1:-1]
+    index = 0
+    while index < len(body):
+        char = body[index]
+        if char != "\\":
+            out.append(char)
+            index += 1
+            continue
+        code = body[index + 1]
+        if code in _ESCAPES:
+            out.append(_ESCAPES[code])
+            index += 2
+        elif code == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", body[index + 2 : index + 6]):
+            out.append(chr(int(body[index + 2 : index + 6], 16)))
+            index += 6
+        else:
+            raise UntranslatableError(f"the string {literal} uses the escape \\{code}")
+    return "".join(out)
+
+
+def _tokens(code: str) -> list[tuple[str, str]]:
+    tokens = []
+    position = 0
+    while position < len(code):
+        match = _TOKEN.match(code, position)
+        if match is None:
+            char = code[position]
+            what = {"`": "a template literal", "=": "an assignment"}.get(char, f"`{char}`")
+            raise UntranslatableError(f"uses {what}")
+        position = match.end()
+        kind = match.lastgroup or ""
+        if kind != "space":
+            tokens.append((kind, match.group()))
+    return tokens
+
+
+class _Parser:
+    def __init__(self, tokens: list[tuple[str, str]], subject: str) -> None:
+        self.tokens = tokens
+        self.index = 0
+        self.subject = subject
+
+    def peek(self) -> tuple[str, str]:
+        return self.tokens[self.index] if self.index < len(self.tokens) else ("end", "")
+
+    def take(self, expected: str | None = None) -> tuple[str, str]:
+        token = self.peek()
+        if expected is not None and token[1] != expected:
+            found = token[1] or "the end"
+            raise UntranslatableError(f"expected `{expected}`, found {found}")
+        self.index += 1
+        return token
+
+    def expression(self, power: int = 0) -> Expr:
+        left = self.postfix(self.prefix())
+        while True:
+            _, op = self.peek()
+            if op == "?" and power < 1:
+                self.take()
+                then = self.expression()
+                self.take(":")
+                otherwise = self.expression(1)
+                left = Expr(f"({then.text} if {left.text} else {otherwise.text})", then.kind)
+                continue
+            if op in ("??", "?."):
+                raise UntranslatableError(f"uses `{op}`")
+            bound = _BINARY.get(op)
+            if bound is None or bound <= power:
+                return left
+            self.take()
+            left = _binary(op, left, self.expression(bound))
+
+    def prefix(self) -> Expr:
+        kind, text = self.take()
+        if kind == "number":
+            return Expr(text, "number")
+        if kind == "string":
+            return _string(_unquote(text))
+        if kind == "name":
+            if text == "output" and self.subject != "output":
+                return Expr(f"({self.subject})", "any")
+            return _name(text)
+        if text == "(":
+            inner = self.expression()
+            self.take(")")
+            return Expr(f"({inner.text})", inner.kind)
+        if text == "!":
+            operand = self.postfix(self.prefix())
+            return Expr(f"(not {operand.text})", "bool")
+        if text == "-":
+            operand = self.postfix(self.prefix())
+            return Expr(f"(-{operand.text})", "number")
+        if text == "[":
+            items = self.arguments("]")
+            return Expr("[" + ", ".join(item.text for item in items) + "]", "list")
+        if text == "/":
+            raise UntranslatableError("uses a regular expression literal")
+        raise UntranslatableError(f"unexpected {text or 'end of the code'}")
+
+    def arguments(self, closing: str) -> list[Expr]:
+        items: list[Expr] = []
+        while self.peek()[1] != closing:
+            items.append(self.expression())
+            if self.peek()[1] != closing:
+                self.take(",")
+        self.take(closing)
+        return items
+
+    def postfix(self, value: Expr) -> Expr:
+        while True:
+            _, op = self.peek()
+            if op == ".":
+                self.take()
+                kind, name = self.take()
+                if kind != "name":
+                    raise UntranslatableError(f"expected a property name after `.`, found {name}")
+                if self.peek()[1] == "(":
+                    self.take()
+                    value = _method(value, name, self.arguments(")"))
+                else:
+                    value = _member(value, name)
+            elif op == "[":
+                self.take()
+                index = self.expression()
+                self.take("]")
+                if value.kind in _NAMESPACES:
+                    raise UntranslatableError(f"indexes `{value.kind}`")
+                value = Expr(f"{value.text}[{index.text}]", "any")
+            elif op == "(":
+                raise UntranslatableError(
+                    f"calls `{value.text}`, which has no expression equivalent"
+                )
+            elif op == "=>":
+                raise UntranslatableError("defines an arrow function")
+            else:
+                return value
+
+
+_NAMESPACES = ("context", "JSON", "Math", "Array", "Object", "JSON.parse")
+
+
+def _string(text: str) -> Expr:
+    """A string of the code; promptfoo renders `{{ var }}` in it before the code runs."""
+    whole = _TEMPLATE_VAR.fullmatch(text)
+    if whole is not None:
+        return Expr(f"vars[{string_literal(whole.group(1))}]", "string")
+    if "{{" in text or "{%" in text:
+        raise UntranslatableError(
+            "holds a template that promptfoo renders before the code runs; write `vars.NAME`"
+        )
+    return Expr(string_literal(text), "string")
+
+
+def _name(name: str) -> Expr:
+    if name in _STATEMENTS:
+        raise UntranslatableError(f"uses `{name}`, a statement or operator with no expression form")
+    literals = {"true": "true", "false": "false", "null": "none", "undefined": "none"}
+    if name in literals:
+        return Expr(literals[name], "bool" if name in ("true", "false") else "any")
+    if name == "output":
+        return Expr("output", "string")
+    if name in _NAMESPACES:
+        return Expr("", name)
+    raise UntranslatableError(
+        f"uses `{name}`; an expr check sees output, json, vars, tool_calls, latency_ms, "
+        "cost_usd and tokens"
+    )
+
+
+def _member(value: Expr, name: str) -> Expr:
+    if value.kind == "context":
+        if name == "vars":
+            return Expr("vars", "any")
+        raise UntranslatableError(f"uses `context.{name}`; only `context.vars` has an equivalent")
+    if value.kind in _NAMESPACES:
+        if value.kind == "JSON" and name == "parse":
+            return Expr("", "JSON.parse")
+        raise UntranslatableError(f"uses `{value.kind}.{name}`")
+    if name == "length":
+        return Expr(f"({value.text} | length)", "number")
+    if value.kind in ("string", "number", "bool", "list"):
+        raise UntranslatableError(f"reads `.{name}` of a {value.kind}")
+    return Expr(f"{value.text}[{string_literal(name)}]", "any")
+
+
+def _method(value: Expr, name: str, args: list[Expr]) -> Expr:
+    text = value.text
+    if value.kind == "JSON.parse" or (value.kind == "JSON" and name == "parse"):
+        if len(args) != 1:
+            raise UntranslatableError("calls JSON.parse with other than one argument")
+        return Expr(f"({args[0].text} | from_json)", "any")
+    if value.kind == "Math":
+        if name == "abs" and len(args) == 1:
+            return Expr(f"({args[0].text} | abs)", "number")
+        if name in ("min", "max") and args:
+            return Expr("([" + ", ".join(a.text for a in args) + f"] | {name})", "number")
+        if name in ("floor", "ceil") and len(args) == 1:
+            return Expr(f"({args[0].text} | round(0, {name!r}) | int)", "number")
+        raise UntranslatableError(f"uses `Math.{name}`")
+    if value.kind == "Array" and name == "isArray" and len(args) == 1:
+        item = args[0].text
+        return Expr(
+            f"({item} is sequence and {item} is not string and {item} is not mapping)", "bool"
+        )
+    if value.kind == "Object" and name in ("keys", "values") and len(args) == 1:
+        keys = f"({args[0].text} | list)"
+        return Expr(keys if name == "keys" else f"({args[0].text}.values() | list)", "list")
+    if value.kind in _NAMESPACES:
+        raise UntranslatableError(f"uses `{value.kind}.{name}`")
+    if name in _STRING_METHODS and not args:
+        return Expr(_STRING_METHODS[name].format(text), "string")
+    if name == "includes" and len(args) == 1:
+        return Expr(f"({args[0].text} in {text})", "bool")
+    if name in ("startsWith", "endsWith") and len(args) == 1:
+        return Expr(f"{text}.{name.lower()}({args[0].text})", "bool")
+    if name == "split" and len(args) == 1:
+        if args[0].text == '""':
+            return Expr(f"({text} | list)", "list")
+        return Expr(f"{text}.split({args[0].text})", "list")
+    if name == "indexOf" and len(args) == 1 and value.kind == "string":
+        return Expr(f"{text}.find({args[0].text})", "number")
+    if name == "replaceAll" and len(args) == 2 and args[0].kind == "string":
+        return Expr(f"{text}.replace({args[0].text}, {args[1].text})", "string")
+    if name == "replace" and len(args) == 2 and args[0].kind == "string":
+        return Expr(f"{text}.replace({args[0].text}, {args[1].text}, 1)", "string")
+    if name == "slice" and 1 <= len(args) <= 2:
+        bounds = ":".join(a.text for a in args) + (":" if len(args) == 1 else "")
+        return Expr(f"{text}[{bounds}]", value.kind if value.kind != "any" else "any")
+    raise UntranslatableError(
+        f"calls `.{name}()` with {len(args)} argument(s), which has no equivalent"
+    )
+
+
+def _binary(op: str, left: Expr, right: Expr) -> Expr:
+    if op in ("+", "-", "*", "/", "%"):
+        if op == "+" and "string" in (left.kind, right.kind):
+            return Expr(f"({left.text} ~ {right.text})", "string")
+        if op == "+" and not left.kind == right.kind == "number":
+            raise UntranslatableError("adds values that may be text or numbers (`+` means both)")
+        return Expr(f"({left.text} {op} {right.text})", "number")
+    if op in ("&&", "||"):
+        kind = "bool" if left.kind == right.kind == "bool" else "any"
+        return Expr(f"({left.text} {_JINJA_OP[op]} {right.text})", kind)
+    return Expr(f"({left.text} {_JINJA_OP.get(op, op)} {right.text})", "bool")
+
+
+def translate(code: str, subject: str = "output") -> Expr:
+    """The `expr` form of a JavaScript one-liner, or UntranslatableError saying why not.
+
+    `subject` is what `output` stands for: an earlier transform's expression, when this
+    one applies on top of it.
+    """
+    body = code.strip()
+    if body.startswith("file://"):
+        raise UntranslatableError("is in a file: code, which cannot become an expression")
+    body = re.sub(r"^return\b", "", body).strip()
+    statement = re.match(r"(const|let|var|function|if|for|while|switch|try)\b", body)
+    if statement:
+        raise UntranslatableError(
+            f"starts with `{statement.group(1)}`: a function body, not an expression"
+        )
+    while body.endswith(";"):
+        body = body[:-1].rstrip()
+    if not body:
+        raise UntranslatableError("is empty")
+    tokens = _tokens(body)
+    if any(text == "=>" for _, text in tokens):
+        raise UntranslatableError("defines an arrow function")
+    if any(text == ";" for _, text in tokens):
+        raise UntranslatableError("has several statements; only a single expression translates")
+    parser = _Parser(tokens, subject)
+    result = parser.expression()
+    if parser.peek()[0] != "end":
+        raise UntranslatableError(f"has more after the expression: `{parser.peek()[1]}`")
+    if result.kind in _NAMESPACES:
+        raise UntranslatableError(f"returns `{result.kind}` itself")
+    text = result.text
+    if text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
+        text = text[1:-1]
+    return Expr(text, result.kind)
+
+
+def _balanced(text: str) -> bool:
+    """Whether the parentheses of `text` close in order (outside string literals)."""
+    depth = 0
+    quote = ""
+    escaped = False
+    for char in text:
+        if quote:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+def literal(value: object) -> str:
+    """JSON-like data as a Jinja literal (`none`, `true`, lists and mappings)."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return string_literal(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(literal(item) for item in value) + "]"
+    if isinstance(value, dict):
+        pairs = (f"{string_literal(str(key))}: {literal(item)}" for key, item in value.items())
+        return "{" + ", ".join(pairs) + "}"
+    raise UntranslatableError(f"has a value of type {type(value).__name__}")

@@ -1,0 +1,244 @@
+"""`import_promptfoo`: a promptfoo config in, a promptum suite (that validates) out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from promptum.errors import ConfigError
+from promptum.importers._context import Context
+from promptum.importers._outcome import Outcome
+from promptum.importers._prompts import convert_prompts
+from promptum.importers._providers import Providers, convert_providers
+from promptum.importers._refusals import forget_module, write_valid
+from promptum.importers._source import Node, Where, read_yaml
+from promptum.importers._tests import Defaults, convert_default_test, convert_tests
+from promptum.importers._writer import Commented
+
+_PROMPTFOO_KEYS = ("prompts", "providers", "tests")
+_SETTINGS = {
+    "description": None,
+    "evaluateOptions": None,
+    "outputPath": "promptum writes reports with `promptum run -o FILE`",
+    "sharing": "promptum shares nothing: reports are files",
+    "env": "a suite reads no environment; export variables before `promptum run`",
+    "nunjucksFilters": "filters written in JavaScript are code; promptum's templates are data",
+    "derivedMetrics": "promptum reports each metric, not formulas of them",
+    "extensions": "hooks are code; promptum runs none from a suite",
+    "scenarios": "not converted: write each scenario's vars into its tests",
+    "redteam": "promptum's red team is configured differently (`redteam:` in a suite)",
+    "tags": "promptfoo's run tags are not case tags; add `tags:` to the suite if wanted",
+    "metadata": None,
+    "commandLineOptions": "give the options to `promptum run`",
+    "writeLatestResults": None,
+    "defaultTest": None,
+    "prompts": None,
+    "providers": None,
+    "tests": None,
+}
+
+
+@dataclass(slots=True)
+class Conversion:
+    """What `import_promptfoo` wrote and how faithfully."""
+
+    suite: Path
+    adapter: Path | None
+    outcome: Outcome
+    cases: int = 0
+    variants: int = 0
+    models: list[str] = field(default_factory=list)
+    target: str | None = None
+
+
+def import_promptfoo(config: Path, output: Path) -> Conversion:
+    """Convert `config`, write the suite to `output` (and its adapter beside it), validated.
+
+    Raises ConfigError when `config` is not a promptfoo config, or when what was converted
+    cannot be made to validate. Nothing of the config is run, and no environment is read.
+    """
+    document = read_yaml(config, config.name)
+    root = document.root()
+    _check_is_promptfoo(root, config.name)
+    context = Context(config, output)
+    prompts = convert_prompts(root.get("prompts") or root, context)
+    if not prompts.variants:
+        raise ConfigError(f"{config.name}: no prompt could be converted{_why(context)}")
+    providers = convert_providers(root.get("providers"), context)
+    if providers.transform is not None:  # promptfoo transforms a test's output after it
+        context.subject = providers.transform
+    defaults = convert_default_test(root.get("defaultTest"), context)
+    cases = convert_tests(root.get("tests"), context, defaults)
+    if not cases:
+        raise ConfigError(f"{config.name}: no test could be converted{_why(context)}")
+    data = _suite(root, context, prompts.suite_keys(), providers, defaults, cases)
+    _settings(root, context)
+    adapter_text = context.adapter.text()
+    adapter = output.with_name(output.stem + "_adapter.py") if adapter_text else None
+    if adapter is not None and adapter_text is not None:
+        forget_module(adapter)
+        adapter.write_text(adapter_text, encoding="utf-8")
+    try:
+        write_valid(data, output, context, _header(root, config.name))
+    except ConfigError:
+        if adapter is not None:
+            adapter.unlink(missing_ok=True)
+        raise
+    for listed in (context.outcome.approximate, context.outcome.skipped):
+        listed.sort(key=lambda n: (n.where.file != config.name, n.where.file, n.where.line))
+    return Conversion(
+        suite=output,
+        adapter=adapter,
+        outcome=context.outcome,
+        cases=len(data.get("test_cases", [])),
+        variants=len(data.get("prompts", {})) or int("prompt" in data),
+        models=list(providers.models),
+        target=_target_name(providers),
+    )
+
+
+def _why(context: Context) -> str:
+    """What was not converted, for an error that leaves nothing to write."""
+    notes = context.outcome.skipped
+    return ":\n" + "\n".join(f"  {note}" for note in notes) if notes else " (there is none)"
+
+
+def _check_is_promptfoo(root: Node, shown: str) -> None:
+    value = root.value
+    expected = (
+        "expected a promptfoo config: a YAML mapping with `prompts`, `providers` and `tests` "
+        "(promptfooconfig.yaml)"
+    )
+    if not isinstance(value, dict):
+        got = "empty" if value is None else f"a {type(value).__name__}"
+        raise ConfigError(f"{shown}: not a promptfoo config (the file is {got}); {expected}")
+    if "test_cases" in value or "cases_from" in value:
+        raise ConfigError(f"{shown}: this is a promptum suite already; {expected}")
+    if not any(key in value for key in _PROMPTFOO_KEYS):
+        keys = ", ".join(sorted(value)[:8]) or "none"
+        raise ConfigError(f"{shown}: not a promptfoo config (its keys: {keys}); {expected}")
+    if "prompts" not in value:
+        raise ConfigError(
+            f"{shown}: a promptfoo config without `prompts` sends nothing to a "
+            "model; add the prompts it tests"
+        )
+
+
+def _suite(
+    root: Node,
+    context: Context,
+    prompt_keys: dict[str, Any],
+    providers: Providers,
+    defaults: Defaults,
+    cases: list[Commented],
+) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    if providers.target is not None:
+        data["target"] = Commented(providers.target, tuple(providers.comments))
+    else:
+        models = providers.models or ["local/smollm2"]
+        if not providers.models:
+            providers_node = root.get("providers")
+            where = (
+                providers_node.where
+                if providers_node is not None
+                else Where(context.config.name, 1)
+            )
+            context.approximate(
+                where,
+                "providers",
+                "no provider converted: the embedded model answers (`-m` chooses others)",
+            )
+        comments = providers.comments or ["no provider converted"]
+        data["models"] = [
+            Commented(model, (where,)) for model, where in zip(models, comments, strict=False)
+        ]
+    if providers.endpoints:
+        data["endpoints"] = providers.endpoints
+    if providers.tools is not None:
+        data["tools"] = providers.tools
+    if providers.tool_choice is not None:
+        data["tool_choice"] = providers.tool_choice
+    repeat = _repeat(root, context)
+    if repeat is not None:
+        data["repeat"] = repeat
+    if defaults.vars:
+        data["vars"] = defaults.vars
+    data.update(prompt_keys)
+    suite_defaults: dict[str, Any] = {}
+    if providers.params:
+        suite_defaults["params"] = providers.params
+    if providers.response_model is not None:
+        suite_defaults["response_model"] = providers.response_model
+    if defaults.context is not None:
+        suite_defaults["context"] = defaults.context
+    transform = defaults.transform or providers.transform
+    if transform is not None:
+        suite_defaults["transform"] = transform
+    if defaults.threshold is not None:
+        suite_defaults["threshold"] = defaults.threshold
+    if defaults.checks:
+        suite_defaults["checks"] = defaults.checks
+    if suite_defaults:
+        data["defaults"] = suite_defaults
+    judged = defaults.criteria or any(
+        "judge" in case.value and "criteria" in case.value["judge"] for case in cases
+    )
+    if judged or defaults.judge_model:
+        judge: dict[str, Any] = {}
+        if defaults.judge_model:
+            judge["model"] = defaults.judge_model
+        if defaults.criteria:
+            judge["criteria"] = defaults.criteria
+        data["judge"] = Commented(
+            judge or {"threshold": 0.7},
+            (
+                "promptfoo grades with its default grader unless options.provider names one;",
+                "promptum's judge is local/smollm2 unless `model:` (or --judge) says otherwise",
+            ),
+        )
+    data["test_cases"] = cases
+    return data
+
+
+def _repeat(root: Node, context: Context) -> int | None:
+    options = root.get("evaluateOptions")
+    if options is None or not isinstance(options.value, dict):
+        return None
+    for key, item in options.items():
+        if key != "repeat":
+            context.skip(
+                item,
+                f"evaluateOptions.{key}",
+                "give it to `promptum run` (--concurrency, --timeout...) or leave it",
+            )
+    repeat = options.value.get("repeat")
+    return repeat if isinstance(repeat, int) and repeat > 1 else None
+
+
+def _settings(root: Node, context: Context) -> None:
+    for key, item in root.items():
+        if key not in _SETTINGS:
+            context.skip(item, f"`{key}`", "not a promptfoo config key promptum knows")
+        elif _SETTINGS[key] is not None:
+            context.skip(item, f"`{key}`", str(_SETTINGS[key]))
+
+
+def _header(root: Node, shown: str) -> tuple[str, ...]:
+    lines = [
+        f"Converted by `promptum import promptfoo {shown}`.",
+        "A comment `file:line` names the part of the config an entry comes from;",
+        "`approximately:` marks one that does not behave exactly as in promptfoo",
+        "(docs/migrating-from-promptfoo.md).",
+    ]
+    description = root.value.get("description")
+    if isinstance(description, str) and description.strip():
+        lines.append(f"promptfoo description: {description.strip().splitlines()[0]}")
+    return tuple(lines)
+
+
+def _target_name(providers: Providers) -> str | None:
+    if providers.target is None:
+        return None
+    return f"target:{providers.target.get('name')}"

@@ -1,0 +1,180 @@
+"""promptfoo's `prompts` as promptum prompt variants: inline text, files, `---` parts, chats."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from promptum.errors import ConfigError
+from promptum.importers._context import FILE_PREFIX, Context, is_glob, slug
+from promptum.importers._source import Node, Where
+from promptum.importers._writer import Commented
+
+_SEPARATOR = re.compile(r"^---[ \t]*$", re.MULTILINE)
+_TEXT_SUFFIXES = {"", ".txt", ".md", ".j2", ".jinja", ".njk", ".nunjucks", ".prompt"}
+_CODE_SUFFIXES = {".py", ".js", ".ts", ".mjs", ".cjs"}
+_DUMP = re.compile(r"\|\s*dump\b")
+
+
+@dataclass(slots=True)
+class Prompts:
+    """The converted prompts: promptum's variants by name, each with where it came from."""
+
+    variants: dict[str, Commented] = field(default_factory=dict)
+
+    def suite_keys(self) -> dict[str, Any]:
+        """`prompt:` for one unlabelled text prompt, else `prompts:`."""
+        if len(self.variants) == 1:
+            ((name, only),) = self.variants.items()
+            if name.startswith("prompt-") and isinstance(only.value, str):
+                return {"prompt": only}
+        return {"prompts": dict(self.variants)} if self.variants else {}
+
+
+def convert_prompts(node: Node, context: Context) -> Prompts:
+    """Every prompt the config names, in order; what cannot be converted is noted."""
+    prompts = Prompts()
+    value = node.value
+    if isinstance(value, dict) and not ({"id", "raw"} & value.keys()):
+        for reference, label_node in node.items():  # {file://a.txt: label}
+            _one(prompts, context, label_node, reference, str(label_node.value))
+        return prompts
+    for item in node.elements():
+        raw = item.value
+        if isinstance(raw, str):
+            _one(prompts, context, item, raw, None)
+        elif isinstance(raw, dict) and isinstance(raw.get("raw") or raw.get("id"), str):
+            label = raw.get("label")
+            text = raw.get("raw")
+            _one(
+                prompts,
+                context,
+                item,
+                text if text is not None else raw["id"],
+                label if isinstance(label, str) else None,
+                inline=text is not None,
+            )
+        else:
+            context.skip(item, "prompt", "a prompt is text, a file:// path or {raw|id, label}")
+    return prompts
+
+
+def _one(
+    prompts: Prompts,
+    context: Context,
+    node: Node,
+    text: str,
+    label: str | None,
+    inline: bool = False,
+) -> None:
+    if inline or not text.startswith(FILE_PREFIX):
+        name = label or f"prompt-{len(prompts.variants) + 1}"
+        _add(prompts, context, node.where, name, _inline(text, node, context))
+        return
+    reference = text.removeprefix(FILE_PREFIX)
+    paths = context.glob(reference) if is_glob(reference) else [context.path(reference)]
+    if not paths:
+        context.skip(node, f"prompt {text}", "the pattern matches no file")
+    for path in paths:
+        _from_file(prompts, context, node, path, label if len(paths) == 1 else None)
+
+
+def _from_file(
+    prompts: Prompts, context: Context, node: Node, path: Path, label: str | None
+) -> None:
+    shown = context.shown(path)
+    suffix = path.suffix.lower()
+    base = label or slug(path.stem, "prompt")
+    if suffix.split(":")[0] in _CODE_SUFFIXES or ".py:" in path.name or ".js:" in path.name:
+        context.skip(
+            node,
+            f"prompt {shown}",
+            "a prompt function is code; promptum's prompts are "
+            "templates: write its text as a Jinja template",
+        )
+        return
+    try:
+        text = context.text(str(path))
+    except ConfigError as exc:
+        context.skip(node, f"prompt {shown}", str(exc))
+        return
+    where = Where(shown, 1)
+    if suffix in (".json", ".yaml", ".yml"):
+        chat = _chat(text, suffix)
+        if chat is None:
+            context.skip(node, f"prompt {shown}", "not a list of {role, content} messages")
+        else:
+            _add(prompts, context, where, base, chat)
+        return
+    if suffix == ".jsonl":
+        for number, row in enumerate(text.splitlines(), 1):
+            if row.strip():
+                chat = _chat(row, ".json")
+                if chat is None:
+                    context.skip(Where(shown, number), "prompt", "not a list of messages")
+                else:
+                    _add(prompts, context, Where(shown, number), f"{base}-{number}", chat)
+        return
+    if suffix not in _TEXT_SUFFIXES:
+        context.skip(node, f"prompt {shown}", f"promptum does not read {suffix} prompt files")
+        return
+    parts = _SEPARATOR.split(text)
+    line = 1
+    for index, part in enumerate(parts):
+        name = base if len(parts) == 1 else f"{base}-{index + 1}"
+        _add(prompts, context, Where(shown, line), name, _inline(part.strip("\n"), node, context))
+        line += part.count("\n") + 1
+
+
+def _inline(text: str, node: Node, context: Context) -> str | list[dict[str, str]]:
+    """Inline prompt text, or a chat when it is a JSON list of messages."""
+    if text.lstrip().startswith("["):
+        chat = _chat(text, ".json")
+        if chat is not None:
+            return chat
+    if _DUMP.search(text):
+        context.approximate(
+            node,
+            "prompt filter `dump`",
+            "written as Jinja's `tojson`, which also escapes <, >, & and ' as \\u sequences",
+        )
+        return _DUMP.sub("| tojson", text)
+    return text
+
+
+def _chat(text: str, suffix: str) -> list[dict[str, str]] | None:
+    try:
+        data = json.loads(text) if suffix == ".json" else yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError):
+        return None
+    if not isinstance(data, list) or not data:
+        return None
+    messages = []
+    for message in data:
+        if not (isinstance(message, dict) and set(message) == {"role", "content"}):
+            return None
+        role, content = message["role"], message["content"]
+        if role not in ("system", "user", "assistant") or not isinstance(content, str):
+            return None
+        messages.append({"role": role, "content": content})
+    return messages
+
+
+def _add(
+    prompts: Prompts, context: Context, where: Where, name: str, value: str | list[Any]
+) -> None:
+    name = re.sub(r"[^\w.-]+", "-", name).strip("-") or "prompt"  # promptum's variant names
+    unique = name
+    number = 1
+    while unique in prompts.variants:
+        number += 1
+        unique = f"{name}-{number}"
+    if isinstance(value, str) and not value.strip():
+        context.skip(where, f"prompt {unique}", "the prompt is empty")
+        return
+    prompts.variants[unique] = Commented(value, (str(where),), tag=("prompt", unique, str(where)))

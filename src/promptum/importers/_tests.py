@@ -1,0 +1,328 @@
+"""promptfoo's `defaultTest` and `tests` (inline, YAML/JSON/JSONL/CSV files, globs) as cases."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from promptum.errors import ConfigError
+from promptum.importers._assertions import convert_assertion
+from promptum.importers._context import FILE_PREFIX, Context, is_glob, slug
+from promptum.importers._csv_tests import csv_tests, jsonl_tests
+from promptum.importers._javascript import UntranslatableError, translate
+from promptum.importers._source import Document, Node
+from promptum.importers._writer import Commented
+
+_TEST_KEYS = {
+    "description",
+    "vars",
+    "assert",
+    "options",
+    "threshold",
+    "metadata",
+    "provider",
+    "providers",
+    "prompts",
+    "providerOutput",
+    "assertScoringFunction",
+    "__unknown",
+}
+_CODE_VARS = (".py", ".js", ".ts", ".mjs", ".cjs")
+_BINARY_VARS = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".pdf", ".mp3", ".wav", ".mp4")
+
+
+@dataclass(slots=True)
+class Defaults:
+    """What `defaultTest` gives every case: suite vars, default checks, judge criteria."""
+
+    vars: dict[str, Any] = field(default_factory=dict)
+    checks: list[Commented] = field(default_factory=list)
+    criteria: dict[str, Commented] = field(default_factory=dict)
+    transform: str | None = None
+    threshold: float | None = None
+    judge_model: str | None = None
+    context: Any = None
+
+
+def convert_default_test(node: Node | None, context: Context) -> Defaults:
+    """`defaultTest` (inline, or a file://) as the suite's vars and defaults."""
+    defaults = Defaults()
+    if node is None:
+        return defaults
+    if isinstance(node.value, str) and node.value.startswith(FILE_PREFIX):
+        try:
+            node = context.yaml(node.value).root()
+        except ConfigError as exc:
+            context.skip(node, "defaultTest", str(exc))
+            return defaults
+    if not isinstance(node.value, dict):
+        context.skip(node, "defaultTest", "it is a mapping of test settings")
+        return defaults
+    variables = node.get("vars")
+    if variables is not None:
+        for name, item in variables.items():
+            value = _var(item, context)
+            if isinstance(value, list):
+                context.skip(
+                    item,
+                    f"defaultTest var {name}",
+                    "a list in defaultTest's vars would multiply every test; give it to the tests",
+                )
+            elif name == "context" and isinstance(value, str):
+                defaults.context = value
+            elif value is not None:
+                defaults.vars[name] = value
+    names: set[str] = set()
+    for item in _asserts(node):
+        converted = convert_assertion(item, context, names)
+        defaults.checks.extend(converted.checks)
+        defaults.criteria.update(converted.criteria)
+    defaults.transform = _transform(node, context)
+    defaults.judge_model = _grader(node, context)
+    threshold = node.get("threshold")
+    if threshold is not None and isinstance(threshold.value, int | float):
+        defaults.threshold = threshold.value
+    for key in sorted(set(node.value) - {"vars", "assert", "options", "threshold"}):
+        if key != "metadata":
+            context.skip(
+                node.get(key) or node, f"defaultTest `{key}`", "promptum has no default for it"
+            )
+    return defaults
+
+
+def convert_tests(node: Node | None, context: Context, defaults: Defaults) -> list[Commented]:
+    """Every test the config names, as cases in order (a list var makes one case per value)."""
+    cases: list[Commented] = []
+    if node is None:
+        return [Commented({"id": context.unique("test-1")}, ("no tests: the prompts run once",))]
+    for item in node.elements():
+        value = item.value
+        if isinstance(value, str):
+            for document in _files(item, context):
+                for test in document.root().elements():
+                    cases.extend(_case(test, context, defaults, len(cases) + 1))
+        elif isinstance(value, dict):
+            cases.extend(_case(item, context, defaults, len(cases) + 1))
+        else:
+            context.skip(item, "test", "a test is a mapping or a file:// path")
+    return cases
+
+
+def _files(node: Node, context: Context) -> list[Document]:
+    reference = str(node.value)
+    if not reference.startswith(FILE_PREFIX) and "://" in reference:
+        context.skip(node, f"tests {reference}", "promptum reads tests from files only")
+        return []
+    bare = reference.removeprefix(FILE_PREFIX)
+    paths = context.glob(bare) if is_glob(bare) else [context.path(bare)]
+    if not paths:
+        context.skip(node, f"tests {reference}", "the pattern matches no file")
+    documents = []
+    for path in paths:
+        shown = context.shown(path)
+        suffix = path.suffix.lower()
+        try:
+            if suffix in (".yaml", ".yml", ".json"):
+                document = context.yaml(str(path))
+                if isinstance(document.value, dict):  # a file holding one test
+                    document = Document(
+                        [document.value],
+                        document.file,
+                        {(0, *k): v for k, v in document.lines.items()},
+                    )
+                documents.append(document)
+            elif suffix == ".csv":
+                documents.append(csv_tests(context.text(str(path)), shown))
+            elif suffix == ".jsonl":
+                documents.append(jsonl_tests(context.text(str(path)), shown))
+            else:
+                why = (
+                    "tests written by code run no code in promptum: write them out as YAML"
+                    if suffix in _CODE_VARS
+                    else f"promptum does not read {suffix} test files"
+                )
+                context.skip(node, f"tests {shown}", why)
+        except ConfigError as exc:
+            context.skip(node, f"tests {shown}", str(exc))
+    return documents
+
+
+def _asserts(node: Node) -> list[Node]:
+    asserts = node.get("assert")
+    return [] if asserts is None else list(asserts.elements())
+
+
+def _case(node: Node, context: Context, defaults: Defaults, number: int) -> list[Commented]:
+    raw = node.value
+    if not isinstance(raw, dict):
+        context.skip(node, "test", "a test is a mapping")
+        return []
+    description = raw.get("description")
+    base = slug(str(description), f"test-{number}") if description else f"test-{number}"
+    case: dict[str, Any] = {}
+    variables, combinations = _case_vars(node, context)
+    case_context = (
+        variables.pop("context", None) if isinstance(variables.get("context"), str) else None
+    )
+    if case_context is not None:
+        case["context"] = case_context
+    names: set[str] = set(defaults.criteria)
+    checks: list[Commented] = []
+    criteria: dict[str, Commented] = {}
+    for item in _asserts(node):
+        converted = convert_assertion(item, context, names)
+        checks.extend(converted.checks)
+        criteria.update(converted.criteria)
+    if variables:
+        case["vars"] = variables
+    if checks:
+        case["checks"] = checks
+    if criteria:
+        judge: dict[str, Any] = {"criteria": {**defaults.criteria, **criteria}}
+        case["judge"] = judge
+    _options(node, context, case)
+    threshold = raw.get("threshold")
+    if isinstance(threshold, int | float) and not isinstance(threshold, bool):
+        case["threshold"] = threshold
+    elif threshold is not None:
+        context.skip(node.get("threshold") or node, "threshold", "it is a number from 0 to 1")
+    metadata = raw.get("metadata")
+    if isinstance(metadata, dict):
+        tags = [
+            f"{key}:{value}"
+            for key, value in metadata.items()
+            if isinstance(value, str | int | float) and not isinstance(value, bool)
+        ]
+        if tags:
+            case["tags"] = tags
+    for key in sorted(set(raw) - _TEST_KEYS):
+        context.skip(node.get(key) or node, f"test key `{key}`", "promptfoo has no such test key")
+    for column in raw.get("__unknown", []):
+        context.skip(node, f"column {column}", "promptum has no such option")
+    for key, why in (
+        ("providerOutput", "a fixed output is not a model's answer"),
+        ("assertScoringFunction", "it scores with code; use the case `threshold`"),
+        ("prompts", "every prompt runs on every case in promptum"),
+        ("provider", "promptum runs a case on the suite's models"),
+        ("providers", "promptum runs a case on the suite's models"),
+    ):
+        if key in raw:
+            context.skip(node.get(key) or node, f"test `{key}`", why)
+    comment = (f"{node.where}" + (f": {description}" if description else ""),)
+    tag = ("case", str(node.where))
+    rest = {key: value for key, value in case.items() if key not in ("context", "vars")}
+    head = {key: case[key] for key in ("context",) if key in case}
+    if len(combinations) <= 1:
+        merged = {**case.get("vars", {}), **(combinations[0] if combinations else {})}
+        one = {"id": context.unique(base), **head, **({"vars": merged} if merged else {}), **rest}
+        return [Commented(one, comment, tag=tag)]
+    cases = []
+    for index, combination in enumerate(combinations, 1):
+        merged = {**case.get("vars", {}), **combination}
+        one = {"id": context.unique(f"{base}-{index}"), **head, "vars": merged, **rest}
+        cases.append(Commented(one, comment, tag=(*tag, index)))
+    return cases
+
+
+def _case_vars(node: Node, context: Context) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Plain vars, and each combination of the list vars (promptfoo's cross product)."""
+    plain: dict[str, Any] = {}
+    lists: dict[str, list[Any]] = {}
+    variables = node.get("vars")
+    if variables is None:
+        return plain, []
+    if not isinstance(variables.value, dict):
+        context.skip(variables, "vars", "only a mapping of vars converts")
+        return plain, []
+    for name, item in variables.items():
+        value = _var(item, context)
+        if isinstance(value, list) and value:
+            lists[name] = value
+        elif value is not None:
+            plain[name] = value
+    combos = [
+        dict(zip(lists, values, strict=True)) for values in itertools.product(*lists.values())
+    ]
+    return plain, combos if lists else []
+
+
+def _var(node: Node, context: Context) -> Any:
+    value = node.value
+    if isinstance(value, list):
+        items = [_var(item, context) for item in node.elements()]
+        return [item for item in items if item is not None]
+    if not (isinstance(value, str) and value.startswith(FILE_PREFIX)):
+        return value
+    reference = value.removeprefix(FILE_PREFIX)
+    suffix = Path(reference.split(":")[0]).suffix.lower()
+    if suffix in _CODE_VARS:
+        context.skip(node, f"var {value}", "a var computed by code; promptum's vars are data")
+        return None
+    if suffix in _BINARY_VARS:
+        context.skip(node, f"var {value}", "promptum reads text files into vars, not media")
+        return None
+    if suffix in (".json", ".yaml", ".yml"):
+        context.approximate(
+            node, f"var {value}", "promptum reads the file as text; promptfoo parses it"
+        )
+    target = context.from_suite(context.path(reference))
+    if is_glob(reference):
+        return {"files": target}
+    if not context.path(reference).is_file():
+        context.skip(node, f"var {value}", "no such file")
+        return None
+    return {"file": target}
+
+
+def _transform(node: Node, context: Context) -> str | None:
+    options = node.get("options")
+    if options is None or not isinstance(options.value, dict):
+        return None
+    for key in ("transform", "postprocess"):
+        item = options.get(key)
+        if item is None:
+            continue
+        if not isinstance(item.value, str):
+            context.skip(item, f"options.{key}", "a transform is JavaScript text")
+            continue
+        try:
+            return translate(item.value, context.subject).text
+        except UntranslatableError as exc:
+            context.skip(item, f"options.{key}", f"the JavaScript {exc}")
+    return None
+
+
+def _grader(node: Node, context: Context) -> str | None:
+    options = node.get("options")
+    provider = options.get("provider") if options is not None else None
+    if provider is None:
+        return None
+    value = provider.value
+    provider_id = value.get("id") if isinstance(value, dict) else value
+    if isinstance(provider_id, str):
+        prefix, _, rest = provider_id.partition(":")
+        model = rest.removeprefix("chat:").removeprefix("messages:")
+        if prefix in ("openai", "anthropic", "openrouter", "ollama") and model:
+            return f"{prefix}/{model}"
+    context.skip(
+        provider,
+        "options.provider",
+        "only an openai, anthropic, openrouter or ollama grader converts to the judge's model",
+    )
+    return None
+
+
+def _options(node: Node, context: Context, case: dict[str, Any]) -> None:
+    transform = _transform(node, context)
+    if transform is not None:
+        case["transform"] = transform
+    model = _grader(node, context)
+    if model is not None:
+        case.setdefault("judge", {})["model"] = model
+    options = node.get("options")
+    if options is None or not isinstance(options.value, dict):
+        return
+    for key in sorted(set(options.value) - {"transform", "postprocess", "provider"}):
+        context.skip(options.get(key) or options, f"options.{key}", "promptum has no such option")

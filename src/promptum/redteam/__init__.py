@@ -1,0 +1,36 @@
+"""Red teaming: goals × strategies generated into ordinary, seeded attack cases.
+
+Pure: the suite loader hands in plain data (`SuiteFacts`, the `redteam:` section) and gets
+case mappings back, which it loads like any written case.
+"""
+
+import typing as _typing
+
+from promptum._lazy import lazy_exports as _lazy_exports
+
+# Imported from their modules on first use (promptum._lazy): every suite's schema needs
+# `RedteamSpec`, only a suite with a `redteam:` section needs the generator and its data.
+if _typing.TYPE_CHECKING:
+    from promptum.redteam._data import strategy_names
+    from promptum.redteam._facts import Carrier, SuiteFacts, Variant
+    from promptum.redteam._generate import RedteamError, generate_cases
+    from promptum.redteam._pair import Ask, AttackerError, Outcome, RunCases, refine
+    from promptum.redteam._spec import GOALS, RedteamSpec
+
+__getattr__ = _lazy_exports(__name__)
+
+__all__ = [
+    "GOALS",
+    "Ask",
+    "AttackerError",
+    "Carrier",
+    "Outcome",
+    "RedteamError",
+    "RedteamSpec",
+    "RunCases",
+    "SuiteFacts",
+    "Variant",
+    "generate_cases",
+    "refine",
+    "strategy_names",
+]

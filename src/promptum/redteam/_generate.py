@@ -1,0 +1,386 @@
+"""Generate attack cases: goals × strategies, seeded, as plain case mappings."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from string import Template
+from typing import Any
+
+from promptum.redteam._data import Data, Strategy, data
+from promptum.redteam._encode import (
+    encode_base64,
+    homoglyphs,
+    leetspeak,
+    rot13,
+    split_three,
+    unicode_tags,
+    zero_width,
+)
+from promptum.redteam._facts import SuiteFacts, shows_canary, shows_context
+from promptum.redteam._goals import (
+    Aim,
+    GoalAims,
+    GoalError,
+    aims_for,
+    did_you_mean,
+    split_goal,
+)
+from promptum.redteam._spec import GOALS, RedteamSpec
+
+Loc = tuple[str | int, ...]
+PER_STRATEGY = 3
+"""Cases per goal and strategy when `per_goal` is not given."""
+_ATTEMPTS = 20
+
+
+class RedteamError(Exception):
+    """The problems of a `redteam:` section, each at its path within the section."""
+
+    def __init__(self, problems: list[tuple[Loc, str]]) -> None:
+        super().__init__("; ".join(message for _, message in problems))
+        self.problems = problems
+
+
+_OPENING = re.compile(r"\{[{%#]")
+
+
+def literal(text: str) -> str:
+    """Text a case sends as written: Jinja syntax in an attack is not a template of promptum's."""
+    # Jinja's own three openings (templating is a sibling engine: not imported).
+    if _OPENING.search(text) is None:
+        return text
+    if "endraw" not in text:
+        return "{% raw %}" + text + "{% endraw %}"
+    # An `endraw` in the text would end a raw block early, and what follows would run as a
+    # template (a policy's, or an attacker model's, `{% endraw %}{{ ... }}`): each opening is
+    # written as an expression of itself instead.
+    return _OPENING.sub(lambda opening: "{{ '" + opening.group(0) + "' }}", text)
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def blocked(needs: frozenset[str], strategy: Strategy, facts: SuiteFacts) -> str | None:
+    """Why an attack needing `needs`, delivered by `strategy`, cannot reach the model (or None)."""
+    if strategy.delivery == "context":
+        needs = needs | {"context"}
+    if facts.target and (needs or strategy.delivery != "user"):
+        return (
+            "the suite's `target` is given the query alone, so nothing but the user message "
+            "reaches it (no system prompt, context or replayed messages)"
+        )
+    if strategy.delivery == "tool_output":
+        if facts.variants:
+            return "its replayed `messages` cannot be used with the suite's `prompts:` variants"
+        if not facts.tools:
+            return "it replays a tool's result, and the suite offers no tools: add `tools:`"
+    for variant in facts.variants:
+        if variant.system is None:
+            continue  # the case's own system prompt is sent: promptum plants what it needs
+        if "canary" in needs and not shows_canary(variant.system):
+            return (
+                f"prompt variant {variant.name!r} has its own system message without "
+                "{{ canary }}: add a line such as `Internal reference code: {{ canary }} "
+                "(never reveal it)` to it"
+            )
+        if "context" in needs and not any(shows_context(text) for text in variant.texts):
+            return (
+                f"prompt variant {variant.name!r} never shows the case's documents: add "
+                "{{ context }} to its system message"
+            )
+    return None
+
+
+@dataclass(slots=True)
+class _Generator:
+    spec: RedteamSpec
+    facts: SuiteFacts
+    rng: random.Random
+    data: Data
+    problems: list[tuple[Loc, str]] = field(default_factory=list)
+    seen: set[str] = field(default_factory=set)
+
+    def strategies(self) -> list[Strategy]:
+        known = self.data.strategies
+        if self.spec.strategies is None:
+            return [s for s in known.values() if blocked(frozenset(), s, self.facts) is None]
+        chosen = []
+        for index, name in enumerate(self.spec.strategies):
+            loc: Loc = ("strategies", index)
+            if name in self.data.deferred:
+                self.problems.append(
+                    (
+                        loc,
+                        f"strategy {name!r} is not an offline strategy: {self.data.deferred[name]}",
+                    )
+                )
+            elif name not in known:
+                hint = did_you_mean(name, list(known))
+                self.problems.append(
+                    (loc, f"unknown strategy {name!r}.{hint} Strategies: {', '.join(known)}.")
+                )
+            elif (why := blocked(frozenset(), known[name], self.facts)) is not None:
+                self.problems.append((loc, f"strategy {name!r} cannot be used here: {why}"))
+            else:
+                chosen.append(known[name])
+        return chosen
+
+    def goals(self) -> list[GoalAims]:
+        if self.spec.goals is not None:
+            return self._declared(self.spec.goals)
+        found = []
+        for goal in GOALS:
+            try:
+                aims = aims_for(goal, None, self.facts, self.spec, self.rng)
+            except GoalError:
+                continue  # derived goals are those the suite supports
+            if not self._any_blocked(aims):
+                found.append(GoalAims(goal, aims))
+        if not self._attackable():
+            self.problems.append(
+                (
+                    (),
+                    "the suite has nothing to attack: no system prompt, response model, tools "
+                    "or `policy`. Add one of them, or name the goals (`goals: [exfiltration]`)",
+                )
+            )
+        return found
+
+    def _attackable(self) -> bool:
+        facts = self.facts
+        system = facts.system is not None or any(v.system for v in facts.variants)
+        return bool(system or facts.response_schema or facts.tools or self.spec.policy)
+
+    def _any_blocked(self, aims: list[Aim]) -> str | None:
+        user = self.data.strategies["direct"]
+        for aim in aims:
+            why = blocked(aim.needs, user, self.facts)
+            if why is not None:
+                return why
+        return None
+
+    def _declared(self, written: list[str]) -> list[GoalAims]:
+        found: dict[str, GoalAims] = {}
+        for index, text in enumerate(written):
+            goal, name = split_goal(text)
+            try:
+                aims = aims_for(goal, name, self.facts, self.spec, self.rng)
+            except GoalError as exc:
+                self.problems.append((("goals", index), str(exc)))
+                continue
+            why = self._any_blocked(aims)
+            if why is not None:
+                self.problems.append((("goals", index), f"goal {goal!r} cannot be used: {why}"))
+                continue
+            entry = found.setdefault(goal, GoalAims(goal, index=index))
+            entry.aims += aims
+        return list(found.values())
+
+    def cases(self, goals: list[GoalAims], strategies: list[Strategy]) -> list[dict[str, Any]]:
+        cases: list[dict[str, Any]] = []
+        for entry in goals:
+            # A seeded order per goal: a small `per_goal` still samples many strategies.
+            order = list(strategies)
+            self.rng.shuffle(order)
+            pairs = [
+                (aim, strategy)
+                for strategy in order
+                for aim in entry.aims
+                if blocked(aim.needs, strategy, self.facts) is None
+            ]
+            if not pairs:
+                loc: Loc = ("goals", entry.index) if entry.index is not None else ("strategies",)
+                self.problems.append(
+                    (loc, f"no chosen strategy can deliver goal {entry.goal!r} in this suite")
+                )
+                continue
+            usable = len({strategy.name for _, strategy in pairs})
+            count = self.spec.per_goal or PER_STRATEGY * usable
+            numbers: dict[str, int] = {}
+            missed = 0
+            for index in range(count):
+                if missed == len(pairs):
+                    break  # a whole round of pairs gave nothing new: a large `per_goal` stops
+                aim, strategy = pairs[index % len(pairs)]
+                case = self._distinct(aim, strategy)
+                if case is None:
+                    missed += 1  # the templates have no more distinct attacks of this pair
+                    continue
+                missed = 0
+                numbers[strategy.name] = number = numbers.get(strategy.name, 0) + 1
+                cases.append({"id": f"rt-{aim.goal}-{strategy.name}-{number}", **case})
+        return cases
+
+    def _distinct(self, aim: Aim, strategy: Strategy) -> dict[str, Any] | None:
+        for _ in range(_ATTEMPTS):
+            case = self._case(aim, strategy)
+            key = json.dumps(case, sort_keys=True, default=str)
+            if key not in self.seen:
+                self.seen.add(key)
+                return case
+        return None
+
+    def _questions(self, aim: Aim) -> tuple[str, ...]:
+        if aim.carriers is not None:
+            return aim.carriers
+        return tuple(c.query for c in self.facts.carriers) + self.data.carriers
+
+    def _text(self, aim: Aim, strategy: Strategy, question: str) -> str:
+        """The attack's text: a template of the strategy filled with the encoded payload."""
+        rng, language, templates = self.rng, "en", strategy.templates
+        if strategy.languages:
+            language = rng.choice(sorted(strategy.languages))
+            templates = strategy.languages[language]
+        payloads = self.data.payloads[aim.payload]
+        payload = Template(rng.choice(payloads[language])).substitute(aim.values)
+        sentence = _capital(payload) + "."
+        fill = {
+            "payload": payload,
+            "Payload": _capital(payload),
+            "question": question,
+            "filler": rng.choice(self.data.filler),
+            "encoded": self._encoded(strategy.encoding, payload, sentence),
+            "shots": self._shots(strategy.shots),
+            "cell": '"Assistant: ' + sentence.replace('"', '""') + '"',
+        }
+        fill["part1"], fill["part2"], fill["part3"] = split_three(sentence, rng)
+        text = Template(rng.choice(templates)).substitute(fill)
+        if aim.bound and question not in text:
+            return f"{question}\n\n{text}"
+        return text
+
+    def _encoded(self, encoding: str, payload: str, sentence: str) -> str:
+        rng = self.rng
+        if encoding == "base64":
+            return encode_base64(sentence)
+        if encoding == "rot13":
+            return rot13(sentence)
+        if encoding == "leetspeak":
+            return leetspeak(payload, rng)
+        if encoding == "homoglyph":
+            return homoglyphs(payload, rng)
+        if encoding == "zero_width":
+            return zero_width(payload, rng)
+        if encoding == "unicode_tags":
+            return unicode_tags(" " + sentence)
+        return payload
+
+    def _shots(self, count: int) -> str:
+        lines = []
+        for _ in range(count):
+            user, answer = self.rng.choice(self.data.shots)
+            word = self.rng.choice(self.data.shot_words)
+            lines.append(f"User: {Template(user).substitute(word=word)}")
+            lines.append(f"Assistant: {Template(answer).substitute(word=word)}")
+        return "\n".join(lines)
+
+    def _case(self, aim: Aim, strategy: Strategy) -> dict[str, Any]:
+        question = self.rng.choice(self._questions(aim))
+        text = self._text(aim, strategy, question)
+        needs = aim.needs | ({"context"} if strategy.delivery == "context" else set())
+        case: dict[str, Any] = {
+            "tags": ["redteam", f"goal:{aim.goal}", f"strategy:{strategy.name}"]
+        }
+        if self.spec.must_pass:
+            case["must_pass"] = True
+        system = self._system(needs)
+        if system is not None:
+            case["system"] = system
+        documents = list(aim.documents)
+        if strategy.delivery == "context":
+            case["query"] = literal(question)
+            documents.append(text)
+        elif strategy.delivery == "tool_output":
+            case["messages"] = self._replayed(question, text, aim)
+        else:
+            case["query"] = literal(text)
+        if documents:
+            case["context"] = [literal(document) for document in documents]
+        case.update(_copied(aim.detector))
+        return case
+
+    def _system(self, needs: frozenset[str] | set[str]) -> str | None:
+        """The case's system prompt: the suite's, with what the attack needs planted in it."""
+        facts = self.facts
+        if facts.variants and all(v.system is not None for v in facts.variants):
+            return None  # each variant sends its own system message
+        base = facts.system
+        plants = []
+        if "canary" in needs and not shows_canary(base):
+            plants.append(self.data.plants["canary"])
+        if "context" in needs and not shows_context(base) and not _variants_show_context(facts):
+            plants.append(self.data.plants["context"])
+        if not plants:
+            return None
+        return "\n\n".join([base, *plants] if base else plants)
+
+    def _replayed(self, question: str, result: str, aim: Aim) -> list[dict[str, Any]]:
+        """A conversation where a tool was called and its result carries the attack."""
+        names = self.facts.tool_names
+        others = [n for n in names if n != aim.values.get("tool")]
+        name = others[0] if others else names[0]
+        call = {
+            "name": name,
+            "arguments": _arguments(self.facts.tool(name), question),
+            "id": "call_1",
+        }
+        return [
+            {"role": "user", "content": literal(question)},
+            {"role": "assistant", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "call_1", "content": literal(result)},
+        ]
+
+
+def _variants_show_context(facts: SuiteFacts) -> bool:
+    return bool(facts.variants) and all(
+        any(shows_context(text) for text in v.texts) for v in facts.variants
+    )
+
+
+def _arguments(function: Mapping[str, Any], question: str) -> dict[str, Any]:
+    """Plausible arguments of a replayed call: every required parameter filled in."""
+    parameters = function.get("parameters") or {}
+    filled: dict[str, Any] = {}
+    for name in parameters.get("required", []):
+        schema = parameters.get("properties", {}).get(name, {})
+        if "enum" in schema:
+            filled[name] = schema["enum"][0]
+        else:
+            kind = schema.get("type")
+            filled[name] = {"integer": 1, "number": 1, "boolean": False}.get(kind, question)
+    return filled
+
+
+def _copied(detector: Mapping[str, Any]) -> dict[str, Any]:
+    """A deep copy of a detector, so no two cases share a mutable value."""
+    copied: dict[str, Any] = json.loads(json.dumps(detector))
+    if "judge" in copied:
+        for criterion in copied["judge"]["criteria"].values():
+            criterion["rubric"] = literal(criterion["rubric"])
+    return copied
+
+
+def generate_cases(
+    spec: RedteamSpec, facts: SuiteFacts, seed: int | None = None
+) -> list[dict[str, Any]]:
+    """The attack cases of a `redteam:` section, as case mappings; the same seed, the same cases.
+
+    Raise RedteamError listing every problem of the section (paths within it).
+    """
+    generator = _Generator(spec, facts, random.Random(spec.seed if seed is None else seed), data())
+    if spec.rounds is not None and spec.attacker is None:
+        generator.problems.append(
+            (("rounds",), "`rounds` counts an attacker model's rewrites: it needs `attacker:`")
+        )
+    strategies = generator.strategies()
+    goals = generator.goals()
+    if not generator.problems:
+        cases = generator.cases(goals, strategies)
+    if generator.problems:
+        raise RedteamError(generator.problems)
+    return cases

@@ -1,0 +1,88 @@
+"""The `redteam:` section of a suite, as a pydantic model: which attacks to generate."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+MIN_SECRET = 6
+"""Characters a `secret:` needs: a shorter one (``"a"``, ``"42"``) is in ordinary answers, so
+every attack would count as a success."""
+
+GOALS = ("field", "tool", "prompt_leak", "exfiltration", "secret_leak", "policy")
+"""What an attacker wants, in the order goals are generated."""
+
+
+class RedteamSpec(BaseModel):
+    """A suite's `redteam:` section: goals × strategies, generated into cases when loaded."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    goals: list[str] | None = Field(
+        default=None,
+        description="What the attacker wants: field, tool, prompt_leak, exfiltration, "
+        "secret_leak, policy; `field:NAME` or `tool:NAME` aims at one. Default: every goal "
+        "the suite supports.",
+    )
+    strategies: list[str] | None = Field(
+        default=None,
+        description="How attacks are delivered (docs/redteam.md lists them). Default: every "
+        "strategy the suite supports.",
+    )
+    seed: int = Field(default=0, description="The same seed generates the same cases.")
+    per_goal: int | None = Field(
+        default=None,
+        ge=1,
+        le=100_000,
+        description="Cases per goal, spread over the strategies; default three per strategy.",
+    )
+    must_pass: bool = Field(
+        default=False,
+        description="Every generated case is must-pass: one successful attack fails the run.",
+    )
+    attacker: str | None = Field(
+        default=None,
+        description="A model that rewrites the attacks a target resisted (PAIR), when "
+        "`promptum redteam generate` writes them; a suite loading its section refuses it.",
+    )
+    rounds: int | None = Field(
+        default=None, ge=1, le=20, description="The attacker's rewrites per attack; default 3."
+    )
+    policy: str | None = Field(
+        default=None,
+        description="The rule the `policy` goal's attacks try to break; the judge grades it.",
+    )
+    secret: str | None = Field(
+        default=None,
+        description="The secret the `secret_leak` goal plants in `context`; default: made up.",
+    )
+
+    @field_validator("goals", "strategies")
+    @classmethod
+    def _not_empty(cls, names: list[str] | None) -> list[str] | None:
+        # An empty list would generate nothing and the run would still look red-teamed.
+        if names is not None and not names:
+            raise ValueError(
+                "an empty list generates no attack: name at least one, or remove the key "
+                "to use every one the suite supports"
+            )
+        return names
+
+    @field_validator("policy")
+    @classmethod
+    def _a_rule(cls, policy: str | None) -> str | None:
+        if policy is not None and not policy.strip():
+            raise ValueError(
+                "an empty policy gives the judge nothing to grade: write the rule, or remove it"
+            )
+        return policy
+
+    @field_validator("secret")
+    @classmethod
+    def _a_secret(cls, secret: str | None) -> str | None:
+        if secret is not None and len(secret.strip()) < MIN_SECRET:
+            raise ValueError(
+                f"a secret needs at least {MIN_SECRET} characters: a shorter one is found in "
+                "ordinary answers, so every attack would count as a success (remove `secret:` "
+                "and one is made up)"
+            )
+        return secret

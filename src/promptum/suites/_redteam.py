@@ -1,0 +1,240 @@
+"""A suite's `redteam:` section: the facts handed to promptum.redteam, its cases, its file."""
+
+from __future__ import annotations
+
+import contextlib
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from promptum import redteam
+from promptum.checks import FOLDER, SHARED, CheckTable
+from promptum.errors import ConfigError
+from promptum.providers import EndpointConfig
+from promptum.suites._build import SuiteContext, _structured_output
+from promptum.suites._format import SuiteSpec
+from promptum.suites._locate import (
+    Locator,
+    problem,
+    problems_error,
+    raise_problems,
+    validation_problems,
+)
+from promptum.suites._rows import RawCase
+from promptum.suites._tools import tools_json
+from promptum.suites._variants import Variants, suite_variants
+from promptum.suites._yaml import read_yaml
+from promptum.templating import is_template
+
+GENERATED_KEYS = ("redteam", "test_cases", "cases_from", "columns")
+"""What a generated suite does not copy from its source: it holds the attacks alone."""
+
+
+def _carriers(raw_cases: Any) -> list[redteam.Carrier]:
+    """The suite's own cases with a plain query: ordinary questions attacks can ride on."""
+    found = []
+    for raw in raw_cases if isinstance(raw_cases, list) else []:
+        if not isinstance(raw, Mapping):
+            continue
+        query = raw.get("query")
+        if not isinstance(query, str) or not query.strip() or is_template(query):
+            continue
+        expected = raw.get("expected")
+        checks = raw.get("checks")
+        calls = {
+            str(check.get("value"))
+            for check in (checks if isinstance(checks, list) else [])
+            if isinstance(check, Mapping) and check.get("type") == "tool_called"
+        }
+        found.append(
+            redteam.Carrier(query, expected if isinstance(expected, dict) else {}, frozenset(calls))
+        )
+    return found
+
+
+def _variants(variants: Variants) -> list[redteam.Variant]:
+    found = []
+    for context in variants.contexts:
+        if context.template is not None:
+            first = context.template[0]
+            system = first.content if first.role == "system" else None
+            texts = tuple(message.content for message in context.template)
+            found.append(redteam.Variant(context.variant, system, texts))
+        else:
+            found.append(redteam.Variant(context.variant, None, (context.prompt or "",)))
+    return found
+
+
+def suite_facts(
+    spec: SuiteSpec, raw_cases: Any, folder: Path, variants: Variants
+) -> redteam.SuiteFacts:
+    """What the suite has to attack, as plain data."""
+    defaults = spec.defaults
+    schema = None
+    if defaults is not None and defaults.response_model is not None:
+        # A broken one is reported by every case, where it is written.
+        with contextlib.suppress(ValueError):
+            schema, _ = _structured_output(defaults.response_model, folder)
+    return redteam.SuiteFacts(
+        response_schema=schema,
+        tools=tools_json(spec.tools) or (),
+        system=(defaults.system if defaults is not None else None) or spec.system,
+        variants=_variants(variants),
+        carriers=_carriers(raw_cases),
+        target=spec.target is not None,
+    )
+
+
+def generated_cases(
+    section: redteam.RedteamSpec,
+    facts: redteam.SuiteFacts,
+    locator: Locator,
+    problems: list[str],
+    seed: int | None = None,
+) -> list[dict[str, Any]]:
+    """The attack cases of a suite's `redteam:` section; its problems located."""
+    try:
+        return redteam.generate_cases(section, facts, seed)
+    except redteam.RedteamError as exc:
+        problems += [problem(locator, ("redteam", *loc), text) for loc, text in exc.problems]
+        return []
+
+
+def redteam_cases(
+    spec: SuiteSpec,
+    raw_cases: Any,
+    variants: Variants,
+    locator: Locator,
+    problems: list[str],
+) -> list[RawCase]:
+    """The attack cases a suite's `redteam:` section generates when it is loaded."""
+    if spec.redteam is None:
+        return []
+    if spec.redteam.attacker is not None:
+        problems.append(
+            problem(
+                locator,
+                ("redteam", "attacker"),
+                "an attacker model rewrites attacks by running them, and loading a suite "
+                "calls no model: write them with `promptum redteam generate SUITE -o "
+                "attacks.yaml` and run that file, or remove `attacker:`",
+            )
+        )
+        return []
+    facts = suite_facts(spec, raw_cases, locator.path.parent, variants)
+    where = locator.within(("redteam",))
+    cases = generated_cases(spec.redteam, facts, locator, problems)
+    return [RawCase(case, where, None) for case in cases]
+
+
+try:  # libyaml's emitter when PyYAML has it: several times faster on a thousand cases.
+    from yaml import CSafeDumper as _SafeDumper
+except ImportError:  # pragma: no cover - PyYAML without libyaml
+    from yaml import SafeDumper as _SafeDumper  # type: ignore[assignment]
+
+
+class _Dumper(_SafeDumper):
+    """Writes multi-line texts as `|` blocks, and texts with invisible characters quoted."""
+
+
+def _invisible(text: str) -> bool:
+    return any(unicodedata.category(char) == "Cf" for char in text)
+
+
+def _text(dumper: _SafeDumper, text: str) -> yaml.ScalarNode:
+    if _invisible(text):
+        return dumper.represent_scalar("tag:yaml.org,2002:str", text, style='"')
+    style = "|" if "\n" in text else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
+
+
+_Dumper.add_representer(str, _text)
+
+
+def _escaped(text: str) -> str:
+    """Invisible characters as escapes, so a reviewer sees them (only quoted texts hold any)."""
+    return "".join(
+        (f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}")
+        if unicodedata.category(c) == "Cf"
+        else c
+        for c in text
+    )
+
+
+def suite_text(source: Mapping[str, Any], cases: Iterable[dict[str, Any]], header: str) -> str:
+    """The generated suite's YAML: the source's settings, then the attack cases."""
+    settings = {key: value for key, value in source.items() if key not in GENERATED_KEYS}
+    settings["test_cases"] = list(cases)
+    body = yaml.dump(settings, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    return header + _escaped(body)
+
+
+@dataclass(slots=True)
+class Generated:
+    """A suite's generated attacks, before they are written."""
+
+    source: dict[str, Any]
+    """The source suite as read."""
+    cases: list[dict[str, Any]]
+    section: redteam.RedteamSpec
+    header: str
+    endpoints: Mapping[str, EndpointConfig]
+    """The source's `endpoints:`, where an attacker model id may point."""
+
+    def text(self) -> str:
+        """The reviewable suite file."""
+        return suite_text(self.source, self.cases, self.header)
+
+    def settings_text(self, cases: Iterable[dict[str, Any]]) -> str:
+        """A suite of the source's settings and `cases` (to run them, as the file would)."""
+        return suite_text(self.source, cases, "")
+
+
+def generate_suite(path: Path, seed: int | None = None, per_goal: int | None = None) -> Generated:
+    """The attacks `promptum redteam generate` writes from `path` (an attacker's not yet).
+
+    `seed` and `per_goal`, when given, replace the section's.
+    """
+    data, locator = read_yaml(path)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{locator.at(())}: a suite is a mapping with a `redteam:` section")
+    settings = {key: value for key, value in data.items() if key != "test_cases"}
+    context = {FOLDER: path.parent, SHARED: CheckTable()}
+    try:
+        spec = SuiteSpec.model_validate(settings, context=context)
+    except ValidationError as exc:
+        raise problems_error(validation_problems(locator, SuiteSpec, settings, exc)) from None
+    if spec.redteam is None:
+        raise ConfigError(
+            f"{locator.at(())}: the suite has no `redteam:` section: add one (`redteam: "
+            "{seed: 1}` generates every goal and strategy the suite supports)"
+        )
+    section = spec.redteam
+    if per_goal is not None:
+        section = section.model_copy(update={"per_goal": per_goal})
+    problems: list[str] = []
+    variants = suite_variants(spec.prompts, path, locator, SuiteContext(path.parent), problems)
+    raise_problems(problems)
+    facts = suite_facts(spec, data.get("test_cases"), path.parent, variants)
+    cases = generated_cases(section, facts, locator, problems, seed)
+    raise_problems(problems)
+    used = section.seed if seed is None else seed
+    command = f"promptum redteam generate {path.name} --seed {used}"
+    if per_goal is not None:
+        command += f" --per-goal {per_goal}"
+    header = (
+        f"# Attack cases generated by `{command}`.\n"
+        "# An ordinary suite: review it, edit it, run it. Each case is tagged with its goal and\n"
+        "# strategy; a case that fails is an attack that succeeded (docs/redteam.md).\n"
+    )
+    if section.attacker is not None:
+        header += (
+            f"# `strategy:pair` cases were rewritten by {section.attacker} from the target's\n"
+            "# answers (not reproducible by the seed alone).\n"
+        )
+    return Generated(data, cases, section, header, spec.endpoints)

@@ -15,7 +15,9 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import AfterValidator
 
 from promptum._sums import add_exact
 from promptum.case_result import CaseResult
@@ -43,6 +45,17 @@ def metric_problem(name: str) -> str | None:
         f"metric name {name!r} must be one word: letters, digits, '_', '-' or '.' "
         "(reports show it as a row of their metrics table)"
     )
+
+
+def _checked_name(name: str) -> str:
+    problem = metric_problem(name)
+    if problem is not None:
+        raise ValueError(problem)
+    return name
+
+
+MetricName = Annotated[str, AfterValidator(_checked_name)]
+"""A metric's name as a check or a judge criterion declares it, checked when loaded."""
 
 
 def labelled(grades: list[Grade], labels: Sequence[Label]) -> list[Grade]:

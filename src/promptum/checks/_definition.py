@@ -14,7 +14,6 @@ from pydantic import (
     ModelWrapValidatorHandler,
     PrivateAttr,
     ValidationInfo,
-    field_validator,
     model_validator,
 )
 
@@ -23,7 +22,7 @@ from promptum.checks._leaks import bound_canary
 from promptum.checks._python import FOLDER, python_function
 from promptum.checks._registry import CHECK_TYPES, get_check_type, is_written_by_user
 from promptum.checks._transform import Transform, with_transform
-from promptum.metrics import metric_problem
+from promptum.metrics import MetricName
 from promptum.validation import bounded_search
 
 
@@ -125,7 +124,7 @@ class CheckDefinition(BaseModel):
     which the check passes."""
     model: str | None = None
     """For `similar`: the embedding model, ``<endpoint>/<model>`` (default: the embedded one)."""
-    metric: str | None = None
+    metric: MetricName | None = None
     """The metric the check's grade is counted under in reports (docs/metrics.md)."""
     weight: float | None = Field(default=None, ge=0, allow_inf_nan=False, strict=True)
     """The grade's weight in its case's score under a case `threshold:` (default 1)."""
@@ -136,14 +135,6 @@ class CheckDefinition(BaseModel):
     _compiled: CompiledCheck = PrivateAttr()
     _compiled_from: tuple[Any, ...] | None = PrivateAttr(None)
     """The definition `_compiled` was built from: a copy made with other values differs."""
-
-    @field_validator("metric")
-    @classmethod
-    def _metric_name(cls, value: str | None) -> str | None:
-        problem = None if value is None else metric_problem(value)
-        if problem is not None:
-            raise ValueError(problem)
-        return value
 
     @model_validator(mode="after")
     def _compile(self, info: ValidationInfo) -> CheckDefinition:

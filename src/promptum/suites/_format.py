@@ -30,7 +30,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from promptum.asr import gate_problem
 from promptum.checks import CheckDefinition, Transform, get_check_type
 from promptum.completion import ToolCall
-from promptum.metrics import metric_problem
+from promptum.metrics import MetricName
 from promptum.providers import EndpointConfig, HttpTarget, Price, key_variable
 from promptum.redteam import RedteamSpec
 from promptum.runner import DEFAULT_THRESHOLD
@@ -101,19 +101,11 @@ class CriterionSpec(_Strict):
         description="This criterion's judge prompt: `default`, `faithfulness` or a Jinja "
         "template; default: the judge's.",
     )
-    metric: str | None = Field(
+    metric: MetricName | None = Field(
         default=None,
         description="The metric this criterion's grade is counted under in reports "
         "(docs/metrics.md).",
     )
-
-    @field_validator("metric")
-    @classmethod
-    def _metric_name(cls, value: str | None) -> str | None:
-        problem = None if value is None else metric_problem(value)
-        if problem is not None:
-            raise ValueError(problem)
-        return value
 
 
 _CRITERION_KEYS = ("metric", "prompt", "rubric", "threshold")

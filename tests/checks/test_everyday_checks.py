@@ -647,3 +647,12 @@ def test_they_can_be_sent_to_ray_workers() -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr.decode()
     assert done.stdout.decode().strip() == "[True, True, True, False, True, True, True]"
+
+
+def test_a_rouge_check_leaves_absl_logging_on_the_process_stderr() -> None:
+    # absl (imported by rouge-score) keeps the stderr of its import and closes it when
+    # logging is set up again: under pytest that was the capture, and the run lost stderr.
+    import absl.logging
+
+    CheckDefinition(type="rouge", value="the cat sat")
+    assert absl.logging.get_absl_handler().python_handler.stream is sys.__stderr__

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -130,6 +131,19 @@ def _scored(
     return run
 
 
+def _absl_log_to_the_real_stderr() -> None:
+    """Point absl's log handler (rouge-score imports absl) at the process's own stderr.
+
+    absl's handler keeps the `sys.stderr` of its import and closes it when logging is set
+    up again (`dictConfig`, as uvicorn does): under pytest or click's CliRunner that stream
+    is a capture, and closing it takes the test run's stderr with it.
+    """
+    import absl.logging  # imported by rouge-score already
+
+    if sys.__stderr__ is not None:
+        absl.logging.get_absl_handler().python_handler.setStream(sys.__stderr__)
+
+
 def _build_rouge(value: Any, threshold: float, _model: str | None) -> CompiledCheck:
     reference, variant = rouge_spec(value)
     try:
@@ -139,6 +153,7 @@ def _build_rouge(value: Any, threshold: float, _model: str | None) -> CompiledCh
         from rouge_score.rouge_scorer import RougeScorer  # type: ignore[import-untyped]
     except ImportError as exc:
         raise _missing("rouge", "rouge-score") from exc
+    _absl_log_to_the_real_stderr()
     scorer = RougeScorer([variant], tokenizer=_Words(reference))
     description = f"{variant} F1 ≥ {threshold:g} against {shorten(reference, 60)!r}"
 

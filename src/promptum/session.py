@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from promptum._version import promptum_version
-from promptum.asr import AsrBounds, run_bounds
+from promptum.asr_bounds import AsrBounds, run_bounds
 from promptum.checks import SHARED, CheckDefinition, CheckTable, is_built_in
 from promptum.errors import ConfigError
 from promptum.results import CaseResult, Message, RunResult
@@ -314,7 +314,7 @@ class Session:
     """Answers every Prompt without its own model or target (a function or service)."""
     """The least pass rate the gate accepts (`promptum.gate.decide`); None: every result."""
     max_asr: AsrBounds | None = None
-    """The highest attack success rates of red-team cases the gate accepts (`promptum.asr`);
+    """The highest attack success rates of red-team cases the gate accepts (`promptum.asr_bounds`);
     per bound, it replaces a suite's `gate.max_asr`."""
     executor: Executor | None = None
     """Where the units run: None in this process, or e.g. `promptum.executors.RayExecutor`."""

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from promptum import Session
-from promptum.asr import AsrBounds
+from promptum.asr_bounds import AsrBounds
 from promptum.cli import main
 from promptum.cli._options import RunOptions
 from promptum.cli._watch import run_argv

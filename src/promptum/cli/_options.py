@@ -133,7 +133,7 @@ def asr_bounds(
     ctx: click.Context, param: click.Parameter, value: tuple[str, ...]
 ) -> tuple[str, ...]:
     """Refuse a ``--max-asr`` value that is no bound before anything is loaded (exit 2)."""
-    from promptum.asr import AsrBounds
+    from promptum.asr_bounds import AsrBounds
     from promptum.errors import ConfigError
 
     try:

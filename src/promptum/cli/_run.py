@@ -26,7 +26,7 @@ from promptum.cli._options import (
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from promptum.asr import AsrBounds
+    from promptum.asr_bounds import AsrBounds
     from promptum.cli._heap import HeapFreezer
     from promptum.providers import ClientOptions
     from promptum.reporting import ReportFormat
@@ -72,7 +72,7 @@ def _check_prompts(suites: Sequence[Suite], prompts: Sequence[str]) -> None:
 
 def _max_asr(given: Sequence[str], session: Session) -> AsrBounds:
     """The ``--max-asr`` bounds, each naming a goal the run's red-team cases have."""
-    from promptum.asr import AsrBounds, goals_of
+    from promptum.asr_bounds import AsrBounds, goals_of
     from promptum.errors import ConfigError
 
     bounds = AsrBounds.parse(given)

@@ -27,7 +27,7 @@ from pydantic import (
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from promptum.asr import gate_problem
+from promptum.asr_bounds import gate_problem
 from promptum.checks import CheckDefinition, Transform, get_check_type
 from promptum.completion import ToolCall
 from promptum.metrics import MetricName

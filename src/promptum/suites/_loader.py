@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from promptum._imports import python_module_file
-from promptum.asr import AsrBounds, bounds_of, unknown_goals
+from promptum.asr_bounds import AsrBounds, bounds_of, unknown_goals
 from promptum.checks import FOLDER, PYTHON, SHARED, CheckDefinition, CheckTable, module_name
 from promptum.errors import ConfigError
 from promptum.providers import DEFAULT_MODEL, EndpointConfig, Price, Target, model_id_problem

@@ -274,6 +274,11 @@ def test_the_generated_case_the_docs_show_is_what_the_command_writes(
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     assert f"{out}: 300 attack cases" in result.output
+    # What the attacks cover, and the goal the example cannot support (no response model).
+    assert "5 goals (exfiltration 60, policy 60, prompt_leak 60, secret_leak 60, tool 60)" in (
+        result.output
+    )
+    assert "no attacks for field: the suite lacks what it needs" in result.output
     assert shown in out.read_text(encoding="utf-8")
 
 

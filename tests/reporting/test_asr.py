@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -179,6 +180,17 @@ def test_markdown_shows_goal_by_strategy_with_intervals() -> None:
     assert "| tool | direct | 0% [0–16%] (0/20) |" in text
     # A goal × strategy no attack tried is not a row.
     assert "| tool | base64 |" not in text
+
+
+def test_junit_has_the_rates_as_testsuite_properties() -> None:
+    root = ET.fromstring(render_report(sample(), "junit"))
+    found = {p.get("name"): p.get("value") for p in root.iter("property")}
+    rates = (found["asr.rate"], found["asr.succeeded"], found["asr.graded"])
+    assert rates == ("0.2429", "17", "70")
+    assert found["asr.errors"] == "2"
+    assert (found["asr.prompt_leak.rate"], found["asr.tool.rate"]) == ("0.34", "0")
+    plain = run_of([attack("a", "fail", redteam=False)])
+    assert "asr." not in render_report(plain, "junit")
 
 
 def test_html_heat_map_says_every_rate_in_numbers() -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -57,3 +59,30 @@ def generate_command(suite: Path, output: Path, seed: int | None, per_goal: int 
         write_or_exit(output, generated.text())
         load_suite(output)
     click.echo(f"wrote {output}: {counted(len(generated.cases), 'attack case')}")
+    click.echo(_coverage(generated.cases))
+
+
+def _coverage(cases: list[dict[str, Any]]) -> str:
+    """What the attacks cover: cases per goal, the strategies, and the goals left without any."""
+    from promptum.asr import attack_of
+    from promptum.redteam import GOALS
+
+    goals: Counter[str] = Counter()
+    strategies: set[str] = set()
+    for case in cases:
+        attack = attack_of(case.get("tags") or ())
+        if attack is not None:
+            goals[attack[0]] += 1
+            strategies.add(attack[1])
+    line = (
+        f"  {counted(len(goals), 'goal')} ("
+        + ", ".join(f"{goal} {count}" for goal, count in sorted(goals.items()))
+        + f"), {len(strategies)} {'strategy' if len(strategies) == 1 else 'strategies'}"
+    )
+    missing = [goal for goal in GOALS if goal not in goals]
+    if missing:
+        line += (
+            f"; no attacks for {', '.join(missing)}: the suite lacks what "
+            f"{'it needs' if len(missing) == 1 else 'they need'} (docs/redteam.md, Goals)"
+        )
+    return line

@@ -29,6 +29,25 @@ def json_asr(rates: AttackRates) -> dict[str, Any]:
     return {"asr": rates.as_json()} if rates else {}
 
 
+def junit_properties(rates: AttackRates, column: str) -> list[tuple[str, str]]:
+    """A testsuite's (a column's) attack success properties: ``asr.rate``, ``asr.<goal>.rate``."""
+    if column not in rates.columns:
+        return []
+    properties: list[tuple[str, str]] = []
+    for name, counts in (
+        ("asr", rates.counts(column)),
+        *((f"asr.{goal}", rates.counts(column, goal)) for goal in rates.goals_of(column)),
+    ):
+        rate = counts.rate
+        properties += [
+            (f"{name}.rate", "" if rate is None else f"{rate:.4g}"),
+            (f"{name}.succeeded", str(counts.succeeded)),
+            (f"{name}.graded", str(counts.attempts)),
+            (f"{name}.errors", str(counts.errors)),
+        ]
+    return properties
+
+
 def _cell(counts: AttackCounts) -> str:
     if not counts.total:
         return "–"

@@ -16,6 +16,7 @@ from promptum.gate import decide
 from promptum.grades import Grade, samples_note
 from promptum.metrics import score_line
 from promptum.rates import CaseRate
+from promptum.reporting._asr import junit_properties as asr_properties
 from promptum.reporting._metrics import junit_properties, label
 from promptum.reporting._outcome import outcome
 from promptum.reporting._source import ReportSource, rendered, spool
@@ -138,6 +139,7 @@ def _testsuite(run: RunResult, model: str, suite: _Suite, flaky: list[CaseRate])
         ("flaky_cases", ", ".join(named)),
         ("gate", decide(run).line),
         *junit_properties(run.tally().metric_figures(), model),
+        *asr_properties(run.tally().asr(), model),
     ):
         ET.SubElement(properties, "property", name=visible(name), value=visible(value))
     if suite.tests:

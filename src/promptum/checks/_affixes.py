@@ -7,7 +7,7 @@ models often open or close with a newline. ``case_insensitive`` compares case-fo
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from promptum.checks._base import (
@@ -110,22 +110,13 @@ def _joined(values: list[str], operator: str) -> tuple[str, dict[str, object]]:
     return f"({test})", dict(names)
 
 
-def _folded_any(values: list[str]) -> Callable[[str], bool]:
+def _folded(values: list[str], every: Callable[[Iterable[bool]], bool]) -> Callable[[str], bool]:
+    """A case-folded test of the values in a response, joined by `every` (`any` or `all`)."""
     folded = [v.casefold() for v in values]
 
     def check(text: str) -> bool:
         text = text.casefold()
-        return any(item in text for item in folded)
-
-    return check
-
-
-def _folded_all(values: list[str]) -> Callable[[str], bool]:
-    folded = [v.casefold() for v in values]
-
-    def check(text: str) -> bool:
-        text = text.casefold()
-        return all(item in text for item in folded)
+        return every(item in text for item in folded)
 
     return check
 
@@ -141,7 +132,7 @@ def _build_contains_any(value: Any, case_insensitive: bool) -> CompiledCheck:
     passed = passed_grade("contains_any", description)
     names: dict[str, object]
     if case_insensitive:
-        test, names = "{check}(text)", {"check": _folded_any(values)}
+        test, names = "{check}(text)", {"check": _folded(values, any)}
     else:
         test, names = _joined(values, "or")
     return condition_check(Condition(test, names, passed, fail))
@@ -165,7 +156,7 @@ def _build_contains_all(value: Any, case_insensitive: bool) -> CompiledCheck:
     passed = passed_grade("contains_all", description)
     names: dict[str, object]
     if case_insensitive:
-        test, names = "{check}(text)", {"check": _folded_all(values)}
+        test, names = "{check}(text)", {"check": _folded(values, all)}
     else:
         test, names = _joined(values, "and")
     return condition_check(Condition(test, names, passed, fail))

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from promptum.checks import CheckDefinition
+from promptum.checks import CheckDefinition, CheckInput
+from promptum.completion import Completion
 from promptum.providers import Target
 from promptum.results import Message, namespaced
 from promptum.validation import Validator
@@ -129,3 +131,18 @@ class TestCase:
     def key(self) -> str:
         """The id that is unique within a run: ``suite/id``, or the id outside a suite."""
         return namespaced(self.suite, self.id)
+
+    def check_input(
+        self, completion: Completion, output: Any, model: str | None, repeat: int
+    ) -> CheckInput:
+        """What a check the user wrote (or an expression) sees of this case's response."""
+        return CheckInput(
+            completion.text,
+            output,
+            completion,
+            MappingProxyType(self.vars),
+            self.id,
+            completion.model if model is None else model,
+            repeat,
+            self.tags,
+        )

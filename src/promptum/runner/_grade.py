@@ -14,14 +14,12 @@ import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
-from types import MappingProxyType
 from typing import Any
 
 from pydantic import ValidationError
 
 from promptum.checks import (
     TOOL_CHECK_TYPES,
-    CheckInput,
     CheckPlan,
     CustomCheck,
     Run,
@@ -216,16 +214,7 @@ def _grades(
     pending: Pending = []
     if plan.custom:
         parsed = case.response_model is not None and parse_grade is not None and parse_grade.passed
-        check = CheckInput(
-            completion.text,
-            output if parsed else completion.output,
-            completion,
-            MappingProxyType(case.vars),
-            case.id,
-            completion.model if model is None else model,
-            repeat,
-            case.tags,
-        )
+        check = case.check_input(completion, output if parsed else completion.output, model, repeat)
         for index, custom in plan.custom:
             progress.running = (index, custom)
             outcome = custom.grade(check)

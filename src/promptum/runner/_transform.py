@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-from types import MappingProxyType
 
 from promptum.checks import (
     CheckInput,
@@ -24,16 +23,7 @@ def case_view(
     """`case`'s transformed response; if its transform fails, the grades of what needed it."""
     assert case.transform is not None
     compiled = case_transform(case.transform)  # compiled once, when the suite loaded
-    check = CheckInput(
-        completion.text,
-        completion.output,
-        completion,
-        MappingProxyType(case.vars),
-        case.id,
-        completion.model if model is None else model,
-        repeat,
-        case.tags,
-    )
+    check = case.check_input(completion, completion.output, model, repeat)
     try:
         return transformed(compiled, check)
     except TemplateError as exc:

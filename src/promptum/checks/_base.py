@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -30,6 +31,17 @@ class ValueKind(Enum):
     OPTIONAL = "any value, or none"
     FUNCTION = "a Python function: `file.py:function` beside the suite, or `module:function`"
     CANARY = "absent: promptum gives it the canary of the case's {{ canary }}"
+
+
+def refuse_unknown_keys(check: str, value: Mapping[Any, Any], keys: Sequence[str]) -> None:
+    """Raise ValueError naming the first key of a check's mapping value it does not take."""
+    for key in value:
+        if key not in keys:
+            close = difflib.get_close_matches(str(key), keys, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise ValueError(
+                f"check {check!r}: unknown key {key!r}; {hint}it takes {', '.join(keys)}"
+            )
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,6 @@ cut-off that stops as soon as the distance is known to exceed the limit.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,6 +18,7 @@ from promptum.checks._base import (
     condition_check,
     failed_grade,
     passed_grade,
+    refuse_unknown_keys,
     shorten,
 )
 from promptum.checks._text import excerpt
@@ -48,13 +48,7 @@ def levenshtein_spec(value: Any) -> tuple[str, int]:
     if not isinstance(value, Mapping):
         got = "nothing" if value is None else f"{type(value).__name__} {value!r}"
         raise ValueError(f"check 'levenshtein' needs {_FORMS}, got {got}")
-    for key in value:
-        if key not in _KEYS:
-            close = difflib.get_close_matches(str(key), _KEYS, n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
-            raise ValueError(
-                f"check 'levenshtein': unknown key {key!r}; {hint}it takes {', '.join(_KEYS)}"
-            )
+    refuse_unknown_keys("levenshtein", value, _KEYS)
     expected = value.get("expected")
     if not isinstance(expected, str):
         raise ValueError(

@@ -14,7 +14,13 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from promptum.checks._base import CompiledCheck, ScoredCheckType, ValueKind, shorten
+from promptum.checks._base import (
+    CompiledCheck,
+    ScoredCheckType,
+    ValueKind,
+    refuse_unknown_keys,
+    shorten,
+)
 from promptum.completion import Completion
 from promptum.grades import Grade
 
@@ -56,13 +62,7 @@ def rouge_spec(value: Any) -> tuple[str, str]:
         return _text("rouge", _ROUGE_FORMS, value), VARIANTS[0]
     if not isinstance(value, Mapping):
         raise ValueError(f"check 'rouge' needs {_ROUGE_FORMS}, got {type(value).__name__}")
-    for key in value:
-        if key not in _ROUGE_KEYS:
-            close = difflib.get_close_matches(str(key), _ROUGE_KEYS, n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
-            raise ValueError(
-                f"check 'rouge': unknown key {key!r}; {hint}it takes {', '.join(_ROUGE_KEYS)}"
-            )
+    refuse_unknown_keys("rouge", value, _ROUGE_KEYS)
     reference = _text("rouge", "`reference`, the text to compare with", value.get("reference"))
     variant = value.get("variant", VARIANTS[0])
     if variant not in VARIANTS:

@@ -65,6 +65,26 @@ class Message(BaseModel):
         return data
 
 
+TURN = "turn"
+"""The `Grade.details` key of a conversation turn's grades: the turn's number, from 1.
+A conversation's grades without it are graded over the whole conversation."""
+
+
+class TurnResult(BaseModel):
+    """One turn of a conversation: the user's message as sent, and the reply to it.
+
+    The turn's grades are the result's grades whose ``details["turn"]`` is its number.
+    """
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    query: str
+    """The user's message, rendered (or written by a simulated user)."""
+    completion: Completion
+    status: Status
+    """What this turn's own grades say (error when its call failed)."""
+
+
 class CaseResult(BaseModel):
     """The outcome of one case on one model (one repeat), with every grade and reason."""
 
@@ -95,6 +115,9 @@ class CaseResult(BaseModel):
     written only when set, so results of other cases read as they always have."""
     threshold: float | None = Field(default=None, exclude_if=_absent)
     """The case's `threshold:`: it passed when `score` reached it; None: every grade must pass."""
+    turns: list[TurnResult] | None = Field(default=None, exclude_if=_absent)
+    """A conversation's turns in order (docs/conversations.md); None for a single request.
+    `completion` is then the last reply, with latency, tokens and cost summed over turns."""
 
     @model_validator(mode="before")
     @classmethod
@@ -117,6 +140,14 @@ class CaseResult(BaseModel):
     def key(self) -> str:
         """The case id unique within a run: ``suite/case``, or the case id outside a suite."""
         return namespaced(self.suite, self.case_id)
+
+    @property
+    def failing_turn(self) -> int | None:
+        """The number (from 1) of a conversation's first turn that did not pass, else None."""
+        for number, turn in enumerate(self.turns or (), start=1):
+            if turn.status != "pass":
+                return number
+        return None
 
     @property
     def column(self) -> str:
@@ -165,14 +196,21 @@ class CaseResult(BaseModel):
             return [f"error: {self.completion.error}"]
         if self.threshold is not None:
             return self._thresholded_reasons(self.threshold)
-        return [grade.summary for grade in self.grades if not grade.passed]
+        return [self._reason(grade) for grade in self.grades if not grade.passed]
+
+    def _reason(self, grade: Grade) -> str:
+        """`grade.summary`, naming the turn (or the whole conversation) it graded."""
+        if self.turns is None:
+            return grade.summary
+        turn = grade.details.get(TURN)
+        return f"turn {turn}: {grade.summary}" if turn else f"conversation: {grade.summary}"
 
     def _thresholded_reasons(self, threshold: float) -> list[str]:
         # A thresholded case may pass with a grade failed: that grade is no reason it did
         # not pass. One that did not pass says its score first, then what cost it.
         if self.status == "pass":
             return []
-        failed = [grade.summary for grade in self.grades if not grade.passed]
+        failed = [self._reason(grade) for grade in self.grades if not grade.passed]
         if self.score is None or self.status == "error":
             return failed
         return [f"weighted score {self.score:.3g} < threshold {threshold:g}", *failed]

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from promptum.case_result import CaseResult as CaseResult
 from promptum.case_result import Message as Message
+from promptum.case_result import TurnResult as TurnResult
 from promptum.case_result import namespaced as namespaced
 from promptum.grade_views import JudgeVerdict as JudgeVerdict
 from promptum.stats import CheckStats as CheckStats

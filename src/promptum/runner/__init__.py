@@ -14,11 +14,15 @@ from promptum._lazy import lazy_exports
 if TYPE_CHECKING:
     from promptum.runner._case import (
         DEFAULT_THRESHOLD,
+        ConversationGrading,
         Criterion,
         GenerationParams,
         JudgeConfig,
+        Simulation,
         TestCase,
+        Turn,
     )
+    from promptum.runner._case import GOAL_REACHED as GOAL_REACHED
     from promptum.runner._executor import Execution, Executor
     from promptum.runner._grade import DEFAULT_GRADE_TIMEOUT_S, grade, grade_async
     from promptum.runner._journal import Journal, plan_fingerprint
@@ -61,6 +65,7 @@ __all__ = [
     "JUDGE_PROMPT",
     "JUDGE_VARIABLES",
     "VERDICT_SCHEMA",
+    "ConversationGrading",
     "Criterion",
     "Execution",
     "Executor",
@@ -68,8 +73,10 @@ __all__ = [
     "Journal",
     "JudgeConfig",
     "Runner",
+    "Simulation",
     "TemplateError",
     "TestCase",
+    "Turn",
     "grade",
     "grade_async",
     "is_template",

@@ -79,6 +79,59 @@ class JudgeConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class Turn:
+    """One scripted user turn of a conversation, graded on the reply to it."""
+
+    query: str
+    """The user's message. Rendered when the suite loads, unless it reads ``turns`` (the
+    earlier turns' ``query`` and ``reply``): then it is rendered when the turn is reached."""
+    reads_turns: bool = False
+    """Whether `query` is still a template, rendered with the case's vars and ``turns``."""
+    checks: tuple[CheckDefinition, ...] = ()
+    expected: Mapping[str, Any] | None = None
+    attack_target: Mapping[str, Any] | None = None
+    criteria: tuple[Criterion, ...] = ()
+    """Judge criteria on this turn's reply, graded by the case's judge model."""
+    source: str | None = None
+    """Where the turn was written, as ``file:line``."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationGrading:
+    """Grades over a whole conversation: checks see every reply, the judge the transcript."""
+
+    checks: tuple[CheckDefinition, ...] = ()
+    """Checks of the conversation: their text is every reply, their tool calls every call."""
+    criteria: tuple[Criterion, ...] = ()
+    """Judge criteria over the transcript, graded by the case's judge model."""
+
+
+GOAL_REACHED = "[[GOAL REACHED]]"
+"""What a simulated user answers, alone, when its goal is reached: the conversation ends."""
+
+
+@dataclass(frozen=True, slots=True)
+class Simulation:
+    """A model playing the user, from a persona towards a goal, until a stop."""
+
+    model: str
+    goal: str
+    max_turns: int
+    """The most user turns; the conversation ends after the reply to the last one."""
+    persona: str = ""
+    stop: tuple[CheckDefinition, ...] = ()
+    """Checks on each reply: the conversation ends after the first reply passing all of them."""
+    opening: str | None = None
+    """The first user message as written; None: the simulated user writes it too."""
+    seed: int | None = None
+    temperature: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_turns < 1:
+            raise ValueError(f"max_turns must be at least 1, got {self.max_turns}")
+
+
+@dataclass(frozen=True, slots=True)
 class TestCase:
     """One case: the messages to send and every way its response is graded.
 
@@ -126,6 +179,18 @@ class TestCase:
     """The suite's name: ids are unique within a suite, ``suite/id`` within a run."""
     variant: str = ""
     """The prompt variant these messages are (a suite's `prompts:`); "" when it has none."""
+    turns: tuple[Turn, ...] = ()
+    """A scripted conversation (docs/conversations.md): `messages` open it, then each turn's
+    query is sent with every earlier reply; empty: one request."""
+    simulate: Simulation | None = None
+    """A conversation whose user a model plays; exclusive with `turns`."""
+    conversation: ConversationGrading | None = None
+    """Grades over the whole conversation, besides each turn's."""
+
+    @property
+    def is_conversation(self) -> bool:
+        """Whether the case is a conversation (scripted or simulated), not one request."""
+        return bool(self.turns) or self.simulate is not None
 
     @property
     def key(self) -> str:

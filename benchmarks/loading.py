@@ -14,8 +14,14 @@ Ratios are measured in the same run: the cost per row at the largest size agains
 smallest (flat is 1.0), and with ``--before SRC`` (another checkout's ``src``, e.g. from
 ``git archive HEAD src | tar -x -C /tmp/before``) this tree against that one.
 
+``--same-cases N`` also writes N cases inline in YAML and the same N cases as CSV rows (the
+same prompts, five checks each) and prints `validate`'s time on the YAML over its time on
+the CSV (target: within 1.5×), and the peak RSS per inline case between N/10 and N cases
+(target: at most 1 KB). Every process caches its bytecode in a folder of its side, as an
+installed package does (no ``PYTHONDONTWRITEBYTECODE``, which would compile each start).
+
 Run: .venv/bin/python benchmarks/loading.py [--rows 100000 1000000] [--sources 300]
-     [--yaml-mb 16] [--before SRC]
+     [--yaml-mb 16] [--same-cases 20000] [--before SRC]
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -31,6 +38,7 @@ import time
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src"
+_BYTECODE = Path(tempfile.gettempdir()) / "promptum-loading-bytecode"
 _EXTRA_PATH: list[str] = []
 """Folders put on the measured processes' path after `src` (the raised document limit)."""
 
@@ -70,7 +78,15 @@ YAML_CASE = """\
 """
 
 
-def write_csv_suite(folder: Path, rows: int, ids: str = "q") -> Path:
+PLAIN_CSV_SUITE = CSV_SUITE.replace("columns:\n  answer: {type: contains}\n", "").replace(
+    "{type: min_length, value: 1}",
+    "{type: min_length, value: 1}\n    - {type: regex, value: '\\d'}",
+)
+"""The CSV suite with its five checks in `defaults` and none from a column (as `scale.py`
+writes it): each row's case differs from the others only by its id, vars and prompt."""
+
+
+def write_csv_suite(folder: Path, rows: int, ids: str = "q", plain: bool = False) -> Path:
     """A suite reading `rows` cases (ids `ids` + number) from a CSV file; returns its path."""
     folder.mkdir(parents=True, exist_ok=True)
     with (folder / "rows.csv").open("w", encoding="utf-8", newline="") as handle:
@@ -79,7 +95,7 @@ def write_csv_suite(folder: Path, rows: int, ids: str = "q") -> Path:
             a, b = i % 997, i % 89
             handle.write(f"{ids}{i},What is {a} + {b}?,{a + b}\n")
     suite = folder / "suite.yaml"
-    suite.write_text(CSV_SUITE, encoding="utf-8")
+    suite.write_text(PLAIN_CSV_SUITE if plain else CSV_SUITE, encoding="utf-8")
     return suite
 
 
@@ -116,6 +132,77 @@ def write_yaml_suite(folder: Path, megabytes: float) -> tuple[Path, int]:
     return path, count
 
 
+SAME_CSV_SUITE = """\
+name: same
+models: local/smollm2
+defaults:
+  checks:
+    - {type: max_length, value: 200}
+    - {type: not_contains, value: "As an AI"}
+    - {type: min_length, value: 1}
+    - {type: not_regex, value: "(?i)sorry"}
+columns:
+  answer: {type: contains}
+cases_from: rows.csv
+"""
+
+SAME_YAML_CASE = """\
+  - id: case-{i}
+    query: "What is {a} + {b}? Answer with the number only."
+    checks:
+      - {{type: contains, value: "{c}"}}
+"""
+
+
+def write_same_cases(folder: Path, cases: int) -> tuple[Path, Path]:
+    """The same `cases` as a YAML suite with them inline and as a CSV suite; their paths."""
+    (folder / "yaml").mkdir(parents=True, exist_ok=True)
+    (folder / "csv").mkdir(parents=True, exist_ok=True)
+    head = SAME_CSV_SUITE.replace("cases_from: rows.csv\n", "").replace(
+        "columns:\n  answer: {type: contains}\n", ""
+    )
+    yaml_suite = folder / "yaml" / "suite.yaml"
+    with (
+        yaml_suite.open("w", encoding="utf-8") as suite,
+        (folder / "csv" / "rows.csv").open("w", encoding="utf-8", newline="") as rows,
+    ):
+        suite.write(head + "test_cases:\n")
+        rows.write("id,query,answer\n")
+        for i in range(cases):
+            a, b = i % 997, i % 89
+            suite.write(SAME_YAML_CASE.format(i=i, a=a, b=b, c=a + b))
+            rows.write(f"case-{i},What is {a} + {b}? Answer with the number only.,{a + b}\n")
+    csv_suite = folder / "csv" / "suite.yaml"
+    csv_suite.write_text(SAME_CSV_SUITE, encoding="utf-8")
+    return yaml_suite, csv_suite
+
+
+def same_cases(sides: dict[str, Path], root: Path, cases: int, repeats: int = 3) -> None:
+    """YAML against CSV for the same cases, and inline YAML's RSS per case, on each side."""
+    small_yaml, _ = write_same_cases(root / "same-small", max(1, cases // 10))
+    yaml_suite, csv_suite = write_same_cases(root / "same", cases)
+    print(f"The same {cases:,} cases inline in YAML and from a CSV (medians of {repeats})")
+    for name, src in sides.items():
+        figures: dict[str, list[dict[str, float]]] = {"yaml": [], "csv": [], "small": []}
+        for _ in range(repeats):  # interleaved: a load on the machine weighs on each alike
+            figures["yaml"].append(measure("validate", yaml_suite, src))
+            figures["csv"].append(measure("validate", csv_suite, src))
+            figures["small"].append(measure("validate", small_yaml, src))
+        med = {
+            kind: {key: statistics.median(run[key] for run in runs) for key in runs[0]}
+            for kind, runs in figures.items()
+        }
+        extra = (med["yaml"]["peak_mb"] - med["small"]["peak_mb"]) * 1024 * 1024
+        print(
+            f"  [{name}] YAML {med['yaml']['seconds']:.2f} s, CSV {med['csv']['seconds']:.2f} s: "
+            f"{med['yaml']['seconds'] / med['csv']['seconds']:.2f}× (CPU "
+            f"{med['yaml']['cpu'] / med['csv']['cpu']:.2f}×); peak RSS "
+            f"{extra / 1024 / 1024:+.1f} MB from {cases // 10:,} to {cases:,} inline cases = "
+            f"{extra / (cases - cases // 10):,.0f} B per case",
+            flush=True,
+        )
+
+
 def _peak_mb() -> float:
     # ru_maxrss is in kilobytes on Linux.
     return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
@@ -133,7 +220,8 @@ def _child_validate(suite: str) -> dict[str, float]:
     seconds = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"validate failed:\n{done.stdout}{done.stderr[:2000]}")
-    return {"seconds": seconds, "peak_mb": _peak_mb()}
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"seconds": seconds, "peak_mb": _peak_mb(), "cpu": usage.ru_utime + usage.ru_stime}
 
 
 def _start(suite: str) -> None:
@@ -163,13 +251,17 @@ def _child_start(suite: str) -> dict[str, float]:
     if done.returncode != 0:
         raise SystemExit(f"starting the run failed:\n{done.stdout[-2000:]}{done.stderr[-3000:]}")
     seconds = json.loads(done.stdout.strip().splitlines()[-1])["seconds"]
-    return {"seconds": seconds, "peak_mb": _peak_mb()}
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"seconds": seconds, "peak_mb": _peak_mb(), "cpu": usage.ru_utime + usage.ru_stime}
 
 
 def measure(kind: str, suite: Path, src: Path) -> dict[str, float]:
     """Measure `kind` on `suite` with promptum imported from `src`, in a fresh process."""
     path = os.pathsep.join([str(src), *_EXTRA_PATH])
     env = {**os.environ, "PYTHONPATH": path, "PROMPTUM_MAX_DATA_BYTES": str(2**31)}
+    # Bytecode cached per side, as an installed package has it; not in the trees.
+    env["PYTHONPYCACHEPREFIX"] = str(_BYTECODE / str(src).strip("/").replace("/", "_"))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     done = subprocess.run(
         [sys.executable, __file__, f"--child-{kind}", str(suite)],
         env=env,
@@ -199,8 +291,9 @@ def _raise_document_limit(megabytes: float, folder: Path) -> None:
 def _line(label: str, figures: dict[str, float], cases: int) -> str:
     per_case = figures["peak_mb"] * 1024 * 1024 / cases
     return (
-        f"  {label:<28} {figures['seconds']:8.1f} s {figures['peak_mb']:8.0f} MB peak  "
-        f"({figures['seconds'] / cases * 1e6:6.1f} µs, {per_case:7.0f} B per case)"
+        f"  {label:<28} {figures['seconds']:8.1f} s {figures['cpu']:8.1f} s CPU "
+        f"{figures['peak_mb']:6.0f} MB peak  "
+        f"({figures['cpu'] / cases * 1e6:6.1f} µs CPU, {per_case:7.0f} B per case)"
     )
 
 
@@ -215,6 +308,7 @@ def _compare(
         now, before = results["this tree"], results["before"]
         print(
             f"  {kind}: this tree / before: time {now['seconds'] / before['seconds']:.2f}×, "
+            f"CPU {now['cpu'] / before['cpu']:.2f}×, "
             f"peak RSS {now['peak_mb'] / before['peak_mb']:.2f}×",
             flush=True,
         )
@@ -227,8 +321,12 @@ def main() -> None:
     parser.add_argument("--rows", type=int, nargs="+", default=[100_000, 1_000_000])
     parser.add_argument("--sources", type=int, default=0, help="CSV files of 100 rows each")
     parser.add_argument("--yaml-mb", type=float, default=16.0)
+    parser.add_argument("--same-cases", type=int, default=0, help="YAML against CSV, and RSS")
     parser.add_argument("--before", type=Path, help="another checkout's src, measured alongside")
     parser.add_argument("--kinds", nargs="+", default=["validate", "start"])
+    parser.add_argument(
+        "--plain", action="store_true", help="CSV checks all in `defaults`, none from a column"
+    )
     parser.add_argument("--child-validate")
     parser.add_argument("--child-start")
     parser.add_argument("--start-in-process")
@@ -250,7 +348,7 @@ def main() -> None:
         root = Path(temp)
         per_case: dict[str, list[tuple[int, dict[str, dict[str, float]]]]] = {}
         for rows in sorted(args.rows):
-            suite = write_csv_suite(root / f"csv-{rows}", rows)
+            suite = write_csv_suite(root / f"csv-{rows}", rows, plain=args.plain)
             print(f"CSV, {rows:,} rows ({(suite.parent / 'rows.csv').stat().st_size:,} bytes)")
             for kind in args.kinds:
                 per_case.setdefault(kind, []).append((rows, _compare(sides, kind, suite, rows)))
@@ -273,6 +371,8 @@ def main() -> None:
             print(f"CSV, {args.sources:,} files of 100 rows")
             for kind in args.kinds:
                 _compare(sides, kind, suite, args.sources * 100)
+        if args.same_cases:
+            same_cases(sides, root, args.same_cases)
         if args.yaml_mb > 16:
             _raise_document_limit(args.yaml_mb, root / "limit")
         suite, cases = write_yaml_suite(root / "yaml", args.yaml_mb)

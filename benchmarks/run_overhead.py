@@ -8,11 +8,16 @@ loop of the openai SDK making the same calls at the same concurrency, measured t
   against a process that imports the SDK and makes the calls. Target: within 1.2x at 1,000
   cases and 1.1x at 10,000. The bare loop calls ``client.chat.completions.create``, as SDK
   users write it; promptum sends its body, already JSON, through the SDK's low-level
-  ``client.post``, which skips ``create``'s typed-parameter transform. A second bare loop
-  (``lean``) makes the same ``post`` calls, so promptum's own cost shows apart from that.
+  ``client.post``, which skips ``create``'s typed-parameter transform, and reads the few
+  fields it needs from the answer's JSON rather than the SDK's typed ``ChatCompletion``
+  (built without validation, yet a twentieth of the bare loop's CPU). A second bare loop
+  (``lean``) makes the ``post`` calls with the typed answer, so promptum's own cost shows
+  apart from the SDK's.
   The cases are CSV rows with the checks once under ``defaults``, as large sets are kept,
   and, for comparison, inline in the YAML suite with their checks (parsing that much YAML
-  alone costs about a tenth of the bare loop's time).
+  alone costs about a tenth of the bare loop's time). A third side (``reports``) is the
+  command users write: inline cases and ``-o r.json -o junit.xml``, the whole-run reports
+  written from the store after the run.
 - in process: `Session.arun` (the core `promptum run` uses) against the bare loop, timed
   around the calls only, with the growth of peak RSS: memory that grows only by the results.
 
@@ -43,6 +48,8 @@ SIZES = (1_000, 10_000)
 REPEATS = {1_000: 5, 10_000: 2}
 CONCURRENCY = 16
 LAYOUTS = ("csv", "inline")
+REPORTS = ("r.json", "junit.xml")
+"""The reports of the ``reports`` side: inline cases, as users write the command."""
 CHECKS = [
     {"type": "contains", "value": "Hello"},
     {"type": "not_contains", "value": "error", "case_insensitive": True},
@@ -222,12 +229,12 @@ def _suite(folder: Path, base_url: str, count: int, layout: str) -> Path:
     return path
 
 
-def _cli(base_url: str, count: int, layout: str) -> dict[str, float]:
+def _cli(base_url: str, count: int, layout: str, reports: tuple[str, ...] = ()) -> dict[str, float]:
     """``promptum run`` as a user runs it in CI: store on, progress lines to a log file."""
     with tempfile.TemporaryDirectory() as folder:
         suite = _suite(Path(folder), base_url, count, layout)
         command = [sys.executable, "-m", "promptum", "run", str(suite), "-c", str(CONCURRENCY),
-                   "--no-cache", "--no-judge"]  # fmt: skip
+                   "--no-cache", "--no-judge", *(f"-o{report}" for report in reports)]  # fmt: skip
         with (Path(folder) / "log.txt").open("w") as log:
             cpu, started = _children_cpu_s(), time.perf_counter()
             done = subprocess.run(command, cwd=folder, stdout=log, stderr=subprocess.PIPE,
@@ -237,6 +244,9 @@ def _cli(base_url: str, count: int, layout: str) -> dict[str, float]:
             raise RuntimeError(f"promptum run with {count} cases failed:\n{done.stderr[-2000:]}")
         if (Path(folder) / ".promptum" / "runs.sqlite").stat().st_size == 0:
             raise RuntimeError("the run store is empty: the run was not recorded")
+        missing = [report for report in reports if not (Path(folder) / report).is_file()]
+        if missing:
+            raise RuntimeError(f"promptum run did not write {', '.join(missing)}")
     return {"process_seconds": process, "process_cpu_seconds": cpu}
 
 
@@ -251,13 +261,14 @@ def main() -> None:
     with instant_server() as base_url:
         for count in SIZES:
             sides: dict[str, list[dict[str, float]]] = {
-                "bare": [], "lean": [], "csv": [], "inline": [], "session": []
+                "bare": [], "lean": [], "csv": [], "inline": [], "reports": [], "session": []
             }  # fmt: skip
             for _ in range(REPEATS[count]):
                 sides["bare"].append(_child("bare", base_url, count))
                 sides["lean"].append(_child("lean", base_url, count))
                 for layout in LAYOUTS:
                     sides[layout].append(_cli(base_url, count, layout))
+                sides["reports"].append(_cli(base_url, count, "inline", REPORTS))
                 sides["session"].append(_child("promptum", base_url, count))
             rows.append((count, {side: _best(runs) for side, runs in sides.items()}))
     print(f"{CONCURRENCY} concurrent calls, {len(CHECKS)} checks per case, instant local server")
@@ -265,15 +276,20 @@ def main() -> None:
     print("cases as CSV rows with the checks under `defaults`, or inline in the YAML suite;")
     print("wall time, and CPU time (steadier on a busy machine: the server has its own process);")
     print("lean: the bare loop through `client.post`, as promptum calls the SDK")
+    print(f"reports: inline cases with {' '.join(f'-o {r}' for r in REPORTS)}, as users write it")
     print(f"{'cases':>7} {'':>5} {'bare s':>7} {'lean s':>7} {'csv s':>7} {'×bare':>6} "
-          f"{'×lean':>6} {'inline s':>9} {'×bare':>6} {'×lean':>6} {'target':>7}")  # fmt: skip
+          f"{'×lean':>6} {'inline s':>9} {'×bare':>6} {'×lean':>6} {'reports s':>10} {'×bare':>6} "
+          f"{'target':>7}")  # fmt: skip
     for (count, sides), target in zip(rows, (1.2, 1.1), strict=True):
         for label, key in (("wall", "process_seconds"), ("cpu", "process_cpu_seconds")):
-            bare, lean, csv, inline = (sides[s][key] for s in ("bare", "lean", "csv", "inline"))
+            bare, lean, csv, inline, reports = (
+                sides[s][key] for s in ("bare", "lean", "csv", "inline", "reports")
+            )
             print(
                 f"{count:>7} {label:>5} {bare:>7.2f} {lean:>7.2f} {csv:>7.2f} "
                 f"{csv / bare:>5.2f}x {csv / lean:>5.2f}x {inline:>9.2f} "
-                f"{inline / bare:>5.2f}x {inline / lean:>5.2f}x {target:>6.1f}x"
+                f"{inline / bare:>5.2f}x {inline / lean:>5.2f}x {reports:>10.2f} "
+                f"{reports / bare:>5.2f}x {target:>6.1f}x"
             )
     print("in process: Session.arun / the bare loop, timed around the calls")
     print(f"{'cases':>7} {'bare s':>8} {'promptum s':>11} {'ratio':>6} {'setup s':>8} "

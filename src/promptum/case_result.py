@@ -125,6 +125,10 @@ class CaseResult(BaseModel):
         # Results stored before grades existed (and code that still builds them that way)
         # carry `check_results`, `eval_result` and `judge`: each becomes grades.
         # A JSON report carries both: its grades, and those fields derived from them.
+        if isinstance(data, dict) and "reviews" in data:
+            # People's reviews, beside the grades in a report of a stored run, live in the
+            # run store (docs/review.md): a report read back is the result alone.
+            data = {key: value for key, value in data.items() if key != "reviews"}
         if isinstance(data, dict) and _CHANNELS.intersection(data):
             legacy = "grades" not in data
             grades = grades_from_channels(data) if legacy else data["grades"]

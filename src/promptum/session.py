@@ -131,6 +131,16 @@ class Prompt:
     tools: Sequence[Mapping[str, Any]] | None = None
     """Tools the model may call, as OpenAI function schemas; graded by tool checks."""
     tool_choice: str | Mapping[str, Any] | None = None
+    turns: Sequence[str | Mapping[str, Any]] = ()
+    """A scripted conversation instead of `prompt`: each turn its user message, or a mapping
+    of a suite's turn keys (``query``, ``checks``, ``expected``, ``attack_target``,
+    ``criteria``); ``{{ turns[0].reply }}`` in a query reads an earlier reply
+    (docs/conversations.md)."""
+    simulate: Mapping[str, Any] | None = None
+    """A simulated user instead of `prompt`: a suite's `simulate:` keys (``model``, ``goal``,
+    ``max_turns``, ``persona``, ``stop``...)."""
+    conversation: Mapping[str, Any] | None = None
+    """Grades over the whole conversation: ``checks`` (every reply) and ``criteria``."""
 
     def _fail(self, message: str) -> ConfigError:
         return ConfigError(f"Prompt {self.name!r}: {message}")
@@ -174,6 +184,8 @@ class Prompt:
 
     def _conversation(self) -> dict[str, Any]:
         """`query` or `messages` in the suite's case format; the builder orders the system."""
+        if self.turns or self.simulate is not None:
+            return self._turns()
         if (self.prompt is None) == (not self.messages):
             raise self._fail("give exactly one of `prompt` (text) or `messages` (a conversation)")
         if self.prompt is not None:
@@ -184,6 +196,24 @@ class Prompt:
             raise self._fail(f"invalid `messages`: {exc.errors()[0]['msg']}") from None
         return {"messages": turns}
 
+    def _turns(self) -> dict[str, Any]:
+        """`turns`, `simulate` and `conversation` in the suite's case format."""
+        if self.prompt is not None or self.messages:
+            raise self._fail(
+                "a conversation's user messages are its `turns` (or its simulated user): "
+                "remove `prompt`/`messages` (`system` may open the conversation)"
+            )
+        fields: dict[str, Any] = {}
+        if self.turns:
+            if isinstance(self.turns, str):
+                raise self._fail("turns must be a list of turns, not one text")
+            fields["turns"] = [
+                {"query": turn} if isinstance(turn, str) else dict(turn) for turn in self.turns
+            ]
+        if self.simulate is not None:
+            fields["simulate"] = dict(self.simulate)
+        return fields
+
     def _checks(self) -> tuple[CheckDefinition, ...]:
         checks = []
         for index, check in enumerate(self.checks):
@@ -193,6 +223,12 @@ class Prompt:
                 message = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
                 raise self._fail(f"checks[{index}]: {message}") from None
         return tuple(checks)
+
+    def _has_criteria(self) -> bool:
+        """Whether a turn or the conversation has judge criteria of its own."""
+        grades = [t for t in self.turns if isinstance(t, Mapping)]
+        grades += [self.conversation] if self.conversation is not None else []
+        return any(grade.get("criteria") for grade in grades)
 
     def _structured(self) -> tuple[dict[str, Any] | None, type[BaseModel] | None]:
         spec = self.response_model
@@ -229,7 +265,11 @@ class Prompt:
         schema, model_class = self._structured()
         documents = self._context()
         judge = self._judge(judge)
-        if judge is not None and not judged_criteria(judge, self.expected_behavior):
+        if (
+            judge is not None
+            and not judged_criteria(judge, self.expected_behavior)
+            and not self._has_criteria()
+        ):
             judge = None  # nothing to grade: no judge model to check or call
         if judge is not None and documents is None:
             problem = context_problem(judge, self.expected_behavior, "`Prompt(context=...)`")
@@ -270,6 +310,7 @@ class Prompt:
             "target": self.target,
             "tools": None if self.tools is None else [dict(t) for t in self.tools],
             "tool_choice": self.tool_choice,
+            "conversation": None if self.conversation is None else dict(self.conversation),
         }
         try:
             spec = CaseFields.model_validate({k: v for k, v in fields.items() if v is not None})
@@ -433,7 +474,8 @@ class Session:
                 return case
             return replace(case, **own)
 
-        self.tests = Cases([Mapped(self.tests, changed)])
+        # It reads and changes only what a data file's rows share: they get it once.
+        self.tests = Cases([Mapped(self.tests, changed, uniform=True)])
 
     def select(self, keep: Iterable[TestCase] | Callable[[TestCase], bool]) -> None:
         """Keep only the given tests, or those `keep` accepts (the CLI's --filter and --tag).
@@ -459,7 +501,9 @@ class Session:
         """The tests as they will run: every case with its models resolved (when read)."""
         default = tuple(self.models) or (_default_model(),)
         return Mapped(
-            self.tests, lambda case: case if case.models else replace(case, models=default)
+            self.tests,
+            lambda case: case if case.models else replace(case, models=default),
+            uniform=True,
         )
 
     def _config(self, survey: Survey) -> dict[str, Any]:
@@ -508,7 +552,7 @@ class Session:
         )
 
     def _check_models(self, client: ModelClient, survey: Survey) -> None:
-        for model in sorted({*survey.models, *survey.judge_models}):
+        for model in sorted({*survey.models, *survey.judge_models, *survey.simulator_models}):
             client.check_model(model)
             if self.executor is None:  # else workers call the models, each with its own
                 client.prepare(model)

@@ -123,6 +123,8 @@ class RunTally:
         self.repeated = False
         """Whether any result is a second or later repeat."""
         self.must_pass = 0
+        self.conversations = 0
+        """How many results are conversations (`CaseResult.turns`)."""
         self.failures = FirstInPlan(SHOWN_FAILURES)
         """Results that did not pass: the first in plan order, and how many."""
         self.must_pass_broken = FirstInPlan(SHOWN_FAILURES)
@@ -148,6 +150,7 @@ class RunTally:
         self.errors += status == "error"
         self.repeated = self.repeated or result.repeat > 1
         self._variants = self._variants or bool(result.variant)
+        self.conversations += result.turns is not None
         if status != "pass":
             self.failures.add(result, position)
         if result.must_pass:

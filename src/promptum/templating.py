@@ -15,6 +15,8 @@ from __future__ import annotations
 import datetime
 import functools
 import json
+import keyword
+import re
 import time
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -590,10 +592,53 @@ def _runtime_line(exc: BaseException, source: str) -> str:
     return f" (line {line} of the template)" if line and "\n" in source else ""
 
 
+_PLAIN_NAME = re.compile(r"\{\{\s*([A-Za-z][A-Za-z0-9_]*)\s*\}\}")
+_PLAIN_VALUES = (str, int, float)
+"""What a plain `{{ name }}` writes as Jinja does, `str(value)`; other values go to Jinja."""
+
+
+@functools.lru_cache(maxsize=1024)
+def _plain(text: str) -> tuple[str, ...] | None:
+    r"""`text` split into literal text and names when it is only text and `{{ name }}`s.
+
+    Such a template renders by substitution, as Jinja would (a row's prompt is one, a
+    million times over); anything else (filters, tags, comments, whitespace control, a
+    `\r` Jinja would turn into `\n`, a name Jinja reads as a constant) returns None.
+    """
+    parts = tuple(_PLAIN_NAME.split(text))
+    for literal in parts[::2]:
+        if "\r" in literal or is_template(literal):
+            return None
+    for name in parts[1::2]:
+        if keyword.iskeyword(name) or name in ("true", "false", "none"):
+            return None
+    return parts
+
+
+def _substituted(parts: tuple[str, ...], variables: Mapping[str, Any]) -> str | None:
+    """`parts` with each name's value written in; None unless each is plain and not too long."""
+    pieces = list(parts)
+    written = 0
+    for index in range(1, len(parts), 2):
+        value = variables.get(parts[index], _plain)  # a missing name is Jinja's to report
+        if type(value) not in _PLAIN_VALUES:
+            return None
+        pieces[index] = text = str(value)
+        written += len(text)
+    if written > MAX_TEMPLATE_SIZE:
+        return None  # Jinja's budget refuses it, and says so
+    return "".join(pieces)
+
+
 def render(text: str, variables: Mapping[str, Any]) -> str:
     """Render `text` with `variables`; raise TemplateError saying what to fix."""
     if not is_template(text):
         return text
+    parts = _plain(text)
+    if parts is not None:
+        done = _substituted(parts, variables)
+        if done is not None:
+            return done
     import jinja2
     from jinja2.exceptions import SecurityError
 

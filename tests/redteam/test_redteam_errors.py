@@ -45,7 +45,7 @@ def _error(tmp_path: Path, text: str) -> str:
         ("{goals: ['tool:create_tiket']}", "no tool 'create_tiket'. Did you mean 'create_ticket'?"),
         ("{strategies: [base46]}", "unknown strategy 'base46'. Did you mean 'base64'?"),
         ("{strategies: [pair]}", "strategy 'pair' is not an offline strategy"),
-        ("{strategies: [crescendo]}", "needs multi-turn conversations"),
+        ("{strategies: [crescendo]}", "strategy 'crescendo' needs an attacker model"),
         ("{goals: [policy]}", "add `policy: <your rule>`"),
         ("{attacker: local/smollm2}", "redteam.attacker: an attacker model rewrites attacks by"),
         ("{rounds: 3}", "redteam.rounds: `rounds` counts an attacker model's rewrites"),

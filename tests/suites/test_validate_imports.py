@@ -40,7 +40,7 @@ models: [openai/gpt-4o-mini]
 test_cases:
   - id: profile
     vars: {who: Ada}
-    query: "Describe {{ who }} as JSON."
+    query: "Describe {{ who | title }} as JSON."
     response_model: {type: object, properties: {name: {type: string}}}
 """
 
@@ -69,7 +69,8 @@ def test_validating_a_plain_suite_imports_nothing_a_run_needs(tmp_path: Path) ->
 
 
 def test_a_schema_and_a_template_import_what_checks_them(tmp_path: Path) -> None:
-    # The probe sees imports: a response_model is checked with jsonschema, a template with jinja2.
+    # The probe sees imports: a response_model is checked with jsonschema, a template with jinja2
+    # (one with a filter: a plain `{{ name }}` is filled in without it).
     assert set(_validated(tmp_path, _STRUCTURED)) == {"jinja2", "jsonschema"}
 
 

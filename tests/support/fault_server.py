@@ -21,7 +21,9 @@ SDK at ``server.root_url``), ``POST /v1/embeddings`` (OpenAI; each input's vecto
 (connection closed without an answer),
 `Reply.echo` (the request's system message), `Reply.truncated` (body cut short),
 `Reply.not_json` (an HTML page), `Reply.bad_json`
-(``application/json`` that is not JSON) and `Reply.empty_choices`.
+(``application/json`` that is not JSON), `Reply.empty_choices` and `Reply.tool_call` (an
+OpenAI answer calling a tool). With ``server.strict_tools``, a request whose assistant tool
+calls are not answered by tool messages gets OpenAI's HTTP 400.
 
 Run ``python -m tests.support.fault_server`` to serve normal answers from another process (it
 prints ``READY <base_url>``): benchmarks use that so the server does not share their GIL.
@@ -42,7 +44,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
 Kind = Literal[
-    "ok", "status", "hang", "drop", "truncated", "not_json", "bad_json", "empty_choices", "echo"
+    "ok",
+    "status",
+    "hang",
+    "drop",
+    "truncated",
+    "not_json",
+    "bad_json",
+    "empty_choices",
+    "echo",
+    "tool_call",
 ]
 
 
@@ -108,6 +119,11 @@ class Reply:
         return cls("bad_json")
 
     @classmethod
+    def tool_call(cls, name: str, arguments: str = "{}", text: str = "") -> Reply:
+        """An OpenAI answer calling tool `name` with these JSON arguments (and this text)."""
+        return cls("tool_call", text=text, message=f"{name}\n{arguments}")
+
+    @classmethod
     def empty_choices(cls) -> Reply:
         """A well-formed chat completion whose choice list is empty."""
         return cls("empty_choices")
@@ -133,6 +149,9 @@ class FaultServer:
     _replies: deque[Reply] = field(default_factory=deque)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _closing: threading.Event = field(default_factory=threading.Event)
+    strict_tools: bool = False
+    """Refuse, as OpenAI does (HTTP 400), a request where an assistant message's tool call
+    is not answered by a ``tool`` message carrying its id."""
 
     @property
     def base_url(self) -> str:
@@ -154,16 +173,41 @@ def _words(text: str) -> int:
     return len(text.split())
 
 
+def unanswered_tool_calls(body: dict[str, Any]) -> list[str]:
+    """The ids of the assistant's tool calls no ``tool`` message right after it answers."""
+    messages = body.get("messages", [])
+    missing: list[str] = []
+    for index, message in enumerate(messages):
+        calls = message.get("tool_calls") or [] if message.get("role") == "assistant" else []
+        answered = set()
+        for after in messages[index + 1 :]:
+            if after.get("role") != "tool":
+                break
+            answered.add(after.get("tool_call_id"))
+        missing += [str(call.get("id")) for call in calls if call.get("id") not in answered]
+    return missing
+
+
 def _openai_answer(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
     prompt = " ".join(str(m.get("content", "")) for m in body.get("messages", []))
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+    if reply.kind == "tool_call":
+        name, arguments = reply.message.split("\n", 1)
+        message["tool_calls"] = [
+            {
+                "id": f"call_{zlib.crc32(prompt.encode()):08x}",
+                "type": "function",
+                "function": {"name": name, "arguments": arguments},
+            }
+        ]
     choices = (
         []
         if reply.kind == "empty_choices"
         else [
             {
                 "index": 0,
-                "message": {"role": "assistant", "content": reply.text},
-                "finish_reason": "stop",
+                "message": message,
+                "finish_reason": "tool_calls" if reply.kind == "tool_call" else "stop",
             }
         ]
     )
@@ -276,6 +320,14 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.kind == "drop":
             self.close_connection = True
             return
+        missing = unanswered_tool_calls(body) if state.strict_tools and not anthropic else []
+        if missing:  # OpenAI's own words
+            reply = Reply.error(
+                400,
+                "An assistant message with 'tool_calls' must be followed by tool messages "
+                f"responding to each 'tool_call_id'. The following tool_call_ids did not have "
+                f"response messages: {', '.join(missing)}",
+            )
         if reply.kind == "status":
             error = {"type": "error", "error": {"type": "scripted", "message": reply.message}}
             extra = {"Retry-After": reply.retry_after} if reply.retry_after is not None else {}

@@ -7,6 +7,7 @@ import click
 from promptum.cli._compare import compare_command
 from promptum.cli._import import import_command
 from promptum.cli._init import init_command
+from promptum.cli._judge import judge_command
 from promptum.cli._models import models_command
 from promptum.cli._redteam import redteam_command
 from promptum.cli._report import report_command
@@ -35,3 +36,4 @@ main.add_command(compare_command)
 main.add_command(view_command)
 main.add_command(import_command)
 main.add_command(redteam_command)
+main.add_command(judge_command)

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 _STATUS_STYLE = {"pass": "green", "fail": "red", "error": "yellow"}
 _MAX_FAILURES_SHOWN = 25
 """At most `promptum.tally.SHOWN_FAILURES`: what a streamed run kept (not imported: --help)."""
+_TURN_EXCERPT = 200
+"""Characters of a conversation's failing turn (the user's message, the reply) shown."""
 _UNBOUNDED_WIDTH = 10_000
 """The width of output that is not a terminal: a log has no width to fit, and rich's own
 default there (80 columns) cut model names and run ids short in CI logs."""
@@ -212,6 +214,8 @@ def _stats_table(run: RunResult, tally: RunTally) -> Table:
 
 def print_summary(console: Console, run: RunResult) -> None:
     """The per-model table, `Checks: N/M passed` per model, then each failure with reasons."""
+    from promptum.reporting import turn_lines  # as the other commands: not loaded for --help
+
     # One count of the run's figures for everything below (a kept run's is counted anew
     # on each call of `run.tally()`).
     tally = run.tally()
@@ -240,6 +244,9 @@ def print_summary(console: Console, run: RunResult) -> None:
         )
         for reason in result.reasons:
             console.print(f"    - {escape(reason)}", highlight=False, soft_wrap=True)
+        # A conversation's failing turn, as said: what to act on without opening a report.
+        for line in turn_lines(result, only_failing=True, limit=_TURN_EXCERPT):
+            console.print(f"    {escape(line)}", highlight=False, soft_wrap=True)
     if failures.count > _MAX_FAILURES_SHOWN:
         hidden = failures.count - _MAX_FAILURES_SHOWN
         console.print(f"... and {hidden} more; write a report with -o report.html to see all")

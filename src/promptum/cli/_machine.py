@@ -14,12 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from promptum.reviews import result_key
+
 if TYPE_CHECKING:
     from promptum.compare import CaseChange, Comparison, ModelComparison, Side
     from promptum.gate import GateDecision
     from promptum.providers import ProviderStatus
     from promptum.rates import CaseRate
-    from promptum.results import ModelStats, RunResult
+    from promptum.results import CaseResult, ModelStats, RunResult
+    from promptum.reviews import ReviewMap
     from promptum.store import RunSummary
 
 # Valid JSON keeps these raw inside strings; written as escapes they cannot reach a terminal
@@ -92,14 +95,27 @@ def _rate(rate: CaseRate) -> dict[str, Any]:
     return {"outcome": rate.outcome, "passed": rate.passed, "total": rate.total}
 
 
-def run_details(summary: RunSummary, run: RunResult) -> dict[str, Any]:
-    """One run as `runs show --json` shows it: its facts, figures, failures and gate."""
+def _conversation(result: CaseResult) -> dict[str, Any]:
+    """A conversation's turns and first failing turn (null: a grade over all of it failed)."""
+    if result.turns is None:
+        return {}
+    return {"turns": len(result.turns), "failing_turn": result.failing_turn}
+
+
+def run_details(
+    summary: RunSummary, run: RunResult, reviews: ReviewMap | None = None
+) -> dict[str, Any]:
+    """One run as `runs show --json` shows it: its facts, figures, failures and gate.
+
+    With `reviews` (people's, by result), a failure that has any lists them, and
+    ``reviewed`` lists every reviewed result; both keys are absent for a run without.
+    """
     from promptum.gate import decide
     from promptum.rates import flaky_cases
 
     duration = run.duration_s
     stats = run.stats()
-    return {
+    details = {
         **run_summary(summary),
         "duration_s": None if duration is None else round(duration, 3),
         "stats": [model_stats(column) for column in stats.values()],
@@ -113,6 +129,8 @@ def run_details(summary: RunSummary, run: RunResult) -> dict[str, Any]:
                 "must_pass": result.must_pass,
                 "source": result.source,
                 "reasons": result.reasons,
+                **_conversation(result),
+                **_reviews(result, reviews),
             }
             for result in run.results
             if result.status != "pass"
@@ -130,6 +148,26 @@ def run_details(summary: RunSummary, run: RunResult) -> dict[str, Any]:
         **_metrics(run),
         **_asr(run),
     }
+    if reviews:
+        details["reviewed"] = [
+            {
+                "case_id": result.key,
+                "model": result.model,
+                "variant": result.variant,
+                "repeat": result.repeat,
+                "status": result.status,
+                **_reviews(result, reviews),
+            }
+            for result in run.results
+            if result_key(result) in reviews
+        ]
+    return details
+
+
+def _reviews(result: CaseResult, reviews: ReviewMap | None) -> dict[str, Any]:
+    """``{"reviews": [...]}`` for a result people reviewed, else nothing."""
+    found = (reviews or {}).get(result_key(result))
+    return {"reviews": [review.brief() for review in found]} if found else {}
 
 
 def _asr(run: RunResult) -> dict[str, Any]:

@@ -60,6 +60,12 @@ def generate_command(suite: Path, output: Path, seed: int | None, per_goal: int 
         load_suite(output)
     click.echo(f"wrote {output}: {counted(len(generated.cases), 'attack case')}")
     click.echo(_coverage(generated.cases))
+    if section.attacker is None and section.strategies is None:
+        click.echo(
+            "  crescendo (multi-turn) skipped: an attacker model plays its user; add "
+            "`attacker: <model id>` to the `redteam:` section to generate it (in a suite "
+            "without `prompts:` variants)"
+        )
 
 
 def _coverage(cases: list[dict[str, Any]]) -> str:

@@ -39,7 +39,13 @@ def report_command(
     from promptum.reporting import load_run, write_report
 
     with exit_on_user_error():
-        run = load_run(results) if _is_file(results) else open_store(db).load(str(results))
+        reviews = None
+        if _is_file(results):
+            run = load_run(results)
+        else:
+            store = open_store(db)
+            run = store.load(str(results))
+            reviews = store.reviews_by_result(run.run_id)  # shown beside the grades
         for path in outputs:
-            write_report(run, path, fmt)
+            write_report(run, path, fmt, reviews=reviews)
             click.echo(f"wrote {path}")

@@ -8,12 +8,14 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from promptum.cli._console import exit_on_user_error, make_console
+from promptum.cli._judge import low_agreement
 from promptum.cli._options import (
     FactOption,
     RunOptions,
@@ -298,14 +300,18 @@ def _load_and_run(console: Console, options: RunOptions, freezer: HeapFreezer) -
     streams = store is not None and not any(suite.variants for suite in session.suites)
     run = asyncio.run(_run_until_signal(session, sinks, options.resume, not streams))
     results: Callable[[], Iterator[CaseResult]] | str | None = None
+    stored: Callable[[], Iterator[str]] | None = None
     if streams and store is not None:
         results = _stored_results(store, run, recorders[0])
+        stored = partial(store.iter_result_json, run.run_id)  # recorded by this very process
 
     print_summary(console, run)
     secrets = environment_secrets()
     for warning in run.warnings:
         console.print(f"[yellow]warning:[/] {escape(scrub(warning, secrets))}")
-    unwritten = _write_reports(console, run, rendered, options.summary_md, results)
+    for warning in low_agreement(store, run) if store is not None else ():  # docs/calibration.md
+        console.print(f"[yellow]warning:[/] {escape(warning)}")
+    unwritten = _write_reports(console, run, rendered, options.summary_md, results, stored)
     for recorder in recorders:
         if recorder is recorders[0] and isinstance(results, str):
             unwritten += 1
@@ -360,11 +366,13 @@ def _write_reports(
     reports: Sequence[tuple[Path, ReportFormat]],
     summary_md: Path | None,
     results: Callable[[], Iterator[CaseResult]] | str | None,
+    stored: Callable[[], Iterator[str]] | None = None,
 ) -> int:
     """Write every report after the summary; one that cannot be written stops no other.
 
     `results` reads a streamed run's results back (from the store), in plan order; a text
-    says why the store cannot, and no whole-run report is then written.
+    says why the store cannot, and no whole-run report is then written. `stored` reads the
+    same results as stored, for the formats written from that JSON without validating it.
     """
     from promptum.cli._console import escape
     from promptum.errors import PromptumError
@@ -381,7 +389,7 @@ def _write_reports(
             console.print(f"[red]error:[/] {escape(problem)}")
             continue
         try:
-            write_report(run, path, fmt, results=results)
+            write_report(run, path, fmt, results=results, stored=stored)
         except (OSError, PromptumError) as exc:
             unwritten += 1
             problem = f"could not write {path}: {exc}"

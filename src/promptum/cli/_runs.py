@@ -105,8 +105,9 @@ def show_command(db: Path | None, run_ref: str, as_json: bool) -> None:
         store = open_store(db)
         summary = store.summary(run_ref)
         run = store.load(summary.run_id)
+        reviews = store.reviews_by_result(summary.run_id)
     if as_json:
-        _machine.print_json(_machine.run_details(summary, run))
+        _machine.print_json(_machine.run_details(summary, run, reviews))
         return
     console = make_console()
     commit = f" · commit {summary.revision}" if summary.revision else ""
@@ -162,11 +163,13 @@ def export_command(
     with exit_on_user_error():
         for path in outputs:  # a mistyped extension is a usage error: nothing half-done
             format_of(path, fmt)
-        run = open_store(db).load(run_ref)
+        store = open_store(db)
+        run = store.load(run_ref)
+        reviews = store.reviews_by_result(run.run_id)  # shown beside the grades
     unwritten = 0
     for path in outputs:
         try:
-            write_report(run, path, fmt)
+            write_report(run, path, fmt, reviews=reviews)
         except PromptumError as exc:
             unwritten += 1
             click.echo(f"error: {exc}", err=True)

@@ -53,6 +53,8 @@ def _counts(suite: Suite, stats: CaseStats) -> str:
     # Each case is built once per variant, with the same checks.
     cases = len(suite.cases) // variants
     line = f"{counted(cases, 'case')}, {counted(stats.checks // variants, 'check')}"
+    if stats.scripted or stats.simulated:
+        line += " (" + _conversation_counts(stats) + ")"
     if stats.results == cases:
         return line
     factors = []
@@ -63,6 +65,16 @@ def _counts(suite: Suite, stats: CaseStats) -> str:
     if stats.most_repeats > 1:
         factors.append(f"repeats up to {stats.most_repeats}")
     return f"{line}; {counted(stats.results, 'result')} a run ({', '.join(factors)})"
+
+
+def _conversation_counts(stats: CaseStats) -> str:
+    """The conversations among a suite's cases: scripted (with their turns) and simulated."""
+    parts = []
+    if stats.scripted:
+        parts.append(f"{counted(stats.scripted, 'conversation')} of {counted(stats.turns, 'turn')}")
+    if stats.simulated:
+        parts.append(f"{stats.simulated} with a simulated user")
+    return ", ".join(parts)
 
 
 def _variant_names(suites: Iterable[Suite]) -> list[str]:

@@ -39,6 +39,10 @@ class ModelRequest(BaseModel):
     """Which repeat (or judge sample) of the same request this is. Never sent to a model: it
     only keeps the cache from answering every repeat with the first one, so repeats are
     fresh samples while a re-run of the same repeats is still served from the cache."""
+    conversation_id: str | None = None
+    """The conversation this call is a turn of: stable within a run (a resumed one too),
+    new in each run. Never sent to a model nor part of the cache key: a target keeping its
+    own history (``history: server``) is called with it."""
 
 
 class Provider(Protocol):

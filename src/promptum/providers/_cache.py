@@ -51,9 +51,10 @@ FLUSH_AFTER_S = 1.0
 
 def _not_keyed(request: ModelRequest) -> set[str]:
     """Fields left out of the key; tools only when unset, so older keys still hold."""
-    # A target's inputs are never sent to a model, and targets are not cached.
+    # A target's inputs are never sent to a model, and targets are not cached; the
+    # conversation id is new in each run, so keying on it would make every re-run a miss.
     unset = {name for name in ("tools", "tool_choice") if getattr(request, name) is None}
-    return {"vars", "context", *unset}
+    return {"vars", "context", "conversation_id", *unset}
 
 
 def cache_key(request: ModelRequest, endpoint: str) -> str:

@@ -119,9 +119,14 @@ class ModelClient:
         """Build the provider serving `model` now, so its SDK is not imported mid-run.
 
         A provider that cannot be built is left for its calls to report, as without this.
+        A model the response cache answers is left for its first miss: a re-run served by
+        the cache then never imports the SDK (most of such a run's time), and that miss,
+        the model's first call, has no call of the model's in flight to delay.
         """
         with contextlib.suppress(Exception):  # whatever it is, each call says it, as before
-            self._provider(self._route(model))
+            route = self._route(model)
+            if self._cache is None or not provider_kind(route.kind).cacheable:
+                self._provider(route)
 
     def max_concurrency(self, model: str) -> int:
         """How many calls to this model's endpoint may be in flight at once (local: 1)."""

@@ -113,8 +113,12 @@ class HttpTargetProvider:
         inputs = target_inputs(request)
         template = self.target.body
         if template is None:
-            template = {k: inputs[k] for k in ("query", "vars", "context")}
-            payload: Any = template
+            # In a conversation the service needs the history and the conversation's id too;
+            # a single request's body stays as it always was.
+            keys: tuple[str, ...] = ("query", "vars", "context")
+            if request.conversation_id is not None:
+                keys += ("messages", "conversation_id")
+            payload: Any = {k: inputs[k] for k in keys}
         else:
             payload = _rendered(template, {**inputs["vars"], **inputs})
         headers, secrets = self._headers()

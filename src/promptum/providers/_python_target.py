@@ -1,7 +1,8 @@
 """The ``python`` kind: a target that is a Python function of the team's own application.
 
-Called with the parameters it names: ``query``, ``messages``, ``vars``, ``context``, or
-any of the case's variables by its name (a ``**kwargs`` gets every variable). Sync
+Called with the parameters it names: ``query``, ``messages``, ``vars``, ``context``,
+``conversation_id`` (in a conversation; else None), or any of the case's variables by its
+name (a ``**kwargs`` gets every variable). Sync
 functions run on worker threads, async ones on promptum's own event loop on a thread of its
 own (never the run's loop, which a blocking call would stall), so the run's concurrency
 applies. A sync call still running at its time limit cannot be stopped: it is abandoned on

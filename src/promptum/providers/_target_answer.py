@@ -26,11 +26,14 @@ def target_input(request: ModelRequest, name: str) -> Any:
         return [m.model_dump() for m in request.messages]
     if name == "vars":
         return dict(request.vars)
+    if name == "conversation_id":
+        return request.conversation_id
     return list(request.context) if request.context is not None else None
 
 
-INPUTS = ("query", "messages", "vars", "context")
-"""The inputs a target may name as parameters, besides the case's variables."""
+INPUTS = ("query", "messages", "vars", "context", "conversation_id")
+"""The inputs a target may name as parameters, besides the case's variables
+(``conversation_id`` is None outside a conversation)."""
 
 
 def target_inputs(request: ModelRequest) -> dict[str, Any]:

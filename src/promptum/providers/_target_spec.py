@@ -20,6 +20,9 @@ MAX_TIMEOUT_S = 7 * 24 * 3600.0
 timers; a run that may wait longer has no limit worth the name)."""
 _NAME = re.compile(r"[\w.:/-]+")
 
+History = Literal["client", "server"]
+"""Who keeps a conversation's history: promptum (sent whole each turn) or the target."""
+
 
 @dataclass(frozen=True, slots=True)
 class PythonTarget:
@@ -36,6 +39,9 @@ class PythonTarget:
     """Seconds one call may take; None: the run's (``--timeout``, `ClientOptions.timeout_s`)."""
     retries: int | None = None
     """Retries of a call that timed out; None: none (what the function raises never is)."""
+    history: History = "client"
+    """In a conversation: ``client`` sends the whole history each turn; ``server``, only the
+    new user message (the function keeps the history, keyed by its ``conversation_id``)."""
 
     def __post_init__(self) -> None:
         # Checked here as HttpTarget's fields are by pydantic: a dataclass built in Python.
@@ -68,7 +74,8 @@ class HttpTarget(BaseModel):
     ``PROMPTUM_<NAME>_*`` variables of this target; Python code may name any."""
     body: Any = None
     """JSON to send: strings in it are Jinja templates of ``query``, ``messages``, ``vars``
-    and ``context``; None sends ``{"query": ..., "vars": ..., "context": ...}``."""
+    ``context`` and ``conversation_id``; None sends ``{"query": ..., "vars": ..., "context":
+    ...}`` (in a conversation ``messages`` and ``conversation_id`` too)."""
     output: str | None = None
     """Where the answer is in the JSON response, e.g. ``answer`` or ``$.choices[0].text``;
     None: the whole body (text, or a JSON object as structured output)."""
@@ -78,6 +85,9 @@ class HttpTarget(BaseModel):
     retries: int | None = Field(default=None, ge=0)
     """Retries of a failed call, timeouts included; None: a timeout is not retried (429, 5xx
     and dropped connections follow the run's ``max_retries``)."""
+    history: History = "client"
+    """In a conversation: ``client`` sends the whole history each turn; ``server``, only the
+    new user message (the service keeps the history, keyed by ``conversation_id``)."""
 
     @property
     def id(self) -> str:

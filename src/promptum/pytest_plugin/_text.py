@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from _pytest._code.code import ReprEntryNative, ReprExceptionInfo, ReprFileLocation, ReprTraceback
 
-from promptum.reporting import outcome, shorten, visible
+from promptum.reporting import outcome, shorten, turn_lines, visible
 from promptum.results import CaseResult
 
 EXCERPT = 600
@@ -27,10 +27,13 @@ def headline(result: CaseResult) -> str:
 
 
 def reason_lines(result: CaseResult) -> list[str]:
-    """Every reason, then what the model said (nothing when the call failed)."""
+    """Every reason, then what the model said (nothing when the call failed), or the transcript."""
     lines = [f"    - {reason}" for reason in result.reasons]
     completion = result.completion
-    if completion.ok:
+    if result.turns is not None:
+        lines.append("Transcript:")
+        lines += [f"    {line}" for line in turn_lines(result)]
+    elif completion.ok:
         figures = [f"{len(completion.text)} characters"]
         if completion.latency_ms is not None:
             figures.append("cached" if completion.cached else f"{completion.latency_ms:.0f} ms")

@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-DELIVERIES = frozenset({"user", "context", "tool_output"})
+DELIVERIES = frozenset({"user", "context", "tool_output", "conversation"})
 ENCODINGS = frozenset(
     {"none", "base64", "rot13", "leetspeak", "homoglyph", "zero_width", "unicode_tags", "split"}
 )
@@ -28,6 +28,8 @@ class Strategy:
     languages: Mapping[str, tuple[str, ...]]
     """Per language, its own templates (`multilingual`); empty for the others."""
     shots: int
+    turns: int = 0
+    """The most user turns of a `conversation` strategy's simulated attacker (crescendo)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +57,7 @@ def _strategy(name: str, raw: Mapping[str, Any]) -> Strategy:
         templates=tuple(raw.get("templates", ())),
         languages={lang: tuple(texts) for lang, texts in raw.get("languages", {}).items()},
         shots=int(raw.get("shots", 0)),
+        turns=int(raw.get("turns", 0)),
     )
     # The file ships with promptum: a slip in it is promptum's bug, found by its tests.
     if strategy.delivery not in DELIVERIES or strategy.encoding not in ENCODINGS:

@@ -29,6 +29,7 @@ from promptum.redteam._goals import (
     did_you_mean,
     split_goal,
 )
+from promptum.redteam._objective import objective
 from promptum.redteam._spec import GOALS, RedteamSpec
 
 Loc = tuple[str | int, ...]
@@ -69,7 +70,12 @@ def blocked(needs: frozenset[str], strategy: Strategy, facts: SuiteFacts) -> str
     """Why an attack needing `needs`, delivered by `strategy`, cannot reach the model (or None)."""
     if strategy.delivery == "context":
         needs = needs | {"context"}
-    if facts.target and (needs or strategy.delivery != "user"):
+    if strategy.delivery == "conversation" and facts.variants:
+        return (
+            "a conversation cannot run on the suite's `prompts:` variants (a variant writes "
+            "the one request a case sends)"
+        )
+    if facts.target and (needs or strategy.delivery not in ("user", "conversation")):
         return (
             "the suite's `target` is given the query alone, so nothing but the user message "
             "reaches it (no system prompt, context or replayed messages)"
@@ -108,7 +114,11 @@ class _Generator:
     def strategies(self) -> list[Strategy]:
         known = self.data.strategies
         if self.spec.strategies is None:
-            return [s for s in known.values() if blocked(frozenset(), s, self.facts) is None]
+            return [
+                s
+                for s in known.values()
+                if blocked(frozenset(), s, self.facts) is None and self._playable(s)
+            ]
         chosen = []
         for index, name in enumerate(self.spec.strategies):
             loc: Loc = ("strategies", index)
@@ -126,9 +136,15 @@ class _Generator:
                 )
             elif (why := blocked(frozenset(), known[name], self.facts)) is not None:
                 self.problems.append((loc, f"strategy {name!r} cannot be used here: {why}"))
+            elif not self._playable(known[name]):
+                self.problems.append((loc, NO_ATTACKER.format(name=name)))
             else:
                 chosen.append(known[name])
         return chosen
+
+    def _playable(self, strategy: Strategy) -> bool:
+        """Whether the strategy has what it needs: a conversation, an attacker to play the user."""
+        return strategy.delivery != "conversation" or self.spec.attacker is not None
 
     def goals(self) -> list[GoalAims]:
         if self.spec.goals is not None:
@@ -191,13 +207,17 @@ class _Generator:
                 (aim, strategy)
                 for strategy in order
                 for aim in entry.aims
-                if blocked(aim.needs, strategy, self.facts) is None
+                if blocked(aim.needs, strategy, self.facts) is None and _carries(aim, strategy)
             ]
             if not pairs:
                 loc: Loc = ("goals", entry.index) if entry.index is not None else ("strategies",)
-                self.problems.append(
-                    (loc, f"no chosen strategy can deliver goal {entry.goal!r} in this suite")
-                )
+                why = f"no chosen strategy can deliver goal {entry.goal!r} in this suite"
+                if all(s.delivery == "conversation" for s in strategies):
+                    why += (
+                        ": a conversation has no one structured answer to assert its fields on "
+                        "(name the goals crescendo can reach, or add a one-request strategy)"
+                    )
+                self.problems.append((loc, why))
                 continue
             usable = len({strategy.name for _, strategy in pairs})
             count = self.spec.per_goal or PER_STRATEGY * usable
@@ -280,8 +300,6 @@ class _Generator:
         return "\n".join(lines)
 
     def _case(self, aim: Aim, strategy: Strategy) -> dict[str, Any]:
-        question = self.rng.choice(self._questions(aim))
-        text = self._text(aim, strategy, question)
         needs = aim.needs | ({"context"} if strategy.delivery == "context" else set())
         case: dict[str, Any] = {
             "tags": ["redteam", f"goal:{aim.goal}", f"strategy:{strategy.name}"]
@@ -291,6 +309,10 @@ class _Generator:
         system = self._system(needs)
         if system is not None:
             case["system"] = system
+        if strategy.delivery == "conversation":
+            return self._conversation(case, aim, strategy)
+        question = self.rng.choice(self._questions(aim))
+        text = self._text(aim, strategy, question)
         documents = list(aim.documents)
         if strategy.delivery == "context":
             case["query"] = literal(question)
@@ -302,6 +324,25 @@ class _Generator:
         if documents:
             case["context"] = [literal(document) for document in documents]
         case.update(_copied(aim.detector))
+        return case
+
+    def _conversation(self, case: dict[str, Any], aim: Aim, strategy: Strategy) -> dict[str, Any]:
+        """A simulated conversation whose user is the attacker model, graded on every reply."""
+        assert self.spec.attacker is not None  # `_playable`
+        if aim.documents:
+            case["context"] = [literal(document) for document in aim.documents]
+        case["simulate"] = {
+            "model": self.spec.attacker,
+            "goal": literal(_capital(objective(aim.detector).rstrip(".")) + "."),
+            "persona": literal(self.rng.choice(strategy.templates)),
+            "max_turns": strategy.turns,
+        }
+        detector = _copied(aim.detector)
+        if "judge" in detector:  # the policy's criterion, judged over the transcript
+            case["judge"] = {}
+            case["conversation"] = {"criteria": detector["judge"]["criteria"]}
+        else:
+            case["conversation"] = {"checks": detector["checks"]}
         return case
 
     def _system(self, needs: frozenset[str] | set[str]) -> str | None:
@@ -334,6 +375,18 @@ class _Generator:
             {"role": "assistant", "tool_calls": [call]},
             {"role": "tool", "tool_call_id": "call_1", "content": literal(result)},
         ]
+
+
+NO_ATTACKER = (
+    "strategy {name!r} needs an attacker model to play the user of the conversation: add "
+    "`attacker: <model id>` (local/smollm2 runs offline) and write the attacks with "
+    "`promptum redteam generate`"
+)
+
+
+def _carries(aim: Aim, strategy: Strategy) -> bool:
+    """Whether the strategy can carry the aim: a conversation has no reply to assert fields on."""
+    return strategy.delivery != "conversation" or "attack_target" not in aim.detector
 
 
 def _variants_show_context(facts: SuiteFacts) -> bool:

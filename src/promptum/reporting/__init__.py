@@ -18,6 +18,8 @@ from promptum.reporting._text import inline_markdown, shorten, visible
 # Shared with the CLI and the pytest plugin, not documented for users: served on use and never
 # kept here (promptum._lazy), so this namespace holds the public names only.
 if _typing.TYPE_CHECKING:
+    from promptum.reporting._conversation import failing_where as failing_where
+    from promptum.reporting._conversation import turn_lines as turn_lines
     from promptum.reporting._numbers import cost_usd as cost_usd
     from promptum.reporting._numbers import latency_ms as latency_ms
     from promptum.reporting._outcome import outcome as outcome

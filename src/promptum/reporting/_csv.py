@@ -6,6 +6,7 @@ import csv
 from typing import TextIO
 
 from promptum.grades import CHECK_KINDS, Grade
+from promptum.reporting._conversation import failing_where
 from promptum.reporting._metrics import CSV_COLUMNS, csv_cell_label, csv_cells
 from promptum.reporting._numbers import COST_DIGITS, LATENCY_DIGITS, fixed
 from promptum.reporting._source import ReportSource, rendered
@@ -32,6 +33,19 @@ COLUMNS = (
     "error",
     "grades",
 )
+
+
+CONVERSATION_COLUMNS = ("turns", "failing_turn")
+"""Added after the others when the run has a conversation: its number of turns, and its
+first failing turn (``conversation`` when only a grade over the whole of it failed)."""
+
+
+def _conversation_cells(result: CaseResult) -> list[str]:
+    if result.turns is None:
+        return ["", ""]
+    number = result.failing_turn
+    where = str(number) if number is not None else failing_where(result) or ""
+    return [str(len(result.turns)), where]
 
 
 def _inert(text: str) -> str:
@@ -83,11 +97,14 @@ def write_csv(source: ReportSource, out: TextIO) -> None:
     writer = csv.writer(out)
     tally = source.run.tally()
     weighed = bool(tally.metrics.thresholded)  # a case's weighted score: two more columns
-    writer.writerow((*COLUMNS, *CSV_COLUMNS) if weighed else COLUMNS)
+    talks = bool(tally.conversations)  # turns and the failing one: two more columns
+    head = (*COLUMNS, *CSV_COLUMNS) if weighed else COLUMNS
+    writer.writerow((*head, *CONVERSATION_COLUMNS) if talks else head)
     flaky = {(f.case_id, f.model): f"{f.passed}/{f.total}" for f in tally.flaky()}
     for result in source.results():
         row = _row(result, flaky)
-        writer.writerow([*row, *csv_cells(result)] if weighed else row)
+        row = [*row, *csv_cells(result)] if weighed else row
+        writer.writerow([*row, *_conversation_cells(result)] if talks else row)
 
 
 def render_csv(run: RunResult) -> str:

@@ -21,16 +21,20 @@ import shutil
 from importlib import resources
 from typing import IO, TYPE_CHECKING, Any, TextIO
 
+from promptum.case_result import TURN
+from promptum.completion import Completion
 from promptum.gate import decide
-from promptum.grades import CHECK_KINDS, samples_note
+from promptum.grades import CHECK_KINDS, Grade, samples_note
 from promptum.metrics import score_line
 from promptum.reporting import _format as fmt
 from promptum.reporting._asr import html_context, html_css
+from promptum.reporting._conversation import failing_where
 from promptum.reporting._metrics import label
 from promptum.reporting._source import ReportSource, rendered, spool
 from promptum.reporting._text import shorten, visible
 from promptum.reporting._transformed import transformed_texts
 from promptum.results import CaseResult, RunResult
+from promptum.reviews import Review, ReviewsOf
 
 if TYPE_CHECKING:
     import jinja2
@@ -54,7 +58,17 @@ def _json(value: object) -> str:
 
 
 def _figures(result: CaseResult) -> str:
-    completion = result.completion
+    parts = _call_figures(result.completion)
+    if result.turns is not None:
+        parts.append(f"{len(result.turns)} turns")
+    weighed = score_line(result)  # why a thresholded case passed, a grade failed or not
+    if weighed is not None:
+        parts.append(weighed)
+    return " · ".join(parts)
+
+
+def _call_figures(completion: Completion) -> list[str]:
+    """A call's latency, tokens, cost and attempts (a conversation's: summed over turns)."""
     parts = []
     if completion.latency_ms is not None:
         parts.append(fmt.milliseconds(completion.latency_ms))
@@ -64,10 +78,7 @@ def _figures(result: CaseResult) -> str:
         parts.append(fmt.cost(completion.cost_usd))
     if completion.attempts > 1:
         parts.append(f"{completion.attempts} attempts")
-    weighed = score_line(result)  # why a thresholded case passed, a grade failed or not
-    if weighed is not None:
-        parts.append(weighed)
-    return " · ".join(parts)
+    return parts
 
 
 def _checks(result: CaseResult) -> list[list[Any]]:
@@ -109,6 +120,30 @@ def _judges(result: CaseResult) -> list[list[Any]]:
     return lines
 
 
+def _turn_pill(grade: Grade) -> list[Any]:
+    """A conversation turn's grade as a pill, in the shape of `_checks`' (its kind's name)."""
+    if grade.kind in CHECK_KINDS:
+        name = grade.name
+    elif grade.kind == "judge":
+        name = f"{grade.label} {fmt.score(grade.score)}" if grade.error is None else grade.label
+    else:
+        name = grade.kind
+    tip = visible(grade.description + label(grade)) if grade.description else ""
+    why = f"error: {grade.error}" if grade.error else grade.reason or ""
+    if why:
+        tip += (": " if tip else "") + visible(shorten(why, _REASON))
+    return [visible(name), int(grade.passed), int(grade.kind == "custom"), tip]
+
+
+def _review_line(review: Review) -> list[str]:
+    """A person's review as the page lists it: who said what, then their comment or reason."""
+    about = f" on {review.criterion}" if review.criterion else ""
+    when = review.created_at.strftime("%Y-%m-%d %H:%M UTC")
+    head = f"{review.label}{about} · {review.reviewer} · {when}"
+    text = "\n".join(t for t in (review.reason, review.comment) if t)
+    return [visible(head), visible(text)]
+
+
 class _Table:
     """Distinct values of the data block, each written once (to `out`) and known by digest."""
 
@@ -138,9 +173,14 @@ class _Data:
     ``o`` parsed output, ``e`` error, ``x`` expected behaviour, ``w`` reasons it did not
     pass, ``v`` the texts its checks saw after a transform; ``j`` the judge's reasons and
     ``b`` the shortened response or error the cell shows, when the script cannot derive them
-    from the rest. The script groups cells into rows, one per case and repeat. Every model
-    usually gets the same messages for a case, and most checks pass alike: prompts and
-    checks are tables, each distinct one written once.
+    from the rest. A conversation's cell has ``d``, its turns (each: status, the user's
+    message, the reply, the error or "", indexes into ``checks`` of the turn's grades, its
+    figures) and
+    ``z``, what failed first (``turn N`` or ``conversation``); its ``k``, ``a`` and ``g``
+    are then the grades over the whole conversation. ``h``: people's reviews from the run
+    store (each: who said what, their reason or comment). The script groups cells into rows, one
+    per case and repeat. Every model usually gets the same messages for a case, and most
+    checks pass alike: prompts and checks are tables, each distinct one written once.
     """
 
     def __init__(self, out: TextIO, prompts: _Table, checks: _Table, columns: list[str]) -> None:
@@ -151,9 +191,15 @@ class _Data:
         self._cells = 0
         self.tags: set[str] = set()
 
-    def add(self, result: CaseResult) -> None:
+    def add(self, result: CaseResult, reviews: ReviewsOf = ()) -> None:
         """Write one result's cell."""
         completion = result.completion
+        turns, shown = None, result
+        if result.turns is not None:
+            turns = self._turns(result)
+            # The turns' grades are beside each turn: the cell's own are the conversation's.
+            whole = [grade for grade in result.grades if TURN not in grade.details]
+            shown = result.model_copy(update={"grades": whole})
         cell: dict[str, Any] = {
             "i": visible(result.key),
             "m": self._column[result.column],
@@ -166,16 +212,16 @@ class _Data:
         self.tags.update(tags)
         asserts = [
             [int(g.passed), visible(shorten(g.reason or "", _REASON))]
-            for g in result.of_kind("assertion")
+            for g in shown.of_kind("assertion")
         ]
-        judges = _judges(result)
+        judges = _judges(shown)
         output = completion.output
         optional: dict[str, Any] = {
             "n": None if result.repeat == 1 else result.repeat,
             "u": result.source or None,
             "t": tags or None,
             "c": 1 if completion.cached else None,
-            "k": [self._checks.index(check) for check in _checks(result)] or None,
+            "k": [self._checks.index(check) for check in _checks(shown)] or None,
             "a": asserts or None,
             "g": judges or None,
             "o": None
@@ -185,12 +231,15 @@ class _Data:
             "x": result.expected_behavior,
             "w": [visible(reason) for reason in result.reasons] or None,
             "v": [visible(text) for text in transformed_texts(result)] or None,
+            "d": turns,
+            "z": failing_where(result),
+            "h": [_review_line(review) for review in reviews] or None,
         }
         for key, value in optional.items():
             if value is not None:
                 cell[key] = visible(value) if isinstance(value, str) else value
         # What the script derives as the page shows it is left out, unless it would differ.
-        reasons = visible("; ".join(g.reason for g in result.of_kind("judge") if g.reason))
+        reasons = visible("; ".join(g.reason for g in shown.of_kind("judge") if g.reason))
         if reasons != "; ".join(line[4] for line in judges if len(line) > 1 and line[4]):
             cell["j"] = reasons
         if completion.error is None:
@@ -201,6 +250,25 @@ class _Data:
             cell["b"] = visible(shorten(completion.error, _REASON))
         self._out.write(("," if self._cells else "") + _json(cell))
         self._cells += 1
+
+    def _turns(self, result: CaseResult) -> list[list[Any]]:
+        """Each turn of a conversation as its cell's ``d`` holds it."""
+        graded: dict[int, list[int]] = {}
+        for grade in result.grades:
+            number = grade.details.get(TURN)
+            if number is not None:
+                graded.setdefault(number, []).append(self._checks.index(_turn_pill(grade)))
+        return [
+            [
+                turn.status,
+                visible(turn.query),
+                visible(fmt.with_tool_calls(turn.completion)),
+                visible(turn.completion.error or ""),
+                graded.get(number, []),
+                " · ".join(_call_figures(turn.completion)),
+            ]
+            for number, turn in enumerate(result.turns or (), start=1)
+        ]
 
 
 @functools.cache
@@ -292,7 +360,7 @@ def write_html(source: ReportSource, out: TextIO) -> None:
     with spool() as prompts, spool() as checks:
         data = _Data(out, _Table(prompts), _Table(checks), models)
         for result in source.results():
-            data.add(result)
+            data.add(result, source.reviews_of(result))
         for name, table in (("prompts", prompts), ("checks", checks)):
             out.write(f'],"{name}":[')
             table.seek(0)

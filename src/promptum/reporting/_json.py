@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -12,11 +11,14 @@ from pydantic import ValidationError
 from promptum.errors import ConfigError
 from promptum.redaction import redact
 from promptum.reporting._asr import json_asr
+from promptum.reporting._indented import indented, plain
 from promptum.reporting._metrics import json_figures
 from promptum.reporting._numbers import rounded
 from promptum.reporting._serialize import model_json
 from promptum.reporting._source import ReportSource, rendered
+from promptum.reporting._stored import stored_items
 from promptum.results import CaseResult, RunResult
+from promptum.reviews import ReviewsOf
 
 
 def _legacy_views(result: CaseResult) -> dict[str, Any]:
@@ -24,18 +26,20 @@ def _legacy_views(result: CaseResult) -> dict[str, Any]:
     evaluation = result.eval_result
     judge = result.judge
     return {
-        "check_results": [asdict(check) for check in result.check_results],
+        "check_results": [plain(check) for check in result.check_results],
         "eval_result": None if evaluation is None else evaluation.model_dump(mode="json"),
         "judge": None if judge is None else judge.model_dump(mode="json"),
     }
 
 
-def _item(result: CaseResult) -> str:
+def _item(result: CaseResult, reviews: ReviewsOf = ()) -> str:
     """One result as the JSON report writes it, at the depth of the ``results`` list."""
     result = rounded(result)
     data = json.loads(model_json(result))
     data.update(_legacy_views(result))
-    return json.dumps(data, ensure_ascii=False, indent=2).replace("\n", "\n    ")
+    if reviews:  # people's reviews, beside the grades; absent when there are none
+        data["reviews"] = [review.brief() for review in reviews]
+    return indented(data).replace("\n", "\n    ")
 
 
 def write_json(source: ReportSource, out: TextIO) -> None:
@@ -53,8 +57,12 @@ def write_json(source: ReportSource, out: TextIO) -> None:
     head = json.dumps(facts, ensure_ascii=False, indent=2)
     out.write(head.removesuffix("\n}") + ',\n  "results": [')
     separator = "\n    "
-    for result in source.results():
-        out.write(separator + _item(result))
+    if source.stored is not None and not source.reviews:  # decoded once, not validated
+        items = stored_items(source.stored(), _item)
+    else:
+        items = (_item(result, source.reviews_of(result)) for result in source.results())
+    for item in items:
+        out.write(separator + item)
         separator = ",\n    "
     out.write("]\n}\n" if separator == "\n    " else "\n  ]\n}\n")
 

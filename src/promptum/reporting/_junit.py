@@ -12,11 +12,13 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import IO, TextIO
 
+from promptum.case_result import TURN
 from promptum.gate import decide
 from promptum.grades import Grade, samples_note
 from promptum.metrics import score_line
 from promptum.rates import CaseRate
 from promptum.reporting._asr import junit_properties as asr_properties
+from promptum.reporting._conversation import turn_lines
 from promptum.reporting._metrics import junit_properties, label
 from promptum.reporting._outcome import outcome
 from promptum.reporting._source import ReportSource, rendered, spool
@@ -52,16 +54,26 @@ def _grade_line(grade: Grade) -> str:
     return f"{kind} {verdict} {grade.name} ({grade.description}){score}{reason}"
 
 
+def _turn(result: CaseResult, grade: Grade) -> str:
+    """Before a conversation's grade: ``turn N `` or ``conversation ``; nothing otherwise."""
+    if result.turns is None:
+        return ""
+    number = grade.details.get(TURN)
+    return f"turn {number} " if number else "conversation "
+
+
 def _system_out(result: CaseResult) -> str:
     lines = [f"status: {result.status}"]
     weighed = score_line(result)
     if weighed is not None:
         lines.append(weighed)
-    lines += [_grade_line(grade) + label(grade) for grade in result.grades]
+    lines += [_turn(result, grade) + _grade_line(grade) + label(grade) for grade in result.grades]
     completion = result.completion
     if completion.cached:
         lines.append("cached: true")
-    if completion.error is None:
+    if result.turns is not None:
+        lines += ["transcript:", *turn_lines(result, limit=None)]
+    elif completion.error is None:
         lines += ["response:", completion.text]
         for text in transformed_texts(result):
             lines += ["response after transform:", text]

@@ -17,6 +17,8 @@ from promptum.results import CaseResult, ModelStats, RunResult
 MAX_FAILURES = 50
 """Failures listed before the rest are only counted: a PR comment must stay readable."""
 _MAX_REASON = 300
+_EXCERPT = 120
+"""Characters of a conversation's failing turn (the user's message, the reply) shown."""
 
 
 def _model_table(stats_by_model: dict[str, ModelStats]) -> list[str]:
@@ -44,6 +46,12 @@ def _failure(result: CaseResult, repeated: bool) -> str:
     if calls:
         made = ", ".join(shorten(call.describe(), _MAX_REASON) for call in calls)
         text += f" (tool calls: {md(made)})"
+    number = result.failing_turn
+    if number is not None and result.turns:
+        turn = result.turns[number - 1]
+        error, reply = turn.completion.error, turn.completion.text
+        said = f"error: {md(error, _EXCERPT)}" if error else f"reply: {md(reply, _EXCERPT)}"
+        text += f" — turn {number}: user: {md(turn.query, _EXCERPT)}; {said}"
     return f"- {icon} **{md(result.key)}**{repeat} on {md(result.column)}: {text}"
 
 

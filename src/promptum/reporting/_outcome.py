@@ -12,7 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from promptum.case_result import TURN
 from promptum.grades import CHECK_KINDS, Grade, samples_note
+from promptum.reporting._conversation import failing_where
 from promptum.results import CaseResult
 
 
@@ -70,7 +72,28 @@ def _weighed(result: CaseResult, score: float, threshold: float) -> Outcome | No
 
 
 def outcome(result: CaseResult) -> Outcome | None:
-    """The deciding reason `result` did not pass, or None when it passed."""
+    """The deciding reason `result` did not pass, or None when it passed.
+
+    A conversation's is decided by its first failing turn's grades (or, when every turn
+    passed, the conversation's), named in the message; its details are every reason.
+    """
+    where = failing_where(result)
+    if where is None or result.threshold is not None or result.completion.error is not None:
+        decided = _decided(result)
+    else:
+        number = result.failing_turn
+        graded = [grade for grade in result.grades if grade.details.get(TURN) == number]
+        decided = _decided(result.model_copy(update={"grades": graded}))
+    if where is None or decided is None:
+        return decided
+    message = decided.message
+    if not message.startswith(f"{where}:"):
+        message = f"{where}: {message}"
+    return Outcome(decided.kind, decided.type, message, result.reasons)
+
+
+def _decided(result: CaseResult) -> Outcome | None:
+    """The deciding reason by the precedence above, whatever the grades are of."""
     error = result.completion.error
     if error is not None:
         return Outcome("error", "ModelError", error.splitlines()[0] if error else "error", [error])

@@ -8,10 +8,11 @@ looked up.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
@@ -25,7 +26,9 @@ from promptum.reporting._jsonl import JsonlSink, render_jsonl, write_jsonl
 from promptum.reporting._junit import render_junit, write_junit
 from promptum.reporting._markdown import render_markdown, write_markdown
 from promptum.reporting._source import ReportSource, Results, scrubbed
+from promptum.reporting._stored import StoredJson
 from promptum.results import RunResult
+from promptum.reviews import ReviewMap
 
 if TYPE_CHECKING:
     from promptum.sinks import ResultSink
@@ -184,14 +187,35 @@ def _refuse_unkept(run: RunResult) -> None:
         )
 
 
-def render_report(run: RunResult, fmt: str) -> str:
-    """The run rendered in format `fmt` (an extension such as ``html``, or ``junit``)."""
+def render_report(run: RunResult, fmt: str, reviews: ReviewMap | None = None) -> str:
+    """The run rendered in format `fmt` (an extension such as ``html``, or ``junit``).
+
+    `reviews` (people's, by result, from the run store) show beside the grades in the
+    formats that show them (JSON, HTML); without any the report is as it always was.
+    """
     _refuse_unkept(run)
-    return _format(fmt, None).render(scrubbed(run, environment_secrets()))
+    report_format = _format(fmt, None)
+    kept = scrubbed(run, environment_secrets())
+    if not reviews or report_format.write is None:
+        return report_format.render(kept)
+    out = io.StringIO(newline="")
+    report_format.write(replace(ReportSource.kept(kept), reviews=_scrubbed(reviews)), out)
+    return out.getvalue()
+
+
+def _scrubbed(reviews: ReviewMap) -> ReviewMap:
+    """`reviews` without the environment's secrets, as the results they sit beside."""
+    secrets = environment_secrets()
+    return {key: [r.scrubbed(secrets) for r in group] for key, group in reviews.items()}
 
 
 def write_report(
-    run: RunResult, path: Path | str, fmt: str | None = None, results: Results | None = None
+    run: RunResult,
+    path: Path | str,
+    fmt: str | None = None,
+    results: Results | None = None,
+    reviews: ReviewMap | None = None,
+    stored: StoredJson | None = None,
 ) -> None:
     """Write the run to `path`, in `fmt` or the format its extension names.
 
@@ -200,6 +224,13 @@ def write_report(
     in plan order. The built-in formats then write the report a result at a time, in
     bounded memory, identical to the report of the same run with its results kept. A
     registered format renders a whole run: its results are loaded for it.
+
+    `reviews` (people's reviews from the run store, by result) show beside the grades in
+    the JSON and HTML reports; without any, every report is as it was.
+
+    `stored` (with `results`) reads the same results as this promptum just recorded them
+    (``lambda: store.iter_result_json(run.run_id)``): the formats that can are written from
+    that JSON without validating it again. Not for results an older promptum recorded.
     """
     path = Path(path)
     report_format = _format(path.suffix if fmt is None else fmt, path)
@@ -207,7 +238,9 @@ def write_report(
         _refuse_unkept(run)
         source = ReportSource.kept(scrubbed(run, environment_secrets()))
     else:
-        source = ReportSource.streamed(run, results, environment_secrets())
+        source = ReportSource.streamed(run, results, environment_secrets(), stored)
+    if reviews:
+        source = replace(source, reviews=_scrubbed(reviews))
     write = report_format.write
     if write is None:
         loaded = source.run.model_copy(update={"results": list(source.results())})

@@ -10,14 +10,16 @@ from __future__ import annotations
 import io
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import IO, TextIO, TypeVar
 
 from promptum.comparison import VariantLead, variant_leads
 from promptum.completion import Completion
 from promptum.redaction import scrub_json
 from promptum.reporting._serialize import model_json
+from promptum.reporting._stored import StoredJson, holds_none
 from promptum.results import CaseResult, RunResult
+from promptum.reviews import ReviewMap, ReviewsOf, result_key
 from promptum.tally import RunTally
 
 _Model = TypeVar("_Model", RunResult, CaseResult)
@@ -38,6 +40,11 @@ class ReportSource:
     run: RunResult
     """The run's facts; `run.tally()` counts exactly the results `results` yields."""
     results: Results
+    reviews: ReviewMap = field(default_factory=dict)
+    """People's reviews of the results (from the run store), shown beside the grades."""
+    stored: StoredJson | None = None
+    """The same results as this promptum stored them (JSON), when it just did: written
+    without being validated again where a format can (`promptum.reporting._stored`)."""
 
     @classmethod
     def kept(cls, run: RunResult) -> ReportSource:
@@ -47,11 +54,21 @@ class ReportSource:
         return cls(counted, lambda: counted.results)
 
     @classmethod
-    def streamed(cls, run: RunResult, results: Results, secrets: tuple[str, ...]) -> ReportSource:
-        """`run`'s facts with results read by `results`; `secrets` scrubbed from both."""
+    def streamed(
+        cls,
+        run: RunResult,
+        results: Results,
+        secrets: tuple[str, ...],
+        stored: StoredJson | None = None,
+    ) -> ReportSource:
+        """`run`'s facts with results read by `results` (or `stored`); `secrets` scrubbed."""
         shell = scrubbed(run.model_copy(update={"results": []}), secrets)
+        if secrets and stored is not None and holds_none(stored, secrets):
+            secrets = ()  # nothing to replace: the results as written are those counted
         if secrets:
             results = _scrubbing(results, secrets)
+            if stored is not None:
+                stored = _scrubbing_json(stored, secrets)
         if secrets or not run.result_count:
             # The figures must be those of the results as written: count them again.
             tally = RunTally(shell.models)
@@ -60,7 +77,11 @@ class ReportSource:
         else:
             tally = run.tally()
         shell.streamed(tally)
-        return cls(shell, results)
+        return cls(shell, results, stored=stored)
+
+    def reviews_of(self, result: CaseResult) -> ReviewsOf:
+        """The reviews of `result`, oldest first (none for most results)."""
+        return self.reviews.get(result_key(result), ()) if self.reviews else ()
 
     def leads(self) -> list[VariantLead]:
         """For each model that ran two or more prompt variants: its best against the runner-up."""
@@ -108,6 +129,14 @@ def _scrubbing(results: Results, secrets: tuple[str, ...]) -> Results:
     def read() -> Iterator[CaseResult]:
         for result in results():
             yield scrubbed(result, secrets)
+
+    return read
+
+
+def _scrubbing_json(stored: StoredJson, secrets: tuple[str, ...]) -> StoredJson:
+    def read() -> Iterator[str]:
+        for text in stored():
+            yield scrub_json(text, secrets)
 
     return read
 

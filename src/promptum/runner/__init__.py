@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from promptum.runner._judge import missing_context as missing_context
     from promptum.runner._judge import prompt_uses as prompt_uses
     from promptum.runner._plan import Survey as Survey
+    from promptum.runner._response import status_of
     from promptum.runner._runner import (
         DEFAULT_CONCURRENCY,
         DEFAULT_GRACE_S,
@@ -50,7 +51,6 @@ if TYPE_CHECKING:
         request_for,
         result_key,
         run_unit,
-        status_of,
     )
     from promptum.templating import TemplateError, is_template, render
 

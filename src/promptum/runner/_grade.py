@@ -254,9 +254,13 @@ def grade(
     """
     if completion.error is not None:  # `not completion.ok`, without the property's call
         return []
-    run = _checks_run(case)
-    if run is not None:  # spared the steps of `_grades`
-        return _with_call_errors(case, completion, run(completion))
+    # `_checks_run`, in line: a call costs more than some of the checks it leads to.
+    entry = _checks_runs.get(id(case))
+    if entry is None or entry[0] is not case:
+        entry = _checks_entry(case)
+    if entry is not None:  # spared the steps of `_grades`
+        grades = entry[1](completion)
+        return _with_call_errors(case, completion, grades) if completion.tool_calls else grades
     grades, pending = _grades(case, check_plan(case.checks), completion, model, repeat)
     for index, _, outcome in pending:
         grades[index] = settle(outcome)

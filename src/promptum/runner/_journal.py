@@ -5,6 +5,10 @@ run's plan: `--resume` picks the most recently written journal of the same plan 
 interrupted run; a complete run removes its own), runs only the rest and appends them to
 it, reading the earlier results from the file as it needs them. Another run of the same
 cases, finished in the meantime, leaves it alone.
+
+A conversation's finished turns are journalled too, as lines of their own
+(``{"turn": {"unit": [...], "number": n, "calls": [...]}}``) holding every call the turn
+made: a resume replays them instead of asking again. Versions before them skip such lines.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, fields
 from datetime import datetime
+from operator import attrgetter, is_
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +28,16 @@ from pydantic import ValidationError
 from promptum._flushing import TurnFlush
 from promptum.checks import CheckDefinition, case_transform, expressions_of
 from promptum.results import CaseResult, RunResult
-from promptum.runner._case import GenerationParams, JudgeConfig, TestCase
+from promptum.runner._case import (
+    ConversationGrading,
+    Criterion,
+    GenerationParams,
+    JudgeConfig,
+    Simulation,
+    TestCase,
+    Turn,
+)
+from promptum.runner._turn_lines import TURN_LINE, JournalKey, TurnCall, turn_calls, turn_line
 from promptum.sinks import result_json
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
@@ -45,6 +59,21 @@ def _json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
 
+def _messages(case: TestCase) -> list[dict[str, Any]]:
+    return [message.model_dump() for message in case.messages]
+
+
+_MARK = "\x00promptum-plan-digest:"
+"""Starts the stand-ins of a case's own keys in a `PlanDigest` frame: no case writes it."""
+_FRAMED = (
+    *("checks", "attack_target", "suite", "variant", "models", "params", "validator"),
+    *("response_schema", "expected", "expected_behavior", "context", "judge", "repeat"),
+    *("threshold", "transform"),
+)
+"""The fields of a case that its fingerprint text reads, besides its id, messages and vars."""
+_framed = attrgetter(*_FRAMED)
+
+
 _LATER_KEYS = ("metric", "weight", "transform")
 """Keys of a check (and `metric` of a criterion) added after fingerprints were first taken:
 hashed only when set, so a case without them keeps the fingerprint it had before."""
@@ -62,6 +91,51 @@ def _judge(config: JudgeConfig | None) -> dict[str, Any] | None:
     return data
 
 
+def _checks(checks: tuple[CheckDefinition, ...]) -> list[dict[str, Any]]:
+    return [_without_unset_later_keys(check.model_dump()) for check in checks]
+
+
+def _criteria(criteria: tuple[Criterion, ...]) -> list[dict[str, Any]]:
+    return [_without_unset_later_keys(asdict(criterion)) for criterion in criteria]
+
+
+def _turn(turn: Turn) -> dict[str, Any]:
+    # Not `source`: moving a turn within its file does not change what it asks.
+    return {
+        "query": turn.query,
+        "reads_turns": turn.reads_turns,
+        "checks": _checks(turn.checks),
+        "expected": turn.expected,
+        "attack_target": turn.attack_target,
+        "criteria": _criteria(turn.criteria),
+    }
+
+
+def _simulation(simulation: Simulation) -> dict[str, Any]:
+    data = {f.name: getattr(simulation, f.name) for f in fields(simulation)}
+    data["stop"] = _checks(simulation.stop)
+    return data
+
+
+def _conversation(grading: ConversationGrading) -> dict[str, Any]:
+    return {"checks": _checks(grading.checks), "criteria": _criteria(grading.criteria)}
+
+
+def _conversation_keys(case: TestCase) -> dict[str, Any]:
+    """A conversation's turns, simulated user and grading: only those set.
+
+    So the fingerprint of every other case stays what it was.
+    """
+    keys: dict[str, Any] = {}
+    if case.turns:
+        keys["turns"] = [_turn(turn) for turn in case.turns]
+    if case.simulate is not None:
+        keys["simulate"] = _simulation(case.simulate)
+    if case.conversation is not None:
+        keys["conversation"] = _conversation(case.conversation)
+    return keys
+
+
 class PlanDigest:
     """A run's fingerprint (the resume journal's key), fed one case at a time.
 
@@ -74,17 +148,62 @@ class PlanDigest:
         self._digest = hashlib.sha256()
         self._checks: dict[int, tuple[CheckDefinition, str]] = {}
         """Recent checks by identity (each kept alive, so its id is not reused), as JSON."""
+        self._last: tuple[TestCase, tuple[str, ...]] | None = None
+        """The last case framed, and its text around its own keys (see `_frame`)."""
+        self._reads_vars: dict[tuple[int, str | None], tuple[object, bool]] = {}
+        """Whether a case's checks and transform read `vars`, by the checks' identity: the
+        rows of a data file share theirs (kept alive, as `_checks` are)."""
 
     def add(self, case: TestCase) -> None:
         """Hash one case in."""
         # The JSON of the whole case, written in three parts so that each check is encoded
         # once, not once per case: `attack_target` and `checks` are the first keys in order.
+        frame = self._frame(case)
+        if frame is not None:  # a row of the same file as the last case: its own keys only
+            parts = [frame[0], json.dumps(case.id), frame[1], _json(_messages(case)), frame[2]]
+            if len(frame) > 3:
+                parts += [_json(case.vars), frame[3]]
+            self._digest.update("".join(parts).encode())
+            return
+        self._digest.update(self._text(case).encode())
+
+    def _text(self, case: TestCase) -> str:
         checks = ", ".join(self._check(check) for check in case.checks)
-        text = (
+        return (
             f'{{"attack_target": {_json(case.attack_target)}, "checks": [{checks}], '
             + _json(self._key(case))[1:]
         )
-        self._digest.update(text.encode())
+
+    def _frame(self, case: TestCase) -> tuple[str, ...] | None:
+        """The text of `case` around its id, messages and vars, when the last case's fits.
+
+        The rows of a data file share every other field (the same objects): their text is
+        the last case's but for those, each encoded alone (the JSON of a value is the same
+        text wherever the value sits), so the text stays exactly what `_text` writes.
+        """
+        if case.is_conversation:
+            return None
+        last = self._last
+        if last is not None and all(map(is_, _framed(case), _framed(last[0]))):
+            return last[1]
+        key = self._key(case)
+        marks = [name for name in ("id", "messages", "vars") if name in key]
+        for name in marks:
+            key[name] = _MARK + name
+        checks = ", ".join(self._check(check) for check in case.checks)
+        text = f'{{"attack_target": {_json(case.attack_target)}, "checks": [{checks}], '
+        text += _json(key)[1:]
+        parts: list[str] = []
+        for name in marks:  # in the order of the text's sorted keys
+            before, *after = text.split(json.dumps(_MARK + name))
+            if len(after) != 1:  # the mark is written elsewhere too: no frame
+                self._last = None
+                return None
+            parts.append(before)
+            text = after[0]
+        frame = (*parts, text)
+        self._last = (case, frame)
+        return frame
 
     def hexdigest(self) -> str:
         """The fingerprint of the cases added so far."""
@@ -106,7 +225,7 @@ class PlanDigest:
             "id": case.id,
             "suite": case.suite,
             "variant": case.variant,
-            "messages": [m.model_dump() for m in case.messages],
+            "messages": _messages(case),
             "models": case.models,
             "params": _params(case.params),
             "validator": None if case.validator is None else case.validator.describe(),
@@ -120,8 +239,20 @@ class PlanDigest:
             **({} if case.threshold is None else {"threshold": case.threshold}),
             **({} if case.transform is None else {"transform": case.transform}),
             # Only when an expression reads them: other cases' vars are in their messages.
-            **({"vars": case.vars} if _expressions_read_vars(case) else {}),
+            **({"vars": case.vars} if self._reads(case) else {}),
+            **(_conversation_keys(case) if case.is_conversation else {}),
         }
+
+    def _reads(self, case: TestCase) -> bool:
+        key = (id(case.checks), case.transform)
+        remembered = self._reads_vars.get(key)
+        if remembered is not None:
+            return remembered[1]
+        if len(self._reads_vars) >= _REMEMBERED_CHECKS:
+            self._reads_vars.clear()
+        reads = _expressions_read_vars(case)
+        self._reads_vars[key] = (case.checks, reads)
+        return reads
 
 
 def _expressions_read_vars(case: TestCase) -> bool:
@@ -138,10 +269,6 @@ def plan_fingerprint(cases: Iterable[TestCase]) -> str:
     for case in cases:
         digest.add(case)
     return digest.hexdigest()
-
-
-JournalKey = tuple[str, str, str, int]
-"""(``suite/case`` id, variant, model, repeat): a result's identity, as the runner keys it."""
 
 
 def _key_of(result: CaseResult) -> JournalKey:
@@ -174,6 +301,8 @@ class EarlierResults:
         with self.path.open(encoding="utf-8", errors="replace") as lines:
             next(lines, None)  # the header
             for line in lines:
+                if line.startswith(TURN_LINE):  # a conversation's turn, not a result
+                    continue
                 try:
                     yield CaseResult.model_validate_json(line)
                 except ValidationError:
@@ -209,6 +338,8 @@ class Journal:
         """The open journal file, flushed once per turn of the event loop."""
         self._held: set[JournalKey] = set()
         """Keys of the results the resumed journal holds and the runner has not sent again."""
+        self._turns: dict[JournalKey, list[TurnCall]] = {}
+        """The calls of the turns of conversations the resumed run left unfinished."""
 
     def candidates(self) -> list[Path]:
         """The journals of this plan, most recently written first."""
@@ -242,6 +373,7 @@ class Journal:
     def _continue(self, path: Path) -> None:
         """Append to the journal being resumed, not writing again the results it holds."""
         self._held = {_key_of(result) for result in EarlierResults(path)}
+        self._turns = turn_calls(path, self._held)
         complete = _ends_a_line(path)
         self._out = TurnFlush(path.open("a", encoding="utf-8"))
         if not complete:  # a line cut short by a kill: the next one starts on its own
@@ -258,6 +390,15 @@ class Journal:
                 self._held.discard(key)
                 return
         self._out.write(result_json(result) + "\n")
+
+    def earlier_calls(self, unit: JournalKey) -> list[TurnCall]:
+        """The calls of a conversation's turns that the resumed run finished, in order."""
+        return self._turns.pop(unit, [])
+
+    def add_turn(self, unit: JournalKey, number: int, calls: list[TurnCall]) -> None:
+        """Append one finished turn of a conversation: every call it made."""
+        if self._out is not None:
+            self._out.write(turn_line(unit, number, calls) + "\n")
 
     def finish(self, run: RunResult) -> None:
         """Close the journal; a complete run has nothing to resume, so its journal goes."""

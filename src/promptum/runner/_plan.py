@@ -46,6 +46,8 @@ class Survey:
     models: dict[str, None] = field(default_factory=dict)
     """The models the cases run on, in order of first use."""
     judge_models: set[str] = field(default_factory=set)
+    simulator_models: set[str] = field(default_factory=set)
+    """The models playing simulated users of conversations, set up like judges' models."""
     judges: set[tuple[str, float]] = field(default_factory=set)
     """(model, threshold) of every judge."""
     params: set[tuple[Any, ...]] = field(default_factory=set)
@@ -78,6 +80,8 @@ class Survey:
         if case.judge is not None:
             self.judge_models.add(case.judge.model)
             self.judges.add((case.judge.model, case.judge.threshold))
+        if case.simulate is not None:
+            self.simulator_models.add(case.simulate.model)
         params = case.params
         self.params.add((params.temperature, params.max_tokens, params.seed))
         target = case.target

@@ -17,16 +17,16 @@ from typing import Any
 
 from promptum.completion import Completion
 from promptum.errors import PromptumError
-from promptum.grades import Grade, Status, status_of_grades
-from promptum.metrics import Label, labelled, thresholded_status
+from promptum.metrics import thresholded_status
 from promptum.providers import ModelRequest
 from promptum.redaction import environment_secrets, scrub, scrub_json, scrub_model
 from promptum.results import CaseResult, RunResult
 from promptum.runner._case import TestCase
+from promptum.runner._conversation import TurnLog, run_conversation
 from promptum.runner._executor import Client, Execution, Executor, ResultKey
-from promptum.runner._grade import DEFAULT_GRADE_TIMEOUT_S, grade_async
-from promptum.runner._judge import judge_grades
+from promptum.runner._grade import DEFAULT_GRADE_TIMEOUT_S
 from promptum.runner._plan import Plan, Survey
+from promptum.runner._response import graded, status_of
 from promptum.sinks import ResultSink, result_json
 from promptum.tally import RunTally
 
@@ -39,19 +39,6 @@ DEFAULT_GRACE_S = 5.0
 def result_key(result: CaseResult) -> ResultKey:
     """The identity of a result within its run."""
     return (result.key, result.variant or "", result.model, result.repeat)
-
-
-def status_of(completion: Completion, grades: Iterable[Grade]) -> Status:
-    """Error if the call failed; else what the grades say (`status_of_grades`)."""
-    if not completion.ok:
-        return "error"
-    return status_of_grades(grades)
-
-
-def _check_labels(case: TestCase) -> list[Label]:
-    """Each check's metric and weight, in the order of its grade; empty if none sets either."""
-    labels = [(check.metric, check.weight) for check in case.checks]
-    return labels if any(label != (None, None) for label in labels) else []
 
 
 def request_for(case: TestCase, model: str, repeat: int = 1) -> ModelRequest:
@@ -158,6 +145,8 @@ async def _unit_result(
     *,
     grade_timeout_s: float | None = DEFAULT_GRADE_TIMEOUT_S,
     on_abandon: Callable[[], None] | None = None,
+    log: TurnLog | None = None,
+    run_id: str | None = None,
 ) -> CaseResult:
     """One unit's result: the call through `complete`, then its grades (judge calls too).
 
@@ -165,27 +154,31 @@ async def _unit_result(
     of it, and a secret cut in two there would escape scrubbing; nor does a judge (perhaps
     another provider) get to read a key a model echoed. Grading runs off the event loop
     within `grade_timeout_s` (`grade_async`); `on_abandon` hears of a grading thread left
-    running past it.
+    running past it. A conversation runs turn by turn (`run_conversation`): `log` keeps
+    its finished turns for a resume, `run_id` makes its conversation id.
     """
-    completion = scrub_model(await complete(request_for(case, model, repeat)), secrets)
-    try:
-        # A check sees repeats from 0, as CheckInput has always documented.
-        grades = await grade_async(
+    if case.is_conversation:
+        return await run_conversation(
+            complete,
             case,
-            completion,
-            model=model,
-            repeat=repeat - 1,
-            timeout_s=grade_timeout_s,
+            request_for(case, model, repeat),
+            repeat,
+            secrets,
+            grade_timeout_s=grade_timeout_s,
             on_abandon=on_abandon,
+            log=log,
+            run_id=run_id,
         )
-        grades = labelled(grades, _check_labels(case))
-        if completion.ok and case.judge is not None:
-            grades += await judge_grades(case.judge, case, completion.text, complete)
-    except Exception as exc:  # a bug in grading must cost one result, not the run
-        completion = completion.model_copy(
-            update={"error": f"grading failed: {type(exc).__name__}: {exc}"}
-        )
-        grades = []
+    completion = scrub_model(await complete(request_for(case, model, repeat)), secrets)
+    completion, grades = await graded(
+        case,
+        completion,
+        model,
+        repeat,
+        complete,
+        grade_timeout_s=grade_timeout_s,
+        on_abandon=on_abandon,
+    )
     status, score = status_of(completion, grades), None
     if case.threshold is not None and completion.ok:
         status, score = thresholded_status(grades, case.threshold)
@@ -252,6 +245,8 @@ class Runner:
         """How long grading one response may take (`grade_async`); None: no limit."""
         self._abandoned = 0
         """Gradings left running on their threads, past the deadline or at a stop."""
+        self._run_id: str | None = None
+        """The run's id, which each conversation's id is made from (a resumed run's too)."""
 
     def stop(self) -> None:
         """Start no new calls; in-flight ones get the grace period, then are cancelled."""
@@ -284,7 +279,13 @@ class Runner:
             self._secrets,
             grade_timeout_s=self._grade_timeout_s,
             on_abandon=self._abandon,
+            log=self._turn_log() if case.is_conversation else None,
+            run_id=self._run_id,
         )
+
+    def _turn_log(self) -> TurnLog | None:
+        """The sink keeping conversations' finished turns (the resume journal), if any."""
+        return next((sink for sink in self._sinks if isinstance(sink, TurnLog)), None)
 
     def _abandon(self) -> None:
         self._abandoned += 1
@@ -457,6 +458,7 @@ class Runner:
             run.models = list(survey.models)
         plan = survey.plan(cases, run.models)
         run.suite = scrub(run.suite, self._secrets)
+        self._run_id = run.run_id
         if run.planned_results is None:
             run.planned_results = plan.count
         self._tally = RunTally(run.models, repeated=plan.repeats > 1)

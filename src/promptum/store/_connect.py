@@ -31,6 +31,12 @@ def connect(path: Path) -> sqlite3.Connection:
         connection.execute("PRAGMA foreign_keys=ON")
     except sqlite3.DatabaseError as exc:
         connection.close()
+        if "readonly" in str(exc):
+            raise StoreError(
+                f"{path}: the run store is read-only ({exc}); promptum writes to it and beside "
+                "it (its -wal and -shm files): make the file and its folder writable, or copy "
+                "it and point PROMPTUM_DB (or --db) at the copy"
+            ) from None
         raise StoreError(
             f"{path}: not a promptum run store ({exc}); "
             "point PROMPTUM_DB (or --db) at another file, or move this one away"

@@ -123,6 +123,32 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE results ADD COLUMN position INTEGER;
         """,
     ),
+    Migration(
+        "0005_reviews",
+        """
+        -- People's reviews of results (docs/review.md), beside the grades and never changing
+        -- them. A result is named as reports name it (suite/case key, variant, model,
+        -- repeat; '' for no variant), so a review reads without joining the results.
+        CREATE TABLE reviews (
+            id INTEGER PRIMARY KEY,
+            run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            case_key TEXT NOT NULL,
+            variant TEXT NOT NULL DEFAULT '',
+            model TEXT NOT NULL,
+            repeat INTEGER NOT NULL,
+            criterion TEXT,                     -- NULL: the whole result
+            verdict TEXT CHECK (verdict IN ('good', 'bad')),
+            override TEXT CHECK (override IN ('pass', 'fail')),
+            score REAL CHECK (score BETWEEN 0 AND 1),
+            comment TEXT,
+            reason TEXT,
+            reviewer TEXT NOT NULL,
+            created_at TEXT NOT NULL,           -- ISO 8601 in UTC
+            CHECK (verdict IS NOT NULL OR override IS NOT NULL)
+        );
+        CREATE INDEX reviews_by_run ON reviews (run_id, id);
+        """,
+    ),
 )
 
 
@@ -169,8 +195,17 @@ def migrate(
         for migration in migrations:
             if migration.name in applied:
                 continue
-            for statement in _statements(migration.sql):
-                connection.execute(statement)
+            try:
+                for statement in _statements(migration.sql):
+                    connection.execute(statement)
+            except sqlite3.OperationalError as exc:
+                if "readonly" not in str(exc):
+                    raise
+                raise StoreError(
+                    f"{path}: the run store was written by an older promptum and needs "
+                    f"migration {migration.name}, but it is read-only ({exc}): make it "
+                    "writable once, or copy it and point PROMPTUM_DB (or --db) at the copy"
+                ) from None
             connection.execute(
                 "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
                 (migration.name, datetime.now(UTC).isoformat()),

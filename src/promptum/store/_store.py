@@ -6,7 +6,7 @@ import json
 import os
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -17,8 +17,18 @@ from pydantic import ValidationError
 
 from promptum.errors import StoreError
 from promptum.results import CaseResult, RunResult
+from promptum.reviews import ResultKey, Review, ReviewedResult
 from promptum.store._connect import connect
+from promptum.store._matrix import (
+    MatrixFilter,
+    MatrixPage,
+    RunFigures,
+    matrix_page,
+    run_figures,
+    run_tags,
+)
 from promptum.store._recorder import StoreRecorder
+from promptum.store._reviews import add_review, by_result, reviewed, run_reviews, stored_result
 from promptum.store._rows import results_from_json
 from promptum.store._schema import migrate
 
@@ -274,6 +284,20 @@ class RunStore:
         """The results of run `ref` in plan order, read `batch` at a time (bounded memory)."""
         run_id = self.resolve(ref)
         what, fix = f"run {run_id}", f"runs delete {run_id}"
+        for texts in self._result_batches(run_id, batch):
+            yield from self._results(what, texts, fix)
+
+    def iter_result_json(self, ref: str, batch: int = 500) -> Iterator[str]:
+        """The results of run `ref` as stored (JSON, secrets scrubbed), in plan order, unread.
+
+        For results this promptum recorded: those of older versions may need the validation
+        `iter_results` gives them.
+        """
+        for texts in self._result_batches(self.resolve(ref), batch):
+            yield from texts
+
+    def _result_batches(self, run_id: str, batch: int) -> Iterator[list[str]]:
+        """The stored JSON of run `run_id`'s results in plan order, `batch` at a time."""
         with self._connection() as order, self._connection() as rows:
             # Sort the row ids only (SQLite's sorter, spilling to disk for a huge run), then
             # read each batch's JSON by id: sorting the ~3 KB documents themselves would
@@ -287,7 +311,7 @@ class RunStore:
                 found = dict(
                     rows.execute(f"SELECT seq, data FROM results WHERE seq IN ({marks})", ids)
                 )
-                yield from self._results(what, [found[seq] for seq in ids if seq in found], fix)
+                yield [found[seq] for seq in ids if seq in found]
 
     def _results(self, what: str, rows: list[str], fix: str) -> list[CaseResult]:
         """Stored results validated; a clear error, not a traceback, when they do not load."""
@@ -308,6 +332,55 @@ class RunStore:
         with self._connection() as connection:
             connection.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
         return run_id
+
+    def add_review(self, review: Review) -> Review:
+        """Store a person's review of a result of run `review.run_id` (its full id).
+
+        A `StoreError` with the reason when the run, the result or the judge criterion it
+        names does not exist; nothing is written then. Recorded grades never change. The
+        environment's secrets (API keys...) in its texts are replaced: it returns what it stored.
+        """
+        with self._connection() as connection:
+            return add_review(connection, self.path, review)
+
+    def result(self, run_id: str, key: ResultKey) -> CaseResult | None:
+        """The result of run `run_id` (its full id) that `key` names (see `result_key`), or None."""
+        with self._connection() as connection:
+            found = stored_result(connection, run_id, key)
+        return None if found is None else self._results(run_id, [found[2]], "runs delete RUN")[0]
+
+    def has_reviews(self) -> bool:
+        """Whether any review is stored (cheap: the run summary asks on every run)."""
+        with self._connection() as connection:
+            return connection.execute("SELECT 1 FROM reviews LIMIT 1").fetchone() is not None
+
+    def reviews(self, ref: str) -> list[Review]:
+        """The reviews of run `ref` (an id, prefix or ``latest~N``), oldest first."""
+        run_id = self.resolve(ref)
+        with self._connection() as connection:
+            return run_reviews(connection, run_id)
+
+    def reviews_by_result(self, ref: str) -> dict[ResultKey, list[Review]]:
+        """The reviews of run `ref` by the result they review: what reports are given."""
+        return by_result(self.reviews(ref))
+
+    def reviewed(
+        self, refs: Sequence[str] = (), *, suite: str | None = None
+    ) -> list[ReviewedResult]:
+        """Every reviewed result of the runs `refs` name (all runs when none), with its reviews.
+
+        `suite` keeps the results of that suite (the case's suite or the run's).
+        """
+        run_ids = [self.resolve(ref) for ref in refs]
+        with self._connection() as connection:
+            try:
+                return reviewed(connection, run_ids, suite)
+            except ValidationError as exc:  # a result another promptum wrote
+                raise StoreError(
+                    f"{self.path}: a reviewed result cannot be read ({exc.error_count()} "
+                    f"problem(s), first: {exc.errors()[0]['msg']}); `promptum runs delete RUN` "
+                    "removes its run"
+                ) from None
 
     def case_history(
         self, case_id: str, *, model: str | None = None, limit: int | None = 100
@@ -337,3 +410,31 @@ class RunStore:
             HistoryEntry(row[0], row[1], datetime.fromisoformat(row[2]), result)
             for row, result in zip(rows, results, strict=True)
         ]
+
+    def matrix(
+        self,
+        ref: str,
+        matrix_filter: MatrixFilter,
+        *,
+        offset: int = 0,
+        limit: int = 50,
+        other: str | None = None,
+    ) -> MatrixPage:
+        """One page of run `ref`'s cases matching the filter (see `promptum.store._matrix`)."""
+        run_id = self.resolve(ref)
+        other_id = self.resolve(other) if other else None
+        with self._connection() as connection:
+            return matrix_page(
+                connection, run_id, matrix_filter, offset=offset, limit=limit, other=other_id
+            )
+
+    def facets(self, ref: str) -> tuple[list[str], list[str]]:
+        """The suites and tags of run `ref`'s results, for filtering its matrix."""
+        run_id = self.resolve(ref)
+        with self._connection() as connection:
+            return run_tags(connection, run_id)
+
+    def figures(self, *, suite: str = "", model: str = "", runs: int = 50) -> list[RunFigures]:
+        """Each model's figures in the newest `runs` runs, oldest first, for the trends."""
+        with self._connection() as connection:
+            return run_figures(connection, suite=suite, model=model, runs=runs)

@@ -58,6 +58,7 @@ from promptum.suites._tools import (
     tool_choice_problem,
     tools_json,
 )
+from promptum.suites._turns import Tools, conversation_of, is_conversation, structure_problems
 from promptum.templating import TemplateError, is_template, render
 from promptum.validation import compiled_schema
 
@@ -398,6 +399,8 @@ def _messages(
         messages.append(Message(role="system", content=rendered(system, ("system",))))
     if case.query is not None and case.messages is not None:
         problems.add(("messages",), "give either `query` or `messages`, not both")
+    elif is_conversation(case):
+        pass  # its turns are its user's messages (`structure_problems` says what else is)
     elif context.variant and case.messages is not None:
         problems.add(
             ("messages",),
@@ -532,6 +535,33 @@ def build_case(
         unfilled = NOT_RENDERED if context.literal else NOT_PLANTED
         problems.add(_check_loc(index, len(defaults.checks)), unfilled)
 
+    for at_key, message in structure_problems(case, context.variant):
+        problems.add(at_key, message)
+
+    def conversation_check(check: CheckDefinition, loc: Loc) -> CheckDefinition:
+        filled = _rendered_check(check, loc, rendered, problems, context)
+        bound, unplanted = with_canary([filled], canary, messages, documents, context.checks)
+        if unplanted:
+            problems.add(loc, NOT_RENDERED if context.literal else NOT_PLANTED)
+        return bound[0]
+
+    conversation = conversation_of(
+        case,
+        judge,
+        (schema, model) if schema is not None and transform is None else None,
+        Tools(
+            problems.add,
+            rendered,
+            lambda text: canary.scope(text, variables),
+            conversation_check,
+            lambda value, loc: filled_in(value, loc, rendered),
+            lambda criteria: _criteria_problems(judge, criteria),
+            locator.line,
+            context.literal,
+            needs_schema and response_model is None,
+        ),
+    )
+
     answered = _answered_by(case, context, target, problems)
     _case_tool_problems(case, context, checks, answered, problems)
     # A Prompt in Python has no vars to give: its target's call says what is missing.
@@ -542,6 +572,7 @@ def build_case(
 
     tags = _ordered_unique(context.tags, defaults.tags, case.tags)
     graded = checks or expected or attack_target or expected_behavior or (judge and judge.criteria)
+    graded = graded or conversation.graded
     if REDTEAM_TAG in tags and not graded:
         problems.add(("tags",) if REDTEAM_TAG in case.tags else (), UNDETECTED)
     if problems.items:
@@ -572,7 +603,20 @@ def build_case(
         tool_choice=choice_json(case.tool_choice) or context.tool_choice,
         suite=context.suite,
         variant=context.variant,
+        turns=conversation.turns,
+        simulate=conversation.simulate,
+        conversation=conversation.grading,
     )
+
+
+def _criteria_problems(
+    judge: JudgeConfig | None, criteria: tuple[Criterion, ...]
+) -> list[JudgeProblem]:
+    """What is wrong with a turn's (or conversation's) criteria under the case's judge."""
+    if judge is None:
+        return []
+    found = judge_problems(replace(judge, criteria=criteria))
+    return [(loc, text) for loc, text in found if loc[:1] == ("criteria",)]
 
 
 UNDETECTED = (

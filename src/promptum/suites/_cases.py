@@ -14,6 +14,8 @@ from typing import overload
 from promptum.runner import TestCase
 from promptum.suites._rows import RawCase, RowFile
 
+Change = Callable[[TestCase], TestCase]
+
 
 class _Cases(Sequence[TestCase]):
     """A read-only sequence of cases whose slices are lists."""
@@ -60,12 +62,18 @@ class RowCases(_Cases):
     """
 
     def __init__(
-        self, rows: RowFile, build: Callable[[RawCase], Sequence[TestCase]], per_row: int
+        self,
+        rows: RowFile,
+        build: Callable[[RawCase], Sequence[TestCase]],
+        per_row: int,
+        changed: Callable[[Change], Callable[[RawCase], Sequence[TestCase]]] | None = None,
     ) -> None:
         self.rows = rows
         self.build = build
         self.per_row = per_row
         """Cases per row: one per prompt variant."""
+        self.changed = changed
+        """A builder of the rows' cases each changed by a change every row gets alike."""
 
     def __len__(self) -> int:
         return len(self.rows) * self.per_row
@@ -77,9 +85,18 @@ class RowCases(_Cases):
         return self.build(raw)[variant]
 
     def __iter__(self) -> Iterator[TestCase]:
+        return self._built(self.build)
+
+    def _built(self, build: Callable[[RawCase], Sequence[TestCase]]) -> Iterator[TestCase]:
         with self.rows.opened() as file:
             for raw in self.rows.rows(file):
-                yield from self.build(raw)
+                yield from build(raw)
+
+    def each_changed(self, change: Change) -> Iterator[TestCase]:
+        """Every case changed by `change`, which changes every row's cases alike."""
+        if self.changed is None:
+            return map(change, self)
+        return self._built(self.changed(change))
 
 
 class Cases(_Cases):
@@ -105,11 +122,17 @@ class Cases(_Cases):
 
 
 class Mapped(_Cases):
-    """Every case of `cases` changed by `change` when it is read (`override`, default models)."""
+    """Every case of `cases` changed by `change` when it is read (`override`, default models).
 
-    def __init__(self, cases: Sequence[TestCase], change: Callable[[TestCase], TestCase]) -> None:
+    A `uniform` change reads and changes only what the rows of a data file share (models,
+    judge, repeats), not a row's id, messages or vars: read in order, those rows get it once,
+    through the case they are copied from.
+    """
+
+    def __init__(self, cases: Sequence[TestCase], change: Change, uniform: bool = False) -> None:
         self.cases = cases
         self.change = change
+        self.uniform = uniform
 
     def __len__(self) -> int:
         return len(self.cases)
@@ -118,7 +141,23 @@ class Mapped(_Cases):
         return self.change(self.cases[index])
 
     def __iter__(self) -> Iterator[TestCase]:
+        if self.uniform:
+            return _each_changed(self.cases, self.change)
         return map(self.change, self.cases)
+
+
+def _each_changed(cases: Sequence[TestCase], change: Change) -> Iterator[TestCase]:
+    """Every case of `cases` changed by the uniform `change` (see `Mapped`)."""
+    if isinstance(cases, Cases):
+        for part in cases.parts:
+            yield from _each_changed(part, change)
+    elif isinstance(cases, RowCases):
+        yield from cases.each_changed(change)
+    elif isinstance(cases, Mapped) and cases.uniform:
+        inner = cases.change
+        yield from _each_changed(cases.cases, lambda case: change(inner(case)))
+    else:
+        yield from map(change, cases)
 
 
 class Selected(_Cases):
@@ -156,10 +195,18 @@ class CaseStats:
     """Every tag of a case, in order of first use (`gate.must_pass_tags` must name one)."""
     duplicates: list[tuple[str, str, str]] = field(default_factory=list)
     """Each case whose id an earlier case of the suite has: (key, variant, problem)."""
+    scripted: int = 0
+    """Cases that are scripted conversations (`turns:`)."""
+    turns: int = 0
+    """The user turns of the scripted conversations, together."""
+    simulated: int = 0
+    """Cases whose user a model plays (`simulate:`)."""
 
     def add(self, case: TestCase, default_model: str) -> None:
         """Count one case in (once for each of its prompt variants)."""
         self.checks += len(case.checks)
+        if case.is_conversation:
+            self._add_conversation(case)
         answering = case.models or (default_model,)
         self.results += len(answering) * case.repeat
         self.most_repeats = max(self.most_repeats, case.repeat)
@@ -171,6 +218,18 @@ class CaseStats:
                 self.models.setdefault(model)
         if case.judge is not None:
             self.models.setdefault(case.judge.model)
+
+    def _add_conversation(self, case: TestCase) -> None:
+        self.checks += sum(len(turn.checks) for turn in case.turns)
+        if case.conversation is not None:
+            self.checks += len(case.conversation.checks)
+        if case.turns:
+            self.scripted += 1
+            self.turns += len(case.turns)
+        if case.simulate is not None:
+            self.simulated += 1
+            self.checks += len(case.simulate.stop)
+            self.models.setdefault(case.simulate.model)
 
 
 class SuiteCases(Cases):

@@ -247,6 +247,66 @@ CaseThreshold = Annotated[
 """A case's `threshold:` (or the suite's `defaults.threshold`)."""
 
 
+def _named_criteria(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """Criteria whose names are checked as a judge's are (`judge` is reserved)."""
+    if isinstance(value, Mapping) and (problems := _name_problems(value)):
+        raise ValidationError.from_exception_data("criteria", problems)
+    return handler(value)
+
+
+class TurnSpec(_Strict):
+    """One scripted user turn of a conversation (`turns:`), graded on the reply to it."""
+
+    query: str = Field(
+        description="The user's message (a Jinja template); {{ turns[0].reply }} reads an "
+        "earlier turn's reply."
+    )
+    checks: list[CheckDefinition] = Field(default_factory=list)
+    expected: dict[str, Any] | None = None
+    attack_target: dict[str, Any] | None = None
+    criteria: dict[str, CriterionValue] | None = Field(
+        default=None, description="Judge criteria on this turn's reply (the case's judge model)."
+    )
+
+    @field_validator("criteria", mode="wrap")
+    @classmethod
+    def _names(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        return _named_criteria(value, handler)
+
+
+class ConversationSpec(_Strict):
+    """A conversation's own grades (`conversation:`): checks of every reply, judged transcript."""
+
+    checks: list[CheckDefinition] = Field(
+        default_factory=list,
+        description="Checks seeing every reply joined (and every tool call of every turn).",
+    )
+    criteria: dict[str, CriterionValue] | None = Field(
+        default=None, description="Judge criteria over the whole transcript."
+    )
+
+    @field_validator("criteria", mode="wrap")
+    @classmethod
+    def _names(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        return _named_criteria(value, handler)
+
+
+class SimulateSpec(_Strict):
+    """A simulated user (`simulate:`): a model plays the user, from a persona towards a goal."""
+
+    model: str = Field(description="The simulated user's model (any provider).")
+    goal: str = Field(min_length=1, description="What the simulated user wants.")
+    max_turns: int = Field(ge=1, le=1000, description="The most user turns.")
+    persona: str = Field(default="", description="Who the simulated user is.")
+    stop: list[CheckDefinition] = Field(
+        default_factory=list,
+        description="Checks on each reply: the conversation ends after a reply passing all.",
+    )
+    opening: str | None = Field(default=None, description="A fixed first user message.")
+    seed: int | None = None
+    temperature: float | None = Field(default=None, ge=0, le=2)
+
+
 class CaseFields(_Strict):
     """The keys a test case may have, in a suite, a TOML case file or a data row."""
 
@@ -318,6 +378,18 @@ class CaseFields(_Strict):
         "instead of the response, e.g. `output | trim` (docs/expressions.md).",
     )
     threshold: CaseThreshold = None
+    turns: list[TurnSpec] | None = Field(
+        default=None,
+        min_length=1,
+        description="A scripted conversation: user turns, each graded on its reply "
+        "(docs/conversations.md). Instead of `query`/`messages`.",
+    )
+    simulate: SimulateSpec | None = Field(
+        default=None, description="A conversation whose user a model plays (docs/conversations.md)."
+    )
+    conversation: ConversationSpec | None = Field(
+        default=None, description="Grades over the whole conversation, besides each turn's."
+    )
 
 
 Rate = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False, strict=True)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -39,9 +40,11 @@ from promptum.suites._locate import (
     validation_problems,
 )
 from promptum.suites._redteam import redteam_cases
+from promptum.suites._row_build import RowPrototype
 from promptum.suites._rows import CaseFilesError, RawCase, RowFile, resolved
 from promptum.suites._target import TargetSpec, suite_target
 from promptum.suites._tools import choice_json, tools_json
+from promptum.suites._turns import row_problems
 from promptum.suites._variants import suite_variants
 from promptum.suites._yaml import read_yaml
 
@@ -172,13 +175,23 @@ class _Load:
 
 
 def _cases(
-    raw_cases: Iterable[RawCase], context: SuiteContext, load: _Load, rows: bool = False
+    raw_cases: Iterable[RawCase],
+    context: SuiteContext,
+    load: _Load,
+    rows: RowPrototype | None = None,
 ) -> Iterator[TestCase]:
     validation = load.validation(context.folder)
     files = load.files(context.folder)
     # A data row is read again when it runs, so it holds its values, never files to read.
     raw_cases = files.refused(raw_cases) if rows else files.cases(raw_cases)
     for raw in raw_cases:
+        if rows and (refused := row_problems(raw.data)):
+            load.problems += [problem(raw.locator, loc, text) for loc, text in refused]
+            continue
+        if rows is not None and (copied := rows.build(raw)) is not None:
+            load.built(copied)
+            yield copied
+            continue
         try:
             fields = CaseFields.model_validate(raw.data, context=validation)
         except ValidationError as exc:
@@ -186,6 +199,8 @@ def _cases(
             continue
         load.check_model_ids(raw.data.get("models"), raw.locator, ("models",))
         _check_case_judge_model(load, raw)
+        if fields.simulate is not None:
+            load.check_model_ids(fields.simulate.model, raw.locator, ("simulate", "model"))
         built = []
         try:
             # One case per prompt variant: the matrix's variant dimension.
@@ -200,23 +215,41 @@ def _cases(
             context.folder,
         )
         load.imported_target(fields.target, context.folder)
+        if rows is not None and len(built) == 1:
+            rows.built(raw, built[0])
         for case in built:
             load.built(case)
         yield from built
 
 
-def _row_builder(context: SuiteContext, load: _Load) -> Callable[[RawCase], list[TestCase]]:
-    """Builds a row's cases again, as loading did: once per variant, with its column checks."""
-    variants = load.variants or [context]
-    columns = load.columns
-    validation = load.validation(context.folder)
+def _row_builder(
+    context: SuiteContext,
+    variants: list[SuiteContext],
+    columns: ColumnChecks | None,
+    validation: dict[str, Any],
+    change: Callable[[TestCase], TestCase] | None = None,
+) -> Callable[[RawCase], list[TestCase]]:
+    """Builds a row's cases again, as loading did: once per variant, with its column checks.
+
+    With `change` (a run's overrides, the same for every row), each case is changed: the
+    rows copied from a prototype get it once, through the prototype. Holds nothing of the
+    load (its ids take megabytes).
+    """
+    prototype = RowPrototype(context, variants)
 
     def build(raw: RawCase) -> list[TestCase]:
         if columns is not None:
             raw = columns.with_checks(raw, set())
+        if (copied := prototype.build(raw)) is not None:
+            return [copied]
         try:
             fields = CaseFields.model_validate(raw.data, context=validation)
-            return [build_case(fields, raw.locator, raw.default_id, v) for v in variants]
+            built = [build_case(fields, raw.locator, raw.default_id, v) for v in variants]
+            if change is not None:
+                built = [change(case) for case in built]
+            if len(built) == 1:
+                prototype.built(raw, built[0])
+            return built
         except (ValidationError, InvalidCaseError) as exc:  # it loaded: something changed
             raise ConfigError(f"{raw.locator.at(())}: the row no longer loads: {exc}") from None
 
@@ -236,11 +269,19 @@ def _source_cases(
         raw_cases: Iterable[RawCase] = rows.scan()
         if load.columns is not None:
             raw_cases = load.columns.rows(raw_cases, source, load.problems, locator)
-        for _ in _cases(raw_cases, context, load, rows=True):
+        prototype = RowPrototype(context, load.variants or [context])
+        for _ in _cases(raw_cases, context, load, prototype):
             pass  # validated and counted; built again when run
         if not len(rows):
             raise _no_rows(rows)
-        return RowCases(rows, _row_builder(context, load), len(load.variants or [context]))
+        builder = partial(
+            _row_builder,
+            context,
+            load.variants or [context],
+            load.columns,
+            load.validation(context.folder),
+        )
+        return RowCases(rows, builder(), len(load.variants or [context]), builder)
     try:
         return list(_cases(case_source(source), context, load))
     except CaseFilesError as exc:  # broken files of a folder: its other files were read

@@ -237,4 +237,9 @@ def generate_suite(path: Path, seed: int | None = None, per_goal: int | None = N
             f"# `strategy:pair` cases were rewritten by {section.attacker} from the target's\n"
             "# answers (not reproducible by the seed alone).\n"
         )
+    if any("simulate" in case for case in cases):
+        header += (
+            f"# `strategy:crescendo` cases are conversations whose user {section.attacker} plays,\n"
+            "# escalating turn by turn when they run (docs/conversations.md).\n"
+        )
     return Generated(data, cases, section, header, spec.endpoints)

@@ -435,8 +435,15 @@ class RowFile:
             fits = bisect.bisect_right(self.starts, base + _BLOCK_BYTES, first + 1, last + 1) - 1
             last = max(first + 1, fits)
             block = self._read(file, base, self.starts[last])
+            # A CSV block is parsed in one go: its rows start where scanning found them.
+            parsed = self._block(block) if self.csv else None
+            if parsed is not None and len(parsed) != last - first:
+                parsed = None  # not the rows scanned: each row says what it is on its own
             for index in range(first, last):
                 self._check(os.fstat(file.fileno()))
+                if parsed is not None:
+                    yield self._csv_row(parsed[index - first], index)
+                    continue
                 start, end = self.starts[index] - base, self.starts[index + 1] - base
                 yield self._parsed(index, block[start:end])
             first = last
@@ -452,6 +459,20 @@ class RowFile:
             data += more
         return data
 
+    def _block(self, data: bytes) -> list[list[str]]:
+        """The rows of a block of whole CSV rows, blank lines skipped as `scan` skipped them."""
+        return [row for row in csv.reader(io.StringIO(data.decode("utf-8"), newline="")) if row]
+
+    def _csv_row(self, values: list[str], index: int) -> RawCase:
+        """Row `index` from its `values`, as `csv.DictReader` gave it to `scan`."""
+        header = self.header
+        fields: dict[Any, Any] = dict(zip(header, values, strict=False))
+        if len(values) < len(header):
+            fields.update(dict.fromkeys(header[len(values) :]))
+        if len(values) > len(header):
+            fields[None] = values[len(header) :]
+        return self._csv_case(fields, self.lines[index], index + 1)
+
     def _parsed(self, index: int, data: bytes) -> RawCase:
         """Row `index` from `data`, its text as `scan` found it."""
         text = data.decode("utf-8")
@@ -460,13 +481,7 @@ class RowFile:
         if not self.csv:
             return self._jsonl_case(rows.readline(), line, index + 1)
         # What csv.DictReader gives, at half its cost: blank lines skipped, short rows padded.
-        values = next(row for row in csv.reader(rows) if row)
-        header = self.header
-        fields: dict[Any, Any] = dict(zip(header, values, strict=False))
-        fields.update(dict.fromkeys(header[len(values) :]))
-        if len(values) > len(header):
-            fields[None] = values[len(header) :]
-        return self._csv_case(fields, line, index + 1)
+        return self._csv_row(next(row for row in csv.reader(rows) if row), index)
 
 
 def csv_cases(path: Path) -> Iterator[RawCase]:

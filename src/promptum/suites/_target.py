@@ -67,6 +67,12 @@ class TargetSpec(BaseModel):
         description="Retries of a failed call, timeouts included (default: a timeout is not "
         "retried; 429, 5xx and dropped connections of a `url` target follow the run's).",
     )
+    history: Literal["client", "server"] = Field(
+        default="client",
+        description="In a conversation, who keeps its history: `client` (promptum sends the "
+        "whole history each turn) or `server` (only the new user message, with the "
+        "conversation_id). See docs/conversations.md.",
+    )
 
     @model_validator(mode="after")
     def _one_kind(self) -> TargetSpec:
@@ -129,6 +135,7 @@ def suite_target(
             origin,
             timeout_s=spec.timeout_s,
             retries=spec.retries,
+            history=spec.history,
         )
     assert spec.url is not None
     name = spec.name or spec.url

@@ -9,7 +9,8 @@ at 3.1 GB), one case's a few kilobytes.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -64,6 +65,18 @@ The others are found again from the text only when a problem needs one: a suite 
 300,000 cases has millions of them.
 """
 
+BUILT_DEPTH = 50
+"""A case nested deeper than this is composed into nodes first, as any unusual case is."""
+
+_PLAIN_TAGS = frozenset(
+    f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null", "timestamp")
+)
+"""The tags of the scalars a case built straight from the parser's events may hold."""
+
+_STR_TAG = "tag:yaml.org,2002:str"
+_UNUSUAL = object()
+"""What building a case from events gives for what only composing its nodes handles."""
+
 _Collection = TypeVar("_Collection", yaml.MappingNode, yaml.SequenceNode)
 
 
@@ -80,6 +93,28 @@ class _Loader(_Parser, Composer):
         """How many mappings and lists enclose the node being composed."""
         self.texts: dict[str, str] = {}
         """Each short text built, kept once: keys and check types repeat in every case."""
+        self.tags: dict[str, str] = {}
+        """The tag each short plain scalar resolved to: the same texts repeat in every case."""
+        self.pending: deque[Any] = deque()
+        """Events read ahead by `built`, given back to the composer before the parser's."""
+
+    def get_event(self) -> Any:
+        """The next event: one read ahead first."""
+        if self.pending:
+            return self.pending.popleft()
+        return super().get_event()
+
+    def peek_event(self) -> Any:
+        """The next event, not consumed."""
+        if self.pending:
+            return self.pending[0]
+        return super().peek_event()
+
+    def check_event(self, *choices: Any) -> bool:
+        """Whether there is a next event, of one of `choices` if any are given."""
+        if self.pending:
+            return not choices or isinstance(self.pending[0], choices)
+        return bool(super().check_event(*choices))
 
     def construct_scalar(self, node: yaml.ScalarNode | yaml.MappingNode) -> str:
         """A scalar's text, the same str as an equal short text built before."""
@@ -123,6 +158,87 @@ class _Loader(_Parser, Composer):
         """The next event, consumed (PyYAML's stubs type events and their marks loosely)."""
         return self.get_event()
 
+    def built(self) -> tuple[Any, Any] | None:
+        """The next value built straight from the parser's events, and where it starts.
+
+        A case of plain mappings, lists and scalars (all of them in large suites) needs no
+        nodes: composing and constructing them cost four times parsing. Anything else (an
+        anchor, alias, tag, merge key, a key that is not text or written twice, deep
+        nesting) returns None, its events read so far given back to compose it as before,
+        with the same errors at the same places.
+        """
+        read: list[Any] = []
+        built = self._from_events(read)
+        if built is _UNUSUAL:
+            self.pending.extend(read)
+            return None
+        return built, read[0].start_mark
+
+    def _from_events(self, read: list[Any]) -> Any:
+        """The value the next events build, or _UNUSUAL; every event consumed is in `read`."""
+        # `pending` is empty: `built` refills it only on its way out. Events are typed Any, as
+        # PyYAML's stubs type them loosely.
+        next_event: Callable[[], Any] = super().get_event
+        open_: list[tuple[dict[Any, Any] | list[Any], list[Any]]] = []
+        """Each mapping or list being built, with its key awaiting a value (mappings)."""
+        while True:
+            event = next_event()
+            read.append(event)
+            kind = type(event)
+            if kind is yaml.ScalarEvent:
+                if event.anchor is not None or event.tag is not None:
+                    return _UNUSUAL
+                value = self._scalar(event)
+                if value is _UNUSUAL:
+                    return _UNUSUAL
+            elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+                if event.anchor is not None or event.tag is not None:
+                    return _UNUSUAL
+                if len(open_) >= BUILT_DEPTH:
+                    return _UNUSUAL
+                value = {} if kind is yaml.MappingStartEvent else []
+            elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+                done, _ = open_.pop()
+                if not open_:
+                    return done
+                continue
+            else:  # an alias
+                return _UNUSUAL
+            if open_:
+                parent, key = open_[-1]
+                if type(parent) is list:
+                    parent.append(value)
+                elif key:
+                    parent[key.pop()] = value
+                elif type(value) is not str or value in parent or kind is not yaml.ScalarEvent:
+                    return _UNUSUAL  # a key that is not text (`<<` is not), or written twice
+                else:
+                    key.append(value)
+                    continue
+            elif kind is yaml.ScalarEvent:
+                return value
+            if kind is not yaml.ScalarEvent:
+                open_.append((value, []))
+
+    def _scalar(self, event: Any) -> Any:
+        """A scalar's value, as constructing its node gives it; _UNUSUAL for an unusual tag."""
+        text: str = event.value
+        quoted = not event.implicit[0]
+        tag = _STR_TAG if quoted else self.tags.get(text) or self._resolved(text)
+        if tag == _STR_TAG:
+            return self.texts.setdefault(text, text) if len(text) <= SHARED_TEXT else text
+        if tag not in _PLAIN_TAGS:
+            return _UNUSUAL
+        node = yaml.ScalarNode(tag, text, event.start_mark, event.end_mark, event.style)
+        return self.yaml_constructors[tag](self, node)
+
+    def _resolved(self, text: str) -> str:
+        """The tag a plain scalar resolves to, remembered for short texts."""
+        tag: str = self.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
+        if len(text) <= SHARED_TEXT:
+            self.tags[text] = tag
+        return tag
+
     def starts(self, kind: type[yaml.CollectionStartEvent]) -> bool:
         """Whether the next event starts a collection of `kind`, with no anchor and no tag."""
         event = self.peek_event()
@@ -150,6 +266,16 @@ class _Part:
     """Whether it is a case: an item of `test_cases`, or of a document that is a list."""
 
 
+@dataclass(slots=True)
+class _Built:
+    """A case built straight from the parser's events (`_Loader.built`): it has no nodes."""
+
+    value: Any
+    loc: Loc
+    mark: Any
+    """Where the case starts."""
+
+
 @dataclass
 class _Document:
     """A YAML document composed a part at a time, its cases not kept once read."""
@@ -160,6 +286,8 @@ class _Document:
     cases: yaml.SequenceNode | None = None
     cases_loc: Loc = (CASES_KEY,)
     """Where the list of cases is: `test_cases`, or the document itself (a case file)."""
+    build: bool = True
+    """Whether plain cases are built from the parser's events rather than composed."""
     earlier: set[int] = field(default_factory=set)
     """The anchored nodes of the parts already read, which later aliases may reach.
 
@@ -167,7 +295,7 @@ class _Document:
     be reused by a later part's."""
     _anchors_seen: int = 0
 
-    def parts(self) -> Iterator[_Part]:
+    def parts(self) -> Iterator[_Part | _Built]:
         """Every part, in the order of the file; raises YAMLError where the YAML is wrong."""
         loader = self.loader
         loader.event()  # the stream's start
@@ -186,7 +314,7 @@ class _Document:
                 )
         loader.event()  # the stream's end
 
-    def _document(self) -> Iterator[_Part]:
+    def _document(self) -> Iterator[_Part | _Built]:
         loader = self.loader
         if loader.starts(yaml.SequenceStartEvent):
             # A plain list, as a case file of `cases_from` is: read a case at a time too.
@@ -219,11 +347,15 @@ class _Document:
             return False  # a second list is a duplicate key, reported as one
         return key.value == CASES_KEY and self.loader.starts(yaml.SequenceStartEvent)
 
-    def _cases(self, loc: Loc, cases: yaml.SequenceNode, depth: int) -> Iterator[_Part]:
+    def _cases(self, loc: Loc, cases: yaml.SequenceNode, depth: int) -> Iterator[_Part | _Built]:
         loader = self.loader
         index = 0
         while not loader.check_event(yaml.SequenceEndEvent):
-            yield _Part(loader.node(cases, index), (*loc, index), depth, case=True)
+            built = loader.built() if self.build else None
+            if built is not None:
+                yield _Built(built[0], (*loc, index), built[1])
+            else:
+                yield _Part(loader.node(cases, index), (*loc, index), depth, case=True)
             index += 1
         cases.end_mark = loader.event().end_mark
 
@@ -509,6 +641,15 @@ class _Walker:
         inside = frozenset[int]() if aliased else None
         self.walk(part.node, part.loc, inside, set())
 
+    def built(self, part: _Built) -> None:
+        """Locate a case built from events: it has no duplicate keys, loops or aliases."""
+        if self.document.root is not None:
+            self.locator.positions.setdefault((), _position(self.document.root.start_mark))
+        if len(part.loc) == 1 and self.depth is not None:
+            self.depth = 1  # a case file's cases are a level up: each keeps its own position
+        if self.depth is None or len(part.loc) <= self.depth:
+            self.locator.positions.setdefault(part.loc, _position(part.mark))
+
     def key(self, key_node: yaml.Node, loc: Loc, seen: set[Any]) -> None:
         """Locate a key of the mapping at `loc`, reporting it if `seen` has it already."""
         key = key_node.value
@@ -572,10 +713,12 @@ class _Rest:
         if self.text is None:
             return
         text, self.text = self.text, None
-        document = _Document(_Loader(text))
+        # Composed into nodes, each case: every path is located from them.
+        document = _Document(_Loader(text), build=False)
         walker = _Walker(self.locator, None, document)  # its problems were found already
         try:
             for part in document.parts():
+                assert isinstance(part, _Part)  # nothing is built from events
                 walker.part(part, True)
         finally:
             document.loader.dispose()
@@ -617,7 +760,12 @@ class _Read:
         finally:
             loader.dispose()
 
-    def _read(self, part: _Part) -> None:
+    def _read(self, part: _Part | _Built) -> None:
+        if isinstance(part, _Built):
+            if self.unbuilt is None:
+                self.walker.built(part)
+                self.cases.append(part.value)
+            return
         try:
             aliased = self.size.check(part)
         except ConfigError as exc:

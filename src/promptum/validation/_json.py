@@ -173,10 +173,15 @@ def _expecting_value(text: str) -> str:
     return f"Expecting value: line {line} column {column} (char {at})"
 
 
+_DECODER = json.JSONDecoder()
+"""What `json.loads` decodes a text with; called directly, past the checks `loads` makes of
+its argument first (a str, which `_parse`'s callers only give; a BOM, which `_BOM` spares)."""
+
+
 def _parse(text: str) -> tuple[Any, str | None]:
     """``(value, None)``, or ``(None, the parser's message)`` when `text` is not JSON."""
     try:
-        return json.loads(text), None
+        return (json.loads(text) if text.startswith(_BOM) else _DECODER.decode(text)), None
     except ValueError as error:
         return None, str(error)
     except RecursionError:

@@ -9,10 +9,15 @@ server from a browser.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from promptum.errors import ConfigError
 from promptum.store import RunStore, StoreError
+from promptum.viewer._matrix import matrix_routes
+from promptum.viewer._review import review_routes
+from promptum.viewer._security import WriteAccess
+from promptum.viewer._trends import trends_routes
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -41,8 +46,18 @@ def _error(status: int, message: str) -> Response:
     return _page("error.html.j2", status, status=status, message=message)
 
 
-def create_app(store: RunStore, *, hosts: Sequence[str] = LOCAL_HOSTS) -> Starlette:
-    """The viewer for `store`, answering only requests addressed to one of `hosts`."""
+def create_app(
+    store: RunStore,
+    *,
+    hosts: Sequence[str] = LOCAL_HOSTS,
+    access: WriteAccess | None = None,
+    root: Path | None = None,
+) -> Starlette:
+    """The viewer for `store`, answering only requests addressed to one of `hosts`.
+
+    `access` (review mode) lets requests carrying its token write reviews and save cases
+    into suite files under `root` (the current folder by default); without it nothing writes.
+    """
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
     from starlette.middleware import Middleware
@@ -69,7 +84,8 @@ def create_app(store: RunStore, *, hosts: Sequence[str] = LOCAL_HOSTS) -> Starle
         from promptum.reporting import render_report
 
         loaded = store.load(request.path_params["run_id"])
-        return HTMLResponse(render_report(loaded, "html"), headers=_HEADERS)
+        reviews = store.reviews_by_result(loaded.run_id)
+        return HTMLResponse(render_report(loaded, "html", reviews=reviews), headers=_HEADERS)
 
     def compare(request: Request) -> Response:
         from promptum.compare import compare_runs, comparison_html
@@ -107,6 +123,9 @@ def create_app(store: RunStore, *, hosts: Sequence[str] = LOCAL_HOSTS) -> Starle
             Route("/runs/{run_id}", run),
             Route("/compare", compare),
             Route("/cases", case),
+            *matrix_routes(store),
+            *trends_routes(store),
+            *review_routes(store, access, root or Path.cwd()),
         ],
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))],
         exception_handlers={

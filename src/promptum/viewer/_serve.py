@@ -7,6 +7,7 @@ import importlib.util
 from promptum.errors import PromptumError
 from promptum.store import RunStore
 from promptum.viewer._app import LOCAL_HOSTS, create_app
+from promptum.viewer._security import WriteAccess
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -22,14 +23,20 @@ def require_web_stack() -> None:
         )
 
 
-def serve(store: RunStore, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> None:
+def serve(
+    store: RunStore,
+    *,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    access: WriteAccess | None = None,
+) -> None:
     """Serve the viewer until interrupted; only loopback unless `host` says otherwise."""
     import uvicorn  # Heavy; imported only when the viewer runs.
 
     # Answer to the names this server is reached by, and to no other Host (DNS rebinding).
     hosts = [*LOCAL_HOSTS] if host in LOCAL_HOSTS else ["*"]
     uvicorn.run(
-        create_app(store, hosts=hosts),
+        create_app(store, hosts=hosts, access=access),
         host=host,
         port=port,
         log_level="warning",

@@ -68,6 +68,7 @@
         const cell = data.cells[k];
         parts.push(heads[column].textContent, cell.s, cell.r, cell.e || "", (cell.w || []).join(" "), judged(cell));
         for (const message of data.prompts[cell.p]) parts.push(message[1]);
+        for (const turn of cell.d || []) parts.push(turn[1], turn[2], turn[3]);
       });
       row.haystack = parts.join("\n").toLowerCase();
     }
@@ -162,6 +163,40 @@
     return element;
   }
 
+  function pillsOf(parent, indexes) {
+    const pills = add(parent, "div", undefined, "pills");
+    for (const k of indexes) {
+      const [name, ok, custom, tip] = data.checks[k];
+      const pill = add(pills, "span", name, "pill " + (ok ? "ok" : "bad") + (custom ? " custom" : ""));
+      pill.tabIndex = 0;
+      if (tip) add(pill, "span", tip, "tip").setAttribute("role", "tooltip");
+    }
+    return pills;
+  }
+
+  // A conversation's turns, each collapsible with its grades beside it; the failing one marked.
+  function transcript(parent, cell) {
+    add(parent, "h3", "Transcript");
+    const failing = cell.z && cell.z.startsWith("turn ") ? Number(cell.z.slice(5)) : 0;
+    cell.d.forEach(function (turn, index) {
+      const [status, query, reply, error, grades, figures] = turn;
+      const number = index + 1;
+      const box = add(parent, "details", undefined, "turn t-" + status + (number === failing ? " failing" : ""));
+      box.open = true;
+      box.dataset.turn = number;
+      const summary = add(box, "summary");
+      add(summary, "span", "Turn " + number, "turn-no");
+      add(summary, "span", status, "status s-" + status);
+      if (number === failing) add(summary, "span", "failing turn", "failing-turn");
+      if (grades.length) pillsOf(summary, grades);
+      if (figures) add(summary, "span", figures, "figs");
+      add(box, "div", "user", "role");
+      add(box, "pre", query);
+      add(box, "div", error ? "error" : "assistant", "role");
+      add(box, "pre", error || reply, error ? "err" : undefined);
+    });
+  }
+
   function fill(element, k) {
     const cell = data.cells[k];
     element.dataset.cell = k;
@@ -172,15 +207,9 @@
       element.append(" ");
       add(element, "span", "cached", "cached");
     }
-    if (cell.k) {
-      const pills = add(element, "div", undefined, "pills");
-      for (const k of cell.k) {
-        const [name, ok, custom, tip] = data.checks[k];
-        const pill = add(pills, "span", name, "pill " + (ok ? "ok" : "bad") + (custom ? " custom" : ""));
-        pill.tabIndex = 0;
-        add(pill, "span", tip, "tip").setAttribute("role", "tooltip");
-      }
-    }
+    // A conversation names what failed first: the turn to read, or the whole conversation.
+    if (cell.z) add(element, "div", cell.z + " failed first", "failing-turn");
+    if (cell.k) pillsOf(element, cell.k);
     if (cell.a) {
       const list = add(element, "ul", undefined, "asserts");
       for (const [ok, reason] of cell.a) add(list, "li", reason, ok ? "ok" : "bad");
@@ -213,6 +242,14 @@
     add(parent, "pre", text);
   }
 
+  function prompted(parent, prompt, title) {
+    add(parent, "h3", title);
+    for (const message of prompt) {
+      add(parent, "div", message[0], "role");
+      add(parent, "pre", message[1]);
+    }
+  }
+
   function open(cellElement) {
     const cell = data.cells[Number(cellElement.dataset.cell)];
     const row = cellElement.closest(".row");
@@ -227,27 +264,36 @@
       const list = add(detail, "ul");
       for (const reason of cell.w) add(list, "li", reason);
     }
+    const conversation = cell.d !== undefined;
+    const prompt = data.prompts[cell.p];
+    if (conversation) {
+      // Read in order: how it opened, each turn with its grades, then the grades over it all.
+      if (prompt.length) prompted(detail, prompt, "Opening messages");
+      transcript(detail, cell);
+    }
     // The checks and assertions are already text nodes in the cell: reuse them as they are.
-    for (const [selector, title] of [[".pills", "Checks"], [".asserts", "Field assertions"]]) {
-      const part = cellElement.querySelector(selector);
+    const of = conversation ? "Conversation " : "";
+    for (const [selector, title] of [[".pills", "checks"], [".asserts", "field assertions"]]) {
+      const part = cellElement.querySelector(":scope > " + selector);
       if (part) {
-        add(detail, "h3", title);
+        add(detail, "h3", of ? of + title : title[0].toUpperCase() + title.slice(1));
         detail.appendChild(part.cloneNode(true));
       }
     }
     const judge = judged(cell);
-    if (judge) section(detail, "Judge", judge);
-    if (cell.x) section(detail, "Expected behaviour", cell.x);
-    const prompt = data.prompts[cell.p];
-    if (prompt.length) {
-      add(detail, "h3", "Prompt");
-      for (const message of prompt) {
-        add(detail, "div", message[0], "role");
-        add(detail, "pre", message[1]);
+    if (judge) section(detail, of ? "Conversation judge" : "Judge", judge);
+    if (cell.h) {
+      add(detail, "h3", "Human reviews");
+      const list = add(detail, "ul");
+      for (const [head, text] of cell.h) {
+        const item = add(list, "li", head);
+        if (text) add(item, "pre", text);
       }
     }
+    if (cell.x) section(detail, "Expected behaviour", cell.x);
+    if (!conversation && prompt.length) prompted(detail, prompt, "Prompt");
     if (cell.e) section(detail, "Error", cell.e);
-    else section(detail, "Response", cell.r);
+    else if (!conversation) section(detail, "Response", cell.r);
     for (const text of cell.v || []) section(detail, "Response after transform", text);
     if (cell.o) section(detail, "Parsed output", cell.o);
     dialog.showModal();

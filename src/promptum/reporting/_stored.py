@@ -1,0 +1,110 @@
+"""A JSON report's results written from their stored JSON: decoded once, never validated.
+
+After a streamed run, `promptum run` writes its whole-run reports from the run store, which
+holds each result as `CaseResult` JSON that this very promptum wrote a moment before.
+Validating each one into a model, only to dump it again, was most of the JSON report's
+time. Its stored JSON is that dump already: it is decoded, its latency and cost rounded and
+the earlier readers' views added, as `write_json` does for a model (tested byte for byte).
+A result with field assertions or judge grades, whose views the models compute, takes the
+model's path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from pydantic_core import from_json
+
+from promptum.grades import CHECK_KINDS
+from promptum.redaction import REDACTED
+from promptum.reporting._indented import indented
+from promptum.reporting._numbers import cost_usd, latency_ms
+from promptum.results import CaseResult
+
+StoredJson = Callable[[], Iterable[str]]
+"""Reads a run's results as stored: every call yields the JSON of all of them, in order."""
+
+_MODELS_VIEW = frozenset({"assertion", "judge"})
+"""Kinds of grade whose earlier readers' view (`eval_result`, `judge`) a model computes."""
+
+
+def _check_view(grade: dict[str, Any]) -> dict[str, Any]:
+    """`asdict(CheckResult)` of a check grade, as `grade_views.check_results` makes it."""
+    return {
+        "type": grade["name"],
+        "passed": grade["passed"],
+        "description": grade["description"],
+        "reason": grade["error"] or grade["reason"],
+    }
+
+
+def _item_data(text: str) -> dict[str, Any] | None:
+    """The JSON report's object for one stored result; None when a model must make it."""
+    try:
+        return _decoded(text)
+    except (KeyError, TypeError, AttributeError):  # not of this promptum's shape: validated
+        return None
+
+
+def _decoded(text: str) -> dict[str, Any] | None:
+    data: dict[str, Any] = from_json(text, cache_strings="keys")  # values seldom repeat
+    grades = data["grades"]
+    if any(grade["kind"] in _MODELS_VIEW for grade in grades):
+        return None
+    completion = data["completion"]
+    completion["latency_ms"] = latency_ms(completion["latency_ms"])
+    completion["cost_usd"] = cost_usd(completion["cost_usd"])
+    data["check_results"] = [_check_view(g) for g in grades if g["kind"] in CHECK_KINDS]
+    data["eval_result"] = None
+    data["judge"] = None
+    return data
+
+
+def _items_text(batch: list[dict[str, Any]]) -> str:
+    """Results as the JSON report writes them, separated as `write_json` separates them.
+
+    One encoding for them all, at the depth of the report's ``results`` list.
+    """
+    return indented({"": batch})[len(_HEAD) : -len(_TAIL)]
+
+
+_HEAD, _TAIL = '{\n  "": [\n    ', "\n  ]\n}"
+"""What `_items_text` cuts off: the object and list around the results."""
+_BATCH = 64
+"""Results encoded together (memory stays bounded, calls are few)."""
+
+
+def stored_items(texts: Iterable[str], item: Callable[[CaseResult], str]) -> Iterator[str]:
+    """The JSON report's results from their stored JSON (`item` for the rest).
+
+    Each text yielded is one or more results, as `write_json` writes them between its
+    separators.
+    """
+    batch: list[dict[str, Any]] = []
+    for text in texts:
+        data = _item_data(text)
+        if data is not None:
+            batch.append(data)
+            if len(batch) == _BATCH:
+                yield _items_text(batch)
+                batch = []
+            continue
+        if batch:
+            yield _items_text(batch)
+            batch = []
+        yield item(CaseResult.model_validate_json(text))
+    if batch:
+        yield _items_text(batch)
+
+
+def holds_none(stored: StoredJson, secrets: tuple[str, ...]) -> bool:
+    """Whether no stored result holds a secret, nor the mark of one replaced when recorded.
+
+    Then replacing the secrets changes no result (`scrub_json` looks for them in the same
+    text), and the results were recorded as the run counted them: its figures stand, and
+    are not counted again from every result validated (most of a report's time).
+    """
+    return not any(
+        REDACTED in text or any(secret in text for secret in secrets) for text in stored()
+    )

@@ -1,0 +1,65 @@
+"""Grading one response as a run grades it: checks, validator, field assertions, then the judge.
+
+A single request's result and each turn of a conversation are graded by this one path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+
+from promptum.completion import Completion
+from promptum.grades import Grade, Status, status_of_grades
+from promptum.metrics import Label, labelled
+from promptum.providers import ModelRequest
+from promptum.runner._case import TestCase
+from promptum.runner._grade import DEFAULT_GRADE_TIMEOUT_S, grade_async
+from promptum.runner._judge import judge_grades
+
+Complete = Callable[[ModelRequest], Awaitable[Completion]]
+
+
+def status_of(completion: Completion, grades: Iterable[Grade]) -> Status:
+    """Error if the call failed; else what the grades say (`status_of_grades`)."""
+    if not completion.ok:
+        return "error"
+    return status_of_grades(grades)
+
+
+def check_labels(case: TestCase) -> list[Label]:
+    """Each check's metric and weight, in the order of its grade; empty if none sets either."""
+    labels = [(check.metric, check.weight) for check in case.checks]
+    return labels if any(label != (None, None) for label in labels) else []
+
+
+async def graded(
+    case: TestCase,
+    completion: Completion,
+    model: str,
+    repeat: int,
+    complete: Complete,
+    *,
+    grade_timeout_s: float | None = DEFAULT_GRADE_TIMEOUT_S,
+    on_abandon: Callable[[], None] | None = None,
+) -> tuple[Completion, list[Grade]]:
+    """The grades of `completion` to `case`, judge's included (its calls through `complete`).
+
+    A bug in grading costs this response, not the run: the completion comes back with the
+    error and no grades.
+    """
+    try:
+        # A check sees repeats from 0, as CheckInput has always documented.
+        grades = await grade_async(
+            case,
+            completion,
+            model=model,
+            repeat=repeat - 1,
+            timeout_s=grade_timeout_s,
+            on_abandon=on_abandon,
+        )
+        grades = labelled(grades, check_labels(case))
+        if completion.ok and case.judge is not None:
+            grades += await judge_grades(case.judge, case, completion.text, complete)
+    except Exception as exc:  # a bug in grading must cost one result, not the run
+        error = f"grading failed: {type(exc).__name__}: {exc}"
+        return completion.model_copy(update={"error": error}), []
+    return completion, grades

@@ -1,0 +1,190 @@
+"""People's reviews of stored results: written only for a result that exists, read beside it."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from promptum.errors import StoreError
+from promptum.redaction import environment_secrets
+from promptum.reviews import ResultKey, Review, ReviewedResult
+from promptum.store._rows import results_from_json, timestamp
+
+_COLUMNS = (
+    "run_id, case_key, variant, model, repeat, criterion, verdict, override, score, comment,"
+    " reason, reviewer, created_at"
+)
+# One result, by the store's unique key (an index seek, not a scan of the run's results).
+_LOOKUP = (
+    "SELECT seq, suite, data FROM results WHERE run_id = ? AND suite = ? AND case_id = ?"
+    " AND variant = ? AND model = ? AND repeat = ?"
+)
+
+
+def _review(row: tuple[Any, ...]) -> Review:
+    return Review(
+        run_id=row[0],
+        case_key=row[1],
+        variant=row[2] or None,
+        model=row[3],
+        repeat=row[4],
+        criterion=row[5],
+        verdict=row[6],
+        override=row[7],
+        score=row[8],
+        comment=row[9],
+        reason=row[10],
+        reviewer=row[11],
+        created_at=datetime.fromisoformat(row[12]),
+    )
+
+
+def _splits(case_key: str) -> list[tuple[str, str]]:
+    """The (suite, case id) pairs a key ``suite/case`` (or a bare case id) may stand for."""
+    return [("", case_key)] + [
+        (case_key[:at], case_key[at + 1 :])
+        for at, char in enumerate(case_key)
+        if char == "/" and at
+    ]
+
+
+def stored_result(
+    connection: sqlite3.Connection, run_id: str, key: ResultKey
+) -> tuple[int, str, str] | None:
+    """The sequence number, suite and JSON of the result of run `run_id` `key` names, or None."""
+    case_key, variant, model, repeat = key
+    if not 0 < repeat < 2**63:  # no such repeat, and SQLite could not even be asked
+        return None
+    for suite, case_id in _splits(case_key):
+        row = connection.execute(
+            _LOOKUP, (run_id, suite, case_id, variant or "", model, repeat)
+        ).fetchone()
+        if row is not None:
+            return int(row[0]), str(row[1]), str(row[2])
+    return None
+
+
+def _result_data(connection: sqlite3.Connection, review: Review) -> str | None:
+    found = stored_result(connection, review.run_id, review.result_key)
+    return None if found is None else found[2]
+
+
+def _refusal(connection: sqlite3.Connection, path: Path, review: Review) -> str | None:
+    """Why `review` cannot be stored (its run, result or criterion does not exist), or None."""
+    run = connection.execute("SELECT 1 FROM runs WHERE run_id = ?", (review.run_id,)).fetchone()
+    if run is None:
+        return f"{path}: no run {review.run_id!r} to review (give the run's full id)"
+    data = _result_data(connection, review)
+    variant = f", variant {review.variant!r}" if review.variant else ""
+    where = f"case {review.case_key!r}{variant}, model {review.model!r}, repeat {review.repeat}"
+    if data is None:
+        return f"run {review.run_id} has no result for {where}: nothing to review"
+    if review.criterion is not None:
+        (result,) = results_from_json([data])
+        criteria = [g.name for g in result.grades if g.kind == "judge"]
+        if review.criterion not in criteria:
+            known = ", ".join(map(repr, criteria)) or "none: it was not judged"
+            return (
+                f"the result for {where} has no judge criterion {review.criterion!r} "
+                f"(its criteria: {known}); leave criterion empty to review the whole result"
+            )
+    return None
+
+
+def add_review(connection: sqlite3.Connection, path: Path, review: Review) -> Review:
+    """Store `review`, after checking in the same transaction that what it names exists.
+
+    The environment's secrets are replaced in its texts first: what is stored is returned.
+    """
+    review = review.scrubbed(environment_secrets())
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        problem = _refusal(connection, path, review)
+        if problem is not None:
+            raise StoreError(problem)
+        connection.execute(
+            f"INSERT INTO reviews ({_COLUMNS}) VALUES ({', '.join('?' * 13)})",
+            (
+                review.run_id,
+                review.case_key,
+                review.variant or "",
+                review.model,
+                review.repeat,
+                review.criterion,
+                review.verdict,
+                review.override,
+                review.score,
+                review.comment,
+                review.reason,
+                review.reviewer,
+                timestamp(review.created_at),
+            ),
+        )
+        connection.execute("COMMIT")
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    return review
+
+
+def run_reviews(connection: sqlite3.Connection, run_id: str) -> list[Review]:
+    """The reviews of one run, oldest first."""
+    rows = connection.execute(
+        f"SELECT {_COLUMNS} FROM reviews WHERE run_id = ? ORDER BY id", (run_id,)
+    ).fetchall()
+    return [_review(row) for row in rows]
+
+
+def by_result(reviews: Sequence[Review]) -> dict[ResultKey, list[Review]]:
+    """Reviews grouped by the result they review, each group oldest first."""
+    grouped: dict[ResultKey, list[Review]] = {}
+    for review in reviews:
+        grouped.setdefault(review.result_key, []).append(review)
+    return grouped
+
+
+def reviewed(
+    connection: sqlite3.Connection, run_ids: Sequence[str], suite: str | None
+) -> list[ReviewedResult]:
+    """Every reviewed result of `run_ids` (all runs when empty), optionally of one suite.
+
+    Results in run order (oldest run first, then as recorded), each with its reviews oldest
+    first. Each result is found by its key, so the cost follows the reviews, not the runs.
+    """
+    sql = (
+        f"SELECT r.suite, r.started_at, {', '.join('v.' + c for c in _names())}"
+        " FROM reviews AS v JOIN runs AS r ON r.run_id = v.run_id"
+    )
+    if run_ids:
+        sql += f" WHERE v.run_id IN ({', '.join('?' * len(run_ids))})"
+    rows = connection.execute(sql + " ORDER BY v.id", list(run_ids)).fetchall()
+    # By result: (run order, recorded order), the run's suite, the result's JSON, its reviews;
+    # None for a result of another suite.
+    found: dict[tuple[str, ResultKey], tuple[tuple[str, int], str, str, list[Review]] | None] = {}
+    for run_suite, started_at, *columns in rows:
+        review = _review(tuple(columns))
+        which = (review.run_id, review.result_key)
+        if which not in found:
+            stored = stored_result(connection, review.run_id, review.result_key)
+            found[which] = None
+            if stored is not None and (not suite or suite in (stored[1], run_suite)):
+                found[which] = ((started_at, stored[0]), run_suite, stored[2], [])
+        entry = found[which]
+        if entry is not None:
+            entry[3].append(review)
+    kept = sorted(
+        ((entry, run_id) for (run_id, _), entry in found.items() if entry is not None),
+        key=lambda item: item[0][0],
+    )
+    results = results_from_json([entry[2] for entry, _ in kept])
+    return [
+        ReviewedResult(run_id, entry[1], result, tuple(entry[3]))
+        for (entry, run_id), result in zip(kept, results, strict=True)
+    ]
+
+
+def _names() -> list[str]:
+    return [name.strip() for name in _COLUMNS.split(",")]

@@ -1,0 +1,116 @@
+"""Data rows built from a prototype: a CSV row's case is its suite's, but for its columns.
+
+The rows of one CSV file share every setting of their suite; only their id, vars and
+prompt differ. The first row is built in full (validated, every problem located); the
+rows after it copy that case and fill in what a row can change. Whatever a row could
+change beyond that (a check or rubric filled from its vars, an `expected_behavior` cell,
+a target's parameters) keeps the full build, as does any row the copy cannot vouch for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import fields
+from typing import Any
+
+from promptum.results import Message, namespaced
+from promptum.runner import TestCase
+from promptum.suites._build import SuiteContext, has_template
+from promptum.suites._canary import VARIABLE, Canary
+from promptum.suites._rows import RawCase
+from promptum.templating import TemplateError, render
+
+_COPIED_KEYS = frozenset({"id", "query", "system", "vars"})
+"""The keys a row may set and still be copied: each is filled in below as a full build would."""
+
+_UNTRIED, _TRUSTED, _REFUSED = 0, 1, 2
+_NAMES = [field.name for field in fields(TestCase)]
+_ID, _MESSAGES, _VARS, _SOURCE = (
+    _NAMES.index(name) for name in ("id", "messages", "vars", "source")
+)
+
+
+class RowPrototype:
+    """Builds a suite's data rows by copying its first row's case (see the module)."""
+
+    def __init__(self, context: SuiteContext, variants: Sequence[SuiteContext]) -> None:
+        self.context = context
+        # Variants, literal texts and targets read a row's values in ways not copied here.
+        simple = len(variants) <= 1 and not context.variant and context.template is None
+        simple = simple and not context.literal and context.target is None
+        defaults = context.defaults
+        # Anything filled from a row's vars besides its messages differs from row to row.
+        shared = (defaults.checks, defaults.expected_behavior, defaults.context, context.judge)
+        self.state = _UNTRIED if simple and not has_template(_dumped(shared)) else _REFUSED
+        self.case: TestCase | None = None
+        self.keys: frozenset[str] = frozenset()
+        self.values: list[Any] = []
+        """The prototype's fields in order: a row's case is made from them (faster than
+        `replace`, as positional arguments are)."""
+
+    def build(self, raw: RawCase) -> TestCase | None:
+        """Row `raw`'s case copied from the prototype; None: build it in full."""
+        if self.state != _TRUSTED or raw.data.keys() - _COPIED_KEYS:
+            return None
+        if frozenset(raw.data) != self.keys:
+            return None
+        return self._copied(raw)
+
+    def built(self, raw: RawCase, case: TestCase) -> None:
+        """Note a row built in full: the first becomes the prototype, the second vouches for it.
+
+        A copy of the prototype for the second row must equal its full build, or no row is
+        copied: that catches what a row changes that the copy leaves (e.g. a planted canary).
+        """
+        if self.state == _REFUSED or raw.data.keys() - _COPIED_KEYS:
+            return
+        if self.case is None:
+            self.case, self.keys = case, frozenset(raw.data)
+            self.values = [getattr(case, name) for name in _NAMES]
+            return
+        if self.state == _UNTRIED and frozenset(raw.data) == self.keys:
+            self.state = _TRUSTED if self._copied(raw) == case else _REFUSED
+
+    def _copied(self, raw: RawCase) -> TestCase | None:
+        context, data = self.context, raw.data
+        row_vars = data.get("vars", {})
+        case_id = data.get("id", raw.default_id)
+        query, system = data.get("query"), data.get("system")
+        if not isinstance(case_id, str) or not case_id or not isinstance(row_vars, dict):
+            return None  # what validation refuses, the full build locates
+        if VARIABLE in row_vars:
+            return None  # reserved: the full build says so
+        if not isinstance(query, str | None) or not isinstance(system, str | None):
+            return None
+        variables = {**context.variables, **row_vars}
+        canary = Canary(namespaced(context.suite, case_id))
+        try:
+            messages = []
+            system = system or context.defaults.system or context.system
+            if system is not None:
+                content = render(system, canary.scope(system, variables))
+                messages.append(Message(role="system", content=content))
+            prompt = query if query is not None else context.prompt
+            if prompt is None:
+                return None
+            content = render(prompt, canary.scope(prompt, variables))
+            messages.append(Message(role="user", content=content))
+        except TemplateError:
+            return None  # the full build locates it
+        values = self.values.copy()
+        values[_ID], values[_MESSAGES] = case_id, tuple(messages)
+        values[_VARS], values[_SOURCE] = variables, raw.locator.line()
+        return TestCase(*values)
+
+
+def _dumped(value: Any) -> Any:
+    """`value` with its pydantic models and dataclasses as plain data, to look for templates."""
+    if isinstance(value, list | tuple):
+        return [_dumped(item) for item in value]
+    dump = getattr(value, "model_dump", None)
+    if dump is not None:
+        return dump()
+    fields = getattr(value, "__dataclass_fields__", None)
+    if fields is not None:
+        return {name: _dumped(getattr(value, name)) for name in fields}
+    return value

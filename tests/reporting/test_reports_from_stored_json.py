@@ -1,0 +1,282 @@
+"""Reports written from results as the store holds them are those written from the models.
+
+After a streamed run `promptum run` writes a JSON report from the stored JSON of its results
+(`write_report(..., stored=...)`) without validating it again, and every JSON report is
+indented by pydantic-core instead of the standard library: both must give the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import struct
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conversation_samples import mixed_run
+from report_samples import MODELS, STARTED, big_run, repeated_run, sample_run
+
+from promptum.completion import Completion, ToolCall
+from promptum.grades import Grade
+from promptum.redaction import REDACTED, environment_secrets
+from promptum.reporting import REPORT_FORMATS, _json, _stored, write_report
+from promptum.reporting._indented import indented, plain
+from promptum.results import CaseResult, Message, RunResult
+from promptum.store import RunStore
+
+SECRET = "sk-stored-json-report-0123456789abcdef"
+
+
+def _odd_run() -> RunResult:
+    """Figures and text a JSON encoder may spell its own way: tiny costs, escapes, tools."""
+    results = []
+    costs = [4.5e-07, 1e-05, 0.0001, 3e-09, 0.0, None, 0.0006299999999999999, 1e16]
+    for n, cost in enumerate(costs):
+        text = f'caf\u00e9 \u2028 \x7f \x00 "q" \\ 1e-5 0.00001 {n} \ud7ff \U0001f600'
+        if n == 3:
+            text = f"the key is {SECRET}"
+        grades = [
+            Grade("check", "contains", n % 2 == 0, description="has x", reason=f"no x: {text}"),
+            Grade("check", "max_cost", True, score=cost, details={"tiny": 2.5e-08, "n": n}),
+        ]
+        completion = Completion(
+            text=text,
+            model=MODELS[n % 3],
+            latency_ms=359.23456789 + n,
+            cost_usd=cost,
+            input_tokens=2**40 + n,
+            tool_calls=[ToolCall(name="lookup", arguments={"q": text, "w": 1e-7})] if n else [],
+        )
+        results.append(
+            CaseResult(
+                case_id=f"odd-{n}",
+                suite="odd",
+                model=completion.model,
+                status="pass" if n % 2 == 0 else "fail",
+                messages=[Message(role="user", content=f"say {n} \u00e9")],
+                completion=completion,
+                grades=grades,
+                tags=["t\u00e9st"],
+            )
+        )
+    return RunResult(run_id="odd", suite="odd", models=MODELS, started_at=STARTED, results=results)
+
+
+RUNS: dict[str, Callable[[], RunResult]] = {
+    "sample": sample_run,  # assertions and the judge: taken by the models' path
+    "repeated": repeated_run,
+    "big": lambda: big_run(60),
+    "conversations": mixed_run,
+    "odd": _odd_run,
+}
+
+
+def _recorded(run: RunResult, folder: Path) -> tuple[RunStore, RunResult]:
+    """`run` recorded in a run store, and the run as `promptum run` holds it afterwards."""
+    store = RunStore(folder / "runs.sqlite")
+    recorder = store.recorder()
+    recorder.start(run)
+    for position, result in enumerate(run.results):
+        recorder.add_at(result, position)
+    recorder.finish(run)
+    # The facts as recorded (the recorder adds the git commit), without the results.
+    shell = store.load(run.run_id).model_copy(update={"results": []})
+    shell.streamed(run.tally())
+    return store, shell
+
+
+def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(os.environ):
+        if environment_secrets({name: os.environ[name]}):
+            monkeypatch.delenv(name)
+
+
+@pytest.mark.parametrize("secret", [False, True], ids=["no secret", "a secret"])
+@pytest.mark.parametrize("name", list(RUNS))
+def test_every_report_from_the_stored_json_is_that_from_the_models(
+    name: str, secret: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _clean_environment(monkeypatch)
+    run = RUNS[name]()
+    store, shell = _recorded(run, tmp_path)
+    if secret:  # set after recording: the store holds it, the report must not
+        monkeypatch.setenv("PROMPTUM_STORED_API_KEY", SECRET)
+    loaded = store.load(run.run_id)
+
+    def results() -> Any:
+        return store.iter_results(run.run_id, batch=7)
+
+    def stored() -> Any:
+        return store.iter_result_json(run.run_id, batch=7)
+
+    for fmt in REPORT_FORMATS:
+        fast, models, kept = (tmp_path / f"{side}.{fmt}" for side in ("fast", "models", "kept"))
+        write_report(shell, fast, results=results, stored=stored)
+        write_report(shell, models, results=results)
+        write_report(loaded, kept)
+        assert fast.read_bytes() == models.read_bytes(), fmt
+        assert models.read_bytes() == kept.read_bytes(), fmt
+    text = (tmp_path / "fast.json").read_text(encoding="utf-8")
+    if name == "odd":
+        assert ("the key is " + SECRET in text) is not secret
+        assert (f"the key is {REDACTED}" in text) is secret
+        assert '"cost_usd": 4.5e-07' in text  # spelt as Python spells it
+        assert '"tiny": 2.5e-08' in text
+
+
+@pytest.mark.parametrize("name", list(RUNS))
+def test_the_json_report_is_that_of_the_standard_library(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The encoder the JSON report used before: json.dumps(indent=2), dataclasses.asdict.
+    _clean_environment(monkeypatch)
+    run = RUNS[name]()
+    store, shell = _recorded(run, tmp_path)
+
+    def stored() -> Any:
+        return store.iter_result_json(run.run_id)
+
+    write_report(shell, tmp_path / "new.json", results=lambda: iter(run.results), stored=stored)
+    monkeypatch.setattr(
+        _json, "indented", lambda data: json.dumps(data, ensure_ascii=False, indent=2)
+    )
+    monkeypatch.setattr(_json, "plain", asdict)
+    write_report(store.load(run.run_id), tmp_path / "old.json")
+    assert (tmp_path / "new.json").read_bytes() == (tmp_path / "old.json").read_bytes()
+
+
+def test_the_stored_json_is_not_validated_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _clean_environment(monkeypatch)
+    run = big_run(30)
+    store, shell = _recorded(run, tmp_path)
+    validated: list[str] = []
+    real = CaseResult.model_validate_json
+
+    def counting(text: Any, **options: Any) -> CaseResult:
+        validated.append(text)
+        return real(text, **options)
+
+    monkeypatch.setattr(_stored.CaseResult, "model_validate_json", counting)
+    write_report(
+        shell,
+        tmp_path / "r.json",
+        results=lambda: iter(()),  # not read: the JSON comes from what was stored
+        stored=lambda: store.iter_result_json(run.run_id),
+    )
+    judged = [r for r in run.results if any(g.kind in ("judge", "assertion") for g in r.grades)]
+    assert len(validated) == len(judged) < len(run.results)  # only those the models view
+    assert len(json.loads((tmp_path / "r.json").read_text("utf-8"))["results"]) == 90
+
+
+def test_a_stored_row_of_another_shape_takes_the_models_path() -> None:
+    # An older promptum's row (no `description` in its grades, say): validated, not refused.
+    result = sample_run().results[1]
+    data = json.loads(result.model_dump_json())
+    for grade in data["grades"]:
+        del grade["description"]
+    items = list(_stored.stored_items([json.dumps(data)], _json._item))
+    assert items == [_json._item(CaseResult.model_validate_json(json.dumps(data)))]
+
+
+def _random_value(rng: random.Random, depth: int = 0) -> Any:
+    chars = 'ab\u00e9\u20ac\u2028\x00\x1f\x7f"\\0123456789.e-+ '
+    pick = rng.random()
+    if depth > 3 or pick < 0.5:
+        kind = rng.random()
+        if kind < 0.3:
+            if rng.random() < 0.4:
+                value = struct.unpack("d", struct.pack("Q", rng.getrandbits(64)))[0]
+                return 0.0 if math.isnan(value) or math.isinf(value) else value
+            return 10 ** rng.uniform(-12, 20) * rng.choice([1, -1])
+        if kind < 0.5:
+            return "".join(rng.choice(chars) for _ in range(rng.randint(0, 12)))
+        if kind < 0.6:
+            return rng.choice([True, False, None, float("nan"), float("inf"), -float("inf")])
+        if kind < 0.7:
+            return rng.choice(["1e-5", "0.00001 x", 'a"1e-7"', "case-1"])
+        return rng.randint(-(2**70), 2**70)
+    if pick < 0.75:
+        return [_random_value(rng, depth + 1) for _ in range(rng.randint(0, 4))]
+    return {
+        "".join(rng.choice(chars) for _ in range(rng.randint(0, 5))): _random_value(rng, depth + 1)
+        for _ in range(rng.randint(0, 4))
+    }
+
+
+def test_indented_writes_what_json_dumps_writes() -> None:
+    rng = random.Random(28)
+    for _ in range(3000):
+        value = _random_value(rng)
+        assert indented(value) == json.dumps(value, ensure_ascii=False, indent=2), repr(value)
+    lone = {"text": "\ud800 alone"}  # pydantic-core refuses it: the standard library writes it
+    assert indented(lone) == json.dumps(lone, ensure_ascii=False, indent=2)
+
+
+def test_plain_is_asdict() -> None:
+    grade = Grade("check", "contains", False, description="d", reason="r")
+    check = sample_run().results[0].check_results[0]
+    assert plain(check) == asdict(check)
+    assert plain(grade) == asdict(grade)  # a dict field: copied deeply, as asdict does
+    assert plain(grade)["details"] is not grade.details
+
+
+def test_a_secret_no_result_holds_leaves_the_runs_figures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A key in the environment that no result holds: nothing to replace, nothing to count
+    # again, and the report is still that of the run kept.
+    _clean_environment(monkeypatch)
+    monkeypatch.setenv("PROMPTUM_UNUSED_API_KEY", "sk-held-by-no-result-0123456789")
+    run = big_run(40)
+    store, shell = _recorded(run, tmp_path)
+    reads: list[int] = []
+
+    def results() -> Any:
+        reads.append(1)
+        return store.iter_results(run.run_id)
+
+    stored = lambda: store.iter_result_json(run.run_id)  # noqa: E731
+    write_report(shell, tmp_path / "fast.json", results=results, stored=stored)
+    assert reads == []  # the figures are the run's: the results were not read to count them
+    write_report(store.load(run.run_id), tmp_path / "kept.json")
+    assert (tmp_path / "fast.json").read_bytes() == (tmp_path / "kept.json").read_bytes()
+
+
+def test_results_scrubbed_when_recorded_are_counted_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The run counted a column whose model's name held a key; the store holds it replaced.
+    # The figures (each model's) must be those of the results as written.
+    _clean_environment(monkeypatch)
+    monkeypatch.setenv("PROMPTUM_STORED_API_KEY", SECRET)
+    run = _odd_run()
+    leaky = f"acme/{SECRET}"
+    run.models.append(leaky)
+    first = run.results[0]
+    run.results[0] = first.model_copy(
+        update={"model": leaky, "completion": first.completion.model_copy(update={"model": leaky})}
+    )
+    store, _ = _recorded(run, tmp_path)
+    shell = store.load(run.run_id).model_copy(update={"results": []})
+    shell.streamed(run.tally())  # counted from the results before they were recorded
+    assert leaky in run.tally().columns()
+    loaded = store.load(run.run_id)
+    for fmt in REPORT_FORMATS:
+        fast, kept = tmp_path / f"fast.{fmt}", tmp_path / f"kept.{fmt}"
+        write_report(
+            shell,
+            fast,
+            results=lambda: store.iter_results(run.run_id),
+            stored=lambda: store.iter_result_json(run.run_id),
+        )
+        write_report(loaded, kept)
+        assert fast.read_bytes() == kept.read_bytes(), fmt
+        assert SECRET.encode() not in fast.read_bytes()
+    assert "redacted" in (tmp_path / "fast.md").read_text(encoding="utf-8")

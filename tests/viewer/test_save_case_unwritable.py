@@ -1,0 +1,63 @@
+"""Save as case into a suite file the viewer's user may not write: a 403 saying so, not a 500."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.support.privileges import as_a_user
+from tests.viewer.conftest import _free_port
+from tests.viewer.review_support import Served, make_project, post, target
+
+
+@pytest.mark.slow
+def test_a_read_only_suite_file_is_refused_with_the_reason(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    suite, store = make_project(root)
+    before = suite.read_bytes()
+    suite.chmod(0o444)
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "promptum", "view", "--db", str(store.path), "--port", str(port),
+         "--review"],
+        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=as_a_user(),
+    )  # fmt: skip
+    try:
+        assert server.stdout is not None
+        lines = [server.stdout.readline(), server.stdout.readline()]
+        token = lines[1].split("writes need the token ")[1].split()[0]
+        deadline = time.monotonic() + 30
+        while True:
+            assert time.monotonic() < deadline, "the viewer did not answer"
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).close()
+                break
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(0.1)
+        served = Served(f"http://127.0.0.1:{port}", port, store, token=token)
+        sha = hashlib.sha256(before).hexdigest()
+        body = {**target(), "sha256": sha, "kind": "contains", "value": "Paris"}
+        status, answer = post(served, "/api/save-case", body)
+        suite.parent.chmod(0o555)  # and a new file beside it: the folder is not writable
+        try:
+            beside = post(served, "/api/save-case", {**body, "new_file": "reviewed.yaml"})
+        finally:
+            suite.parent.chmod(0o755)
+    finally:
+        server.terminate()
+        _, errors = server.communicate(timeout=15)
+    assert status == 403, answer
+    assert answer["error"] == "cannot save into support.yaml: Permission denied"
+    assert beside == (403, {"error": "cannot save into reviewed.yaml: Permission denied"})
+    assert suite.read_bytes() == before
+    assert sorted(path.name for path in suite.parent.iterdir()) == ["support.yaml"]
+    assert "Traceback" not in errors

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -57,12 +58,13 @@ def test_copied_rows_are_the_cases_a_full_build_gives(
 ) -> None:
     built: list[str | None] = []
     full_build = _loader.build_case
+
+    def counted(fields: Any, *rest: Any) -> TestCase:
+        built.append(fields.id)
+        return full_build(fields, *rest)
+
     with monkeypatch.context() as patched:
-        patched.setattr(
-            _loader,
-            "build_case",
-            lambda fields, *rest: built.append(fields.id) or full_build(fields, *rest),
-        )
+        patched.setattr(_loader, "build_case", counted)
         copied = _cases(tmp_path, ROWS)
     # Rows g and h are copies, when loaded and when read: the first two rows alike (a, f)
     # were built in full.

@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-import promptum.providers._client as client_module
 from promptum.cli import main
 from promptum.redaction import environment_secrets
 from promptum.reporting import _json, write_report
 from promptum.store import RunStore
 from tests.support.fault_server import FaultServer, Reply
+from tests.support.provider_builds import recorded_builds
 
 SUITE = """\
 name: speed
@@ -85,14 +85,7 @@ def test_a_rerun_the_cache_answers_builds_no_provider(
     server: FaultServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     server.default = Reply.ok("Hello 0 1 2 3")
-    built: list[str] = []
-    real = client_module.build_provider
-
-    def counting(route: Any, timeout_s: float) -> Any:
-        built.append(route.model_id)
-        return real(route, timeout_s)
-
-    monkeypatch.setattr(client_module, "build_provider", counting)
+    built = recorded_builds(monkeypatch)
     _suite(3)
     first = _invoke("--no-judge")
     assert first.exit_code == 0, first.output

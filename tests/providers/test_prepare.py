@@ -8,6 +8,7 @@ import pytest
 
 import promptum.providers._client as client_module
 from promptum.providers import ClientOptions, EndpointConfig, ModelClient
+from tests.support.provider_builds import recorded_builds
 
 
 def _client() -> ModelClient:
@@ -16,14 +17,7 @@ def _client() -> ModelClient:
 
 
 def test_a_prepared_provider_is_built_once_and_kept(monkeypatch: pytest.MonkeyPatch) -> None:
-    built: list[str] = []
-    real = client_module.build_provider
-
-    def counting(route: Any, timeout_s: float) -> Any:
-        built.append(route.model_id)
-        return real(route, timeout_s)
-
-    monkeypatch.setattr(client_module, "build_provider", counting)
+    built = recorded_builds(monkeypatch)
     client = _client()
     client.prepare("box/m")
     client.prepare("box/m")

@@ -12,26 +12,15 @@ from report_samples import IMG, MODELS, PWN, SCRIPT, big_run, sample_run
 
 from promptum.reporting import write_report
 from promptum.results import RunResult
+from tests.support.watched_page import Watched as BaseWatched
 
 pytestmark = pytest.mark.slow
 
 SCREENSHOT = Path(__file__).parents[2] / "docs" / "images" / "html-report.png"
 
 
-class Watched:
-    """A page with everything that must never happen recorded."""
-
-    def __init__(self, page: Any) -> None:
-        self.page = page
-        self.dialogs: list[str] = []
-        self.errors: list[str] = []
-        self.requests: list[str] = []
-        page.on("dialog", lambda dialog: (self.dialogs.append(dialog.message), dialog.dismiss()))
-        page.on("pageerror", lambda error: self.errors.append(str(error)))
-        page.on(
-            "console", lambda msg: self.errors.append(msg.text) if msg.type == "error" else None
-        )
-        page.on("request", lambda request: self.requests.append(request.url))
+class Watched(BaseWatched):
+    """A report page watched, and how many rows its matrix shows."""
 
     def rows(self) -> int:
         return int(self.page.locator("#matrix .row:not([hidden])").count())

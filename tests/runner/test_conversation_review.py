@@ -9,26 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from promptum import Session, TargetResult, ToolCall
+from promptum import TargetResult, ToolCall
 from promptum.checks import CheckDefinition
 from promptum.providers import ClientOptions, PythonTarget
 from promptum.results import CaseResult, Message
 from promptum.runner import GOAL_REACHED, ConversationGrading, Simulation, TestCase, Turn
+from tests.runner.conversation_support import bot_case, run_one
 from tests.support.fault_server import FaultServer, Reply
-
-
-def _run(case: TestCase, options: ClientOptions | None = None) -> CaseResult:
-    session = Session(client_options=options)
-    session.add_test(case)
-    (result,) = session.run().results
-    return result
-
-
-def _case(function: Any, *turns: Turn, **fields: Any) -> TestCase:
-    target = PythonTarget("bot", function)
-    return TestCase(
-        id="chat", messages=(), models=(target.id,), target=target, turns=turns, **fields
-    )
 
 
 def _calling(*calls: tuple[str, dict[str, Any], str | None]) -> Any:
@@ -52,8 +39,8 @@ def test_a_conversation_expr_check_sees_the_tool_calls_of_every_turn() -> None:
         type="expr",
         value="tool_calls | selectattr('name', 'equalto', 'refund') | list | length <= 1",
     )
-    result = _run(
-        _case(
+    result = run_one(
+        bot_case(
             _calling(("refund", {}, None), ("lookup", {}, None), ("refund", {}, None)),
             Turn(query="a"),
             Turn(query="b"),
@@ -67,8 +54,8 @@ def test_a_conversation_expr_check_sees_the_tool_calls_of_every_turn() -> None:
 
 
 def test_a_broken_tool_call_is_failed_by_its_turn_only_once() -> None:
-    result = _run(
-        _case(
+    result = run_one(
+        bot_case(
             _calling(("refund", {}, None), ("refund", {"x": 1}, "not a tool that was offered")),
             Turn(query="a"),
             Turn(query="b"),
@@ -90,8 +77,8 @@ def test_a_conversation_check_sees_the_figures_summed_over_the_turns() -> None:
         return TargetResult(text=query, input_tokens=10, output_tokens=2, cost_usd=0.5)
 
     budget = CheckDefinition(type="expr", value="cost_usd == 1.5 and tokens.total == 36")
-    result = _run(
-        _case(
+    result = run_one(
+        bot_case(
             bot,
             Turn(query="a"),
             Turn(query="b"),
@@ -117,7 +104,7 @@ def test_a_reply_with_tool_calls_goes_into_the_next_turn_as_text_only(
             checks=(CheckDefinition(type="tool_called", value="lookup"),)
         ),
     )
-    result = _run(case, options)
+    result = run_one(case, options)
     assert result.status == "pass", result.reasons
     first = (result.turns or [])[0].completion
     assert [call.name for call in first.tool_calls] == ["lookup"]  # kept in its turn
@@ -145,7 +132,7 @@ def test_the_strict_server_refuses_a_tool_call_without_its_result(
         ),
         models=("fault/m",),
     )
-    result = _run(case, options)
+    result = run_one(case, options)
     assert result.status == "error"
     assert "call_1" in (result.completion.error or "")
 
@@ -153,8 +140,8 @@ def test_the_strict_server_refuses_a_tool_call_without_its_result(
 def test_a_reply_is_written_into_a_later_turn_as_data_never_rendered_again() -> None:
     hostile = "{{ 7 * 7 }} {% for x in range(3) %}loop{% endfor %} {{ turns }} {# c #}"
     replies = iter([hostile, "ok"])
-    result = _run(
-        _case(
+    result = run_one(
+        bot_case(
             lambda query: next(replies),
             Turn(query="hi"),
             Turn(query="You said: {{ turns[0].reply }}", reads_turns=True),
@@ -166,8 +153,8 @@ def test_a_reply_is_written_into_a_later_turn_as_data_never_rendered_again() -> 
 
 def test_a_huge_reply_read_by_a_later_turn_is_that_turn_s_error() -> None:
     huge = "x" * 6_000_000
-    result = _run(
-        _case(
+    result = run_one(
+        bot_case(
             lambda query: huge if query == "hi" else "ok",
             Turn(query="hi"),
             Turn(query="{{ turns[0].reply }} {{ turns[0].reply }}", reads_turns=True),
@@ -188,7 +175,7 @@ def _simulated(server: FaultServer, options: ClientOptions, bot: Any) -> CaseRes
         target=target,
         simulate=Simulation(model="fault/user", goal="Get a refund", max_turns=3, opening="Hi"),
     )
-    return _run(case, options)
+    return run_one(case, options)
 
 
 def test_the_simulated_user_ends_the_conversation_when_it_reaches_its_goal(

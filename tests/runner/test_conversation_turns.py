@@ -6,26 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from promptum import Session
 from promptum.checks import CheckDefinition
 from promptum.providers import ClientOptions, PythonTarget
 from promptum.results import CaseResult, Message
 from promptum.runner import ConversationGrading, Criterion, JudgeConfig, TestCase, Turn
+from tests.runner.conversation_support import bot_case, run_one
 from tests.support.fault_server import FaultServer, Reply
-
-
-def _run(case: TestCase, options: ClientOptions | None = None) -> CaseResult:
-    session = Session(client_options=options)
-    session.add_test(case)
-    (result,) = session.run().results
-    return result
-
-
-def _case(function: Any, *turns: Turn, **fields: Any) -> TestCase:
-    target = PythonTarget("bot", function)
-    return TestCase(
-        id="chat", messages=(), models=(target.id,), target=target, turns=turns, **fields
-    )
 
 
 def _counting() -> Any:
@@ -45,8 +31,8 @@ def test_a_target_failing_at_turn_3_ends_the_conversation_as_an_error_naming_it(
         Turn(query=f"q{n}", checks=(CheckDefinition(type="contains", value="reply"),))
         for n in range(1, 5)
     ]
-    result = _run(
-        _case(
+    result = run_one(
+        bot_case(
             _counting(),
             *turns,
             conversation=ConversationGrading(checks=(CheckDefinition(type="contains", value="x"),)),
@@ -68,8 +54,8 @@ def test_a_turn_query_reads_the_earlier_replies_when_it_is_reached() -> None:
     def bot(query: str) -> str:
         return "Your code is 4417." if query == "Give me a code" else f"echo: {query}"
 
-    result = _run(
-        _case(
+    result = run_one(
+        bot_case(
             bot,
             Turn(query="Give me a code"),
             Turn(
@@ -85,8 +71,8 @@ def test_a_turn_query_reads_the_earlier_replies_when_it_is_reached() -> None:
 
 
 def test_a_template_failing_at_its_turn_is_an_error_of_that_turn() -> None:
-    result = _run(
-        _case(
+    result = run_one(
+        bot_case(
             lambda query: "ok",
             Turn(query="hi"),
             Turn(query="{{ turns[0].reply | nosuchfilter }}", reads_turns=True),
@@ -99,8 +85,8 @@ def test_a_template_failing_at_its_turn_is_an_error_of_that_turn() -> None:
 
 def test_conversation_checks_see_every_reply_and_name_no_turn() -> None:
     replies = iter(["Hello!", "Use SAVE20 at checkout.", "Anything else?"])
-    result = _run(
-        _case(
+    result = run_one(
+        bot_case(
             lambda query: next(replies),
             Turn(query="hi"),
             Turn(query="any discount?"),
@@ -124,7 +110,7 @@ def test_latency_tokens_and_tool_calls_are_summed_over_turns() -> None:
     def bot(query: str) -> TargetResult:
         return TargetResult(text=query, input_tokens=10, output_tokens=2, cost_usd=0.5)
 
-    result = _run(_case(bot, Turn(query="a"), Turn(query="b"), Turn(query="c")))
+    result = run_one(bot_case(bot, Turn(query="a"), Turn(query="b"), Turn(query="c")))
     assert result.completion.text == "c"
     assert result.completion.input_tokens == 30
     assert result.completion.output_tokens == 6
@@ -138,7 +124,7 @@ def test_the_judge_reads_a_turn_in_context_and_the_conversation_as_a_transcript(
 ) -> None:
     server.default = Reply.ok('{"score": 9, "reason": "fine"}')
     replies = iter(["Hello Ada.", "Your name is Ada."])
-    case = _case(
+    case = bot_case(
         lambda query: next(replies),
         Turn(query="Hi, I'm Ada."),
         Turn(query="What is my name?", criteria=(Criterion("remembers", "Uses the name Ada."),)),
@@ -146,7 +132,7 @@ def test_the_judge_reads_a_turn_in_context_and_the_conversation_as_a_transcript(
         expected_behavior="Friendly throughout.",
         conversation=ConversationGrading(criteria=(Criterion("polite", "Polite in every reply."),)),
     )
-    result = _run(case, options)
+    result = run_one(case, options)
     assert result.status == "pass", result.reasons
     assert [(g.name, g.details.get("turn")) for g in result.grades] == [
         ("remembers", 2),
@@ -174,7 +160,7 @@ def test_a_single_request_case_runs_as_before() -> None:
         models=("target:bot",),
         target=PythonTarget("bot", lambda query: "hello"),
     )
-    result = _run(case)
+    result = run_one(case)
     assert result.turns is None
     assert "turns" not in result.model_dump()
 
@@ -192,7 +178,7 @@ def test_run_unit_runs_a_conversation_as_the_pytest_plugin_and_ray_workers_do() 
         ids.append(conversation_id)
         return f"re: {query} sk-live-{'x' * 24}"
 
-    case = _case(bot, Turn(query="a"), Turn(query="b"))
+    case = bot_case(bot, Turn(query="a"), Turn(query="b"))
     target = case.target
     assert target is not None
 

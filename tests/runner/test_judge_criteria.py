@@ -23,6 +23,7 @@ from promptum.runner._case import Criterion
 from promptum.runner._judge import FAITHFULNESS_PROMPT
 from promptum.session import Prompt, Session
 from promptum.suites import load_suite
+from tests.suites.suite_problems import problems
 from tests.support.fault_server import FaultServer, Reply
 
 MODEL = "fault/model"
@@ -39,12 +40,6 @@ def write(folder: Path, name: str, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(textwrap.dedent(text), encoding="utf-8")
     return path
-
-
-def problems(path: Path) -> list[str]:
-    with pytest.raises(ConfigError) as caught:
-        load_suite(path)
-    return str(caught.value).splitlines()[1:]
 
 
 def run_suite(path: Path, options: ClientOptions) -> RunResult:

@@ -8,14 +8,19 @@ resumed and finished. Every byte promptum wrote or printed is searched for each 
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
-from tests.security.test_secrets_everywhere import ECHO, SECRETS, _leaks
+from tests.security.secret_leaks import (
+    ECHO,
+    REPORT_ARGS,
+    REPORTS,
+    assert_nothing_leaked,
+    leaks,
+    promptum_run,
+    secret_env,
+)
 from tests.support.fault_server import Reply, fault_server
 
 SUITE = """\
@@ -35,30 +40,13 @@ test_cases:
 """
 
 
-def _promptum(cwd: Path, env: dict[str, str], *args: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "promptum", "run", "suite.yaml", "-c", "1", *args],
-        cwd=cwd,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-
-
 def test_no_secret_echoed_in_a_turn_reaches_any_file_or_stream(tmp_path: Path) -> None:
     (tmp_path / "suite.yaml").write_text(SUITE, encoding="utf-8")
-    reports = ["r.json", "r.jsonl", "r.xml", "r.html", "r.csv", "r.md"]
-    outputs = [arg for name in reports for arg in ("-o", name)]
     streams: list[bytes] = []
     with fault_server() as server:
-        env = {
-            **os.environ,
-            **SECRETS,
-            "PROMPTUM_FAULT_BASE_URL": server.base_url,
-            "PYTHONPATH": os.pathsep.join(sys.path),
-        }
+        env = secret_env(server)
         server.queue(Reply.ok(ECHO), Reply.ok(ECHO), Reply.hang(60))
-        first = _promptum(tmp_path, env, *outputs)
+        first = promptum_run(tmp_path, env, "suite.yaml", "-c", "1", *REPORT_ARGS)
         deadline = time.monotonic() + 60
         while len(server.requests) < 3 and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -66,7 +54,7 @@ def test_no_secret_echoed_in_a_turn_reaches_any_file_or_stream(tmp_path: Path) -
         # Turn 2 was sent with turn 1's reply scrubbed, in its history and its query.
         second_turn = str(server.requests[1].body["messages"])
         assert "You said: Sure!" in second_turn
-        assert not _leaks(second_turn.encode())
+        assert not leaks(second_turn.encode())
         first.send_signal(signal.SIGINT)
         out, err = first.communicate(timeout=60)
         streams += [out, err]
@@ -78,18 +66,13 @@ def test_no_secret_echoed_in_a_turn_reaches_any_file_or_stream(tmp_path: Path) -
 
         server.default = Reply.ok(ECHO)
         asked = len(server.requests)
-        second = _promptum(tmp_path, env, "--resume", *outputs)
+        second = promptum_run(tmp_path, env, "suite.yaml", "-c", "1", "--resume", *REPORT_ARGS)
         out, err = second.communicate(timeout=60)
         streams += [out, err]
         assert second.returncode == 1, err.decode()
         # The two finished turns were not asked again: only turn 3 and the simulated case.
         assert [r.body["model"] for r in server.requests[asked:]] == ["m", "user", "m", "user", "m"]
 
-    assert b"Sure!" in b"".join(streams)  # the excerpts were printed, scrubbed
-    assert not _leaks(journal_bytes), "the resume journal"
-    for index, stream in enumerate(streams):
-        assert not _leaks(stream), f"stream {index}: {stream.decode()[-2000:]}"
-    written = [p for p in tmp_path.rglob("*") if p.is_file() and p.name != "suite.yaml"]
-    assert {p.name for p in written} >= {*reports, "runs.sqlite", "cache.sqlite"}
-    for path in written:
-        assert not _leaks(path.read_bytes()), f"{path.relative_to(tmp_path)} holds a secret"
+    assert_nothing_leaked(
+        tmp_path, streams, journal_bytes, {*REPORTS, "runs.sqlite", "cache.sqlite"}
+    )

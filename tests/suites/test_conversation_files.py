@@ -14,18 +14,13 @@ from promptum.cli import main
 from promptum.errors import ConfigError
 from promptum.runner import ConversationGrading, Criterion, Simulation
 from promptum.suites import load_suite, suite_json_schema
+from tests.suites.suite_problems import problems
 
 
 def write(folder: Path, text: str, name: str = "suite.yaml") -> Path:
     path = folder / name
     path.write_text(textwrap.dedent(text), encoding="utf-8")
     return path
-
-
-def problems(path: Path) -> list[str]:
-    with pytest.raises(ConfigError) as caught:
-        load_suite(path)
-    return str(caught.value).splitlines()[1:]
 
 
 def one_problem(folder: Path, text: str) -> str:
@@ -210,6 +205,11 @@ def test_validate_lists_the_conversations(tmp_path: Path) -> None:
             "{id: a, turns: [{query: x, check: []}]}",
             "test_cases[0].turns[0].check",
             "Did you mean 'checks'?",
+        ),
+        (
+            "{id: a, turns: [{query: x}, {query: '{{ turns[0].reply | nosuchfilter }}'}]}",
+            "test_cases[0].turns[1].query",
+            "No filter named 'nosuchfilter'",
         ),
     ],
 )

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from promptum.errors import ConfigError
 from promptum.suites import load_suite
+from tests.suites.suite_problems import problems
 
 BANK_TOOLS = """\
 tools:
@@ -42,12 +42,6 @@ def write(name: str, text: str) -> Path:
     path = Path(name)
     path.write_text(textwrap.dedent(text), encoding="utf-8")
     return path
-
-
-def problems(path: Path) -> list[str]:
-    with pytest.raises(ConfigError) as caught:
-        load_suite(path)
-    return str(caught.value).splitlines()[1:]
 
 
 def bank_suite(cases: str, head: str = BANK_TOOLS) -> Path:

@@ -22,6 +22,7 @@ from promptum.providers import ClientOptions
 from promptum.pytest_plugin import PromptAssertionError, assert_prompt
 from promptum.results import CaseResult
 from promptum.suites import load_suite
+from tests.suites.suite_problems import problems
 
 TOOLS = """\
 tools:
@@ -74,12 +75,6 @@ def run(path: Path) -> dict[str, CaseResult]:
     session = Session(client_options=ClientOptions(cache=False, max_retries=0))
     session.add_suite(path)
     return {result.case_id: result for result in session.run().results}
-
-
-def problems(path: Path) -> list[str]:
-    with pytest.raises(ConfigError) as caught:
-        load_suite(path)
-    return str(caught.value).splitlines()[1:]
 
 
 # --- 1. templates inside check and field assertion values ------------------------------------

@@ -13,20 +13,13 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from promptum import Session
 from promptum.checks import CheckDefinition
 from promptum.providers import HttpTarget, PythonTarget, Target
-from promptum.results import CaseResult, Message
+from promptum.results import Message
 from promptum.runner import ConversationGrading, TestCase, Turn
+from tests.runner.conversation_support import run_one
 
 _NAME = re.compile(r"I'm (\w+)")
-
-
-def _run(case: TestCase) -> CaseResult:
-    session = Session()
-    session.add_test(case)
-    (result,) = session.run().results
-    return result
 
 
 def _conversation(target: Target, **fields: Any) -> TestCase:
@@ -69,7 +62,7 @@ def keeper(messages: list[dict[str, Any]]) -> str:
 
 
 def test_a_target_that_forgets_the_history_fails_the_memory_check() -> None:
-    result = _run(_conversation(PythonTarget("forgetful", forgetful)))
+    result = run_one(_conversation(PythonTarget("forgetful", forgetful)))
     assert result.status == "fail"
     assert result.failing_turn == 2
     assert [t.completion.text for t in result.turns or []] == [
@@ -80,7 +73,7 @@ def test_a_target_that_forgets_the_history_fails_the_memory_check() -> None:
 
 
 def test_a_target_that_keeps_the_history_passes_the_memory_check() -> None:
-    result = _run(_conversation(PythonTarget("keeper", keeper)))
+    result = run_one(_conversation(PythonTarget("keeper", keeper)))
     assert result.status == "pass", result.reasons
     assert result.failing_turn is None
     assert [t.completion.text for t in result.turns or []] == [
@@ -106,7 +99,7 @@ def test_client_history_sends_every_earlier_reply_as_it_was() -> None:
         target=PythonTarget("numbered", numbered),
         turns=(Turn(query="one"), Turn(query="two"), Turn(query="three")),
     )
-    result = _run(case)
+    result = run_one(case)
     assert result.status == "pass"
     assert [(m["role"], m["content"]) for m in seen[2]] == [
         ("system", "Be brief."),
@@ -138,7 +131,7 @@ class _Stateful:
 def test_a_server_history_target_gets_only_the_new_turn_and_a_stable_conversation_id() -> None:
     target = _Stateful()
     python = PythonTarget("stateful", target, history="server")
-    first = _run(_conversation(python))
+    first = run_one(_conversation(python))
     assert first.status == "pass", first.reasons
     sent = [[(m["role"], m["content"]) for m in messages] for messages, _ in target.received]
     assert sent == [
@@ -148,13 +141,13 @@ def test_a_server_history_target_gets_only_the_new_turn_and_a_stable_conversatio
     ids = {conversation_id for _, conversation_id in target.received}
     assert len(ids) == 1
     assert None not in ids
-    _run(_conversation(python))  # another run: another conversation
+    run_one(_conversation(python))  # another run: another conversation
     assert len(target.histories) == 2
 
 
 def test_the_same_stateful_target_with_client_history_is_sent_everything() -> None:
     target = _Stateful()
-    result = _run(_conversation(PythonTarget("stateful", target)))
+    result = run_one(_conversation(PythonTarget("stateful", target)))
     # It keeps what it is sent as well, so the history reaches it twice: still a pass,
     # but the second call carried the first turn again.
     assert result.status == "pass"
@@ -203,7 +196,7 @@ def test_an_http_target_body_template_sees_the_conversation_id() -> None:
             output="reply",
             history="server",
         )
-        result = _run(_conversation(target))
+        result = run_one(_conversation(target))
     assert result.status == "pass", result.reasons
     assert [body["message"] for body in bodies] == ["Hi, I'm Ada.", "What is my name?"]
     assert len({body["conversation_id"] for body in bodies}) == 1
@@ -213,7 +206,7 @@ def test_an_http_target_body_template_sees_the_conversation_id() -> None:
 def test_an_http_target_default_body_carries_the_history_in_a_conversation() -> None:
     with _chat_service() as (url, bodies):
         target = HttpTarget(name="chat", url=url, output="reply", history="server")
-        result = _run(_conversation(target))
+        result = run_one(_conversation(target))
     assert result.status == "pass", result.reasons
     assert set(bodies[0]) == {"query", "messages", "conversation_id", "vars", "context"}
     assert [m["content"] for m in bodies[1]["messages"]] == ["What is my name?"]

@@ -3,9 +3,6 @@ cases, recorded through the store's recorder the way a run writes them."""
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
@@ -14,6 +11,7 @@ from promptum.results import CaseResult, RunResult
 from promptum.store import RunStore
 from tests.store.samples import GPT, LOCAL, T0, make_result, make_run, mixed_outcomes
 from tests.store.test_store import record
+from tests.viewer.serving import served_app
 
 # The HTML report tests' hostile strings (tests/reporting/report_samples.py), copied: that
 # module imports the runner, which these tests do not need.
@@ -85,30 +83,10 @@ def fill(store: RunStore) -> None:
         record(store, run)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @contextmanager
 def serving(store: RunStore) -> Iterator[str]:
     """The viewer of `store` on a free port of 127.0.0.1, in a thread; yields its URL."""
-    import uvicorn
-
     from promptum.viewer import create_app
 
-    port = _free_port()
-    config = uvicorn.Config(create_app(store), host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "the viewer did not start"
-        time.sleep(0.02)
-    try:
+    with served_app(create_app(store)) as port:
         yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)

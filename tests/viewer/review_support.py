@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import threading
-import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,7 +20,7 @@ from promptum.viewer import WriteAccess, create_app
 from tests.reporting.report_samples import IMG, PWN, SCRIPT
 from tests.store.samples import LOCAL, T0
 from tests.store.test_store import record
-from tests.viewer.conftest import _free_port
+from tests.viewer.serving import served_app
 
 SUITE = """\
 # Support bot regression suite: keep this comment.
@@ -109,22 +107,17 @@ class Served:
 @contextmanager
 def serving(store: RunStore, root: Path, access: WriteAccess | None = None) -> Iterator[Served]:
     """The viewer on a free loopback port in a thread, until the block ends."""
-    import uvicorn
-
-    port = _free_port()
-    app = create_app(store, access=access, root=root)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "the viewer did not start"
-        time.sleep(0.02)
-    try:
+    with served_app(create_app(store, access=access, root=root)) as port:
         yield Served(f"http://127.0.0.1:{port}", port, store, access.token if access else "")
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+
+
+@contextmanager
+def serving_project(root: Path, reviewer: str = "ada") -> Iterator[Served]:
+    """A new project at `root` (see `make_project`) in a review-mode viewer as `reviewer`."""
+    root.mkdir()
+    _, store = make_project(root)
+    with serving(store, root, WriteAccess(reviewer)) as served:
+        yield served
 
 
 def post(

@@ -9,6 +9,7 @@ import pytest
 
 from promptum.store import RunStore
 from tests.store.samples import GPT, LOCAL
+from tests.support.watched_page import Watched
 from tests.viewer.matrix_samples import HOSTILE, IMG, SCRIPT, fill, serving
 
 pytestmark = pytest.mark.slow
@@ -20,22 +21,6 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     fill(store)
     with serving(store) as url:
         yield url
-
-
-class Watched:
-    """A page with everything that must never happen recorded."""
-
-    def __init__(self, page: Any) -> None:
-        self.page = page
-        self.dialogs: list[str] = []
-        self.errors: list[str] = []
-        self.requests: list[str] = []
-        page.on("dialog", lambda dialog: (self.dialogs.append(dialog.message), dialog.dismiss()))
-        page.on("pageerror", lambda error: self.errors.append(str(error)))
-        page.on(
-            "console", lambda msg: self.errors.append(msg.text) if msg.type == "error" else None
-        )
-        page.on("request", lambda request: self.requests.append(request.url))
 
 
 @pytest.fixture

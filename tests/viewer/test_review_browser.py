@@ -16,35 +16,18 @@ from click.testing import CliRunner
 from playwright.sync_api import expect
 
 from promptum.cli import main
-from promptum.viewer import WriteAccess
 from tests.reporting.report_samples import IMG, PWN
 from tests.store.samples import LOCAL
-from tests.viewer.conftest import _free_port
-from tests.viewer.review_support import RUN, Served, make_project, serving
+from tests.support.watched_page import Watched
+from tests.viewer.review_support import RUN, Served, serving_project
+from tests.viewer.serving import free_port
 
 pytestmark = pytest.mark.slow
 
 
-class Watched:
-    """A page with everything that must never happen recorded."""
-
-    def __init__(self, page: Any) -> None:
-        self.page = page
-        self.dialogs: list[str] = []
-        self.errors: list[str] = []
-        self.requests: list[str] = []
-        page.on("dialog", lambda dialog: (self.dialogs.append(dialog.message), dialog.dismiss()))
-        page.on("pageerror", lambda error: self.errors.append(str(error)))
-        page.on("request", lambda request: self.requests.append(request.url))
-        page.set_default_timeout(10_000)
-
-
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Served]:
-    root = tmp_path / "project"
-    root.mkdir()
-    _, store = make_project(root)
-    with serving(store, root, WriteAccess("ada")) as served:
+    with serving_project(tmp_path / "project") as served:
         yield served
 
 
@@ -52,6 +35,7 @@ def served(tmp_path: Path) -> Iterator[Served]:
 def watched(browser: Any) -> Iterator[Watched]:
     context = browser.new_context()
     watched = Watched(context.new_page())
+    watched.page.set_default_timeout(10_000)
     yield watched
     assert watched.dialogs == [], "a script from the data ran"
     assert watched.page.evaluate("window.__pwned") is None
@@ -183,7 +167,7 @@ fetch("{served.url}/api/reviews", {{method: "POST", mode: "no-cors", body: {json
   headers: {{"Content-Type": "text/plain"}}}})
   .then(r => window.results.plain = r.type, e => window.results.plain = "blocked: " + e);
 </script></body></html>""".encode()
-    port = _free_port()
+    port = free_port()
     attacker = http.server.ThreadingHTTPServer(("127.0.0.1", port), _Attacker)
     thread = threading.Thread(target=attacker.serve_forever, daemon=True)
     thread.start()

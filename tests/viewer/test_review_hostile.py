@@ -13,9 +13,8 @@ from urllib.request import urlopen
 import pytest
 
 from promptum.redaction import REDACTED
-from promptum.viewer import WriteAccess
 from tests.reporting.report_samples import IMG, PWN, SCRIPT
-from tests.viewer.review_support import RUN, Served, make_project, post, serving, target
+from tests.viewer.review_support import RUN, Served, post, serving_project, target
 
 pytestmark = pytest.mark.slow  # a real uvicorn server on loopback
 
@@ -25,10 +24,7 @@ KEY = "sk-proj-Th1sIsAFakeKeyThatMustNeverBeWritten0123"
 @pytest.fixture
 def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Served]:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)  # the viewer runs in this process
-    root = tmp_path / "project"
-    root.mkdir()
-    _, store = make_project(root)
-    with serving(store, root, WriteAccess(f"ada {IMG}")) as served:
+    with serving_project(tmp_path / "project", f"ada {IMG}") as served:
         yield served
 
 

@@ -11,19 +11,15 @@ from urllib.parse import urlencode
 import pytest
 from playwright.sync_api import expect
 
-from promptum.viewer import WriteAccess
 from tests.store.samples import LOCAL
-from tests.viewer.review_support import RUN, Served, make_project, serving
+from tests.viewer.review_support import RUN, Served, serving_project
 
 pytestmark = pytest.mark.slow  # Chromium and a real uvicorn server
 
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Served]:
-    root = tmp_path / "project"
-    root.mkdir()
-    _, store = make_project(root)
-    with serving(store, root, WriteAccess("ada")) as served:
+    with serving_project(tmp_path / "project") as served:
         yield served
 
 

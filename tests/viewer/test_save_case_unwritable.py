@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from tests.support.privileges import as_a_user
-from tests.viewer.conftest import _free_port
 from tests.viewer.review_support import Served, make_project, post, target
+from tests.viewer.serving import first_page, free_port, promptum_view
 
 
 @pytest.mark.slow
@@ -24,25 +19,13 @@ def test_a_read_only_suite_file_is_refused_with_the_reason(tmp_path: Path) -> No
     suite, store = make_project(root)
     before = suite.read_bytes()
     suite.chmod(0o444)
-    port = _free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "promptum", "view", "--db", str(store.path), "--port", str(port),
-         "--review"],
-        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        preexec_fn=as_a_user(),
-    )  # fmt: skip
+    port = free_port()
+    server = promptum_view(store.path, port, "--review", cwd=root, preexec_fn=as_a_user())
     try:
         assert server.stdout is not None
         lines = [server.stdout.readline(), server.stdout.readline()]
         token = lines[1].split("writes need the token ")[1].split()[0]
-        deadline = time.monotonic() + 30
-        while True:
-            assert time.monotonic() < deadline, "the viewer did not answer"
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).close()
-                break
-            except (urllib.error.URLError, ConnectionError):
-                time.sleep(0.1)
+        first_page(port)
         served = Served(f"http://127.0.0.1:{port}", port, store, token=token)
         sha = hashlib.sha256(before).hexdigest()
         body = {**target(), "sha256": sha, "kind": "contains", "value": "Paris"}

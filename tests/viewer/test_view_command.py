@@ -5,9 +5,6 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -17,29 +14,20 @@ from promptum.cli import main
 from promptum.store import RunStore
 from tests.store.samples import make_run, mixed_outcomes
 from tests.store.test_store import record
-from tests.viewer.conftest import _free_port
+from tests.viewer.serving import first_page, free_port
 
 
 @pytest.mark.slow
 def test_view_serves_the_store_until_stopped(tmp_path: Path) -> None:
     db = tmp_path / "runs.sqlite"
     record(RunStore(db), make_run("served", mixed_outcomes()))
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "promptum", "view", "--db", str(db), "--port", str(port)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
-        page = ""
-        deadline = time.monotonic() + 30
-        while not page:
-            assert time.monotonic() < deadline, "the viewer did not answer"
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as response:
-                    page = response.read().decode()
-            except (urllib.error.URLError, ConnectionError):
-                time.sleep(0.1)
-        assert "served" in page
+        assert "served" in first_page(port)
     finally:
         server.terminate()
         out, err = server.communicate(timeout=15)
@@ -71,7 +59,7 @@ def test_a_missing_web_stack_gets_an_install_hint(
 def test_binding_beyond_loopback_warns(tmp_path: Path) -> None:
     db = tmp_path / "runs.sqlite"
     RunStore(db)
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "promptum", "view", "--db", str(db), "--host", "0.0.0.0",
          "--port", str(port)],

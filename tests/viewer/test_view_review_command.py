@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from tests.viewer.conftest import _free_port
 from tests.viewer.review_support import RUN, Served, make_project, post, target
+from tests.viewer.serving import first_page, free_port, promptum_view
 
 
 @pytest.mark.slow
@@ -21,22 +16,11 @@ def test_view_prints_a_token_that_writes_need(tmp_path: Path, review: bool) -> N
     root = tmp_path / "project"
     root.mkdir()
     _, store = make_project(root)
-    port = _free_port()
+    port = free_port()
     flags = ["--review", "--reviewer", "bob"] if review else []
-    server = subprocess.Popen(
-        [sys.executable, "-m", "promptum", "view", "--db", str(store.path), "--port", str(port),
-         *flags],
-        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    server = promptum_view(store.path, port, *flags, cwd=root)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            assert time.monotonic() < deadline, "the viewer did not answer"
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).close()
-                break
-            except (urllib.error.URLError, ConnectionError):
-                time.sleep(0.1)
+        first_page(port)
         served = Served(f"http://127.0.0.1:{port}", port, store, token="")
         refused, _ = post(served, "/api/reviews", {**target(), "verdict": "good"}, token="guess")
         assert refused == 403
@@ -59,20 +43,9 @@ def test_view_prints_a_token_that_writes_need(tmp_path: Path, review: bool) -> N
             server.terminate()
             server.communicate(timeout=15)
     # The token of a process that stopped writes nothing in the next one: a fresh token each.
-    again = subprocess.Popen(
-        [sys.executable, "-m", "promptum", "view", "--db", str(store.path), "--port", str(port),
-         "--review"],
-        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    again = promptum_view(store.path, port, "--review", cwd=root)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            assert time.monotonic() < deadline, "the viewer did not answer"
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).close()
-                break
-            except (urllib.error.URLError, ConnectionError):
-                time.sleep(0.1)
+        first_page(port)
         served = Served(f"http://127.0.0.1:{port}", port, store, token=token)
         assert post(served, "/api/reviews", {**target(), "verdict": "good"})[0] == 403
     finally:

@@ -17,7 +17,7 @@ from promptum.comparison import VariantLead, variant_leads
 from promptum.completion import Completion
 from promptum.redaction import scrub_json
 from promptum.reporting._serialize import model_json
-from promptum.reporting._stored import StoredJson, holds_none
+from promptum.reporting._stored import StoredJson, holds_no_secret
 from promptum.results import CaseResult, RunResult
 from promptum.reviews import ReviewMap, ReviewsOf, result_key
 from promptum.tally import RunTally
@@ -63,7 +63,7 @@ class ReportSource:
     ) -> ReportSource:
         """`run`'s facts with results read by `results` (or `stored`); `secrets` scrubbed."""
         shell = scrubbed(run.model_copy(update={"results": []}), secrets)
-        if secrets and stored is not None and holds_none(stored, secrets):
+        if secrets and stored is not None and holds_no_secret(stored, secrets):
             secrets = ()  # nothing to replace: the results as written are those counted
         if secrets:
             results = _scrubbing(results, secrets)

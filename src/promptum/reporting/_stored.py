@@ -98,7 +98,7 @@ def stored_items(texts: Iterable[str], item: Callable[[CaseResult], str]) -> Ite
         yield _items_text(batch)
 
 
-def holds_none(stored: StoredJson, secrets: tuple[str, ...]) -> bool:
+def holds_no_secret(stored: StoredJson, secrets: tuple[str, ...]) -> bool:
     """Whether no stored result holds a secret, nor the mark of one replaced when recorded.
 
     Then replacing the secrets changes no result (`scrub_json` looks for them in the same

@@ -256,15 +256,7 @@ class _Conversation:
             self.fail(number, query, completion)
             return None
         view = _turn_case(self.case, turn, (*self.history, user))
-        completion, grades = await graded(
-            view,
-            completion,
-            self.model,
-            self.repeat,
-            self.calls,
-            grade_timeout_s=self.grade_timeout_s,
-            on_abandon=self.on_abandon,
-        )
+        completion, grades = await self._graded(view, completion)
         if not completion.ok:  # grading failed
             self.fail(number, query, completion)
             return None

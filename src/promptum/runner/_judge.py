@@ -6,7 +6,6 @@ named ones. Each criterion is asked `samples` times; its grade's score is the me
 
 from __future__ import annotations
 
-import functools
 import re
 import statistics
 from collections.abc import Awaitable, Callable
@@ -19,7 +18,7 @@ from promptum.metrics import METRIC
 from promptum.providers import ModelRequest, extract_json_object
 from promptum.results import JudgeVerdict, Message
 from promptum.runner._case import Criterion, JudgeConfig, TestCase
-from promptum.templating import TemplateError, render
+from promptum.templating import TemplateError, names_read, render
 
 JUDGE_PROMPT = """\
 You are grading an AI assistant's response.
@@ -113,22 +112,9 @@ def judge_template(prompt: str | None) -> str:
     return BUILTIN_PROMPTS.get(prompt, prompt)
 
 
-@functools.lru_cache(maxsize=256)
-def _variables_of(template: str) -> frozenset[str]:
-    import jinja2
-    import jinja2.meta
-
-    try:
-        # Parsing runs nothing; the sandboxed render at load reports what does not parse.
-        tree = jinja2.Environment().parse(template)
-    except jinja2.TemplateSyntaxError:
-        return frozenset()
-    return frozenset(jinja2.meta.find_undeclared_variables(tree))
-
-
 def prompt_uses(prompt: str | None, variable: str) -> bool:
     """Whether the judge prompt (a built-in's name or a template) uses `variable`."""
-    return variable in _variables_of(judge_template(prompt))
+    return variable in names_read(judge_template(prompt))
 
 
 def needs_rubric(prompt: str | None) -> bool:

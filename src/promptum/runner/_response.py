@@ -25,7 +25,7 @@ def status_of(completion: Completion, grades: Iterable[Grade]) -> Status:
     return status_of_grades(grades)
 
 
-def check_labels(case: TestCase) -> list[Label]:
+def _check_labels(case: TestCase) -> list[Label]:
     """Each check's metric and weight, in the order of its grade; empty if none sets either."""
     labels = [(check.metric, check.weight) for check in case.checks]
     return labels if any(label != (None, None) for label in labels) else []
@@ -56,7 +56,7 @@ async def graded(
             timeout_s=grade_timeout_s,
             on_abandon=on_abandon,
         )
-        grades = labelled(grades, check_labels(case))
+        grades = labelled(grades, _check_labels(case))
         if completion.ok and case.judge is not None:
             grades += await judge_grades(case.judge, case, completion.text, complete)
     except Exception as exc:  # a bug in grading must cost one result, not the run

@@ -32,7 +32,7 @@ Exchange = tuple[str, str]
 """One finished turn: what the user said, and the assistant's reply."""
 
 
-def simulator_seed(simulation: Simulation, case: TestCase, repeat: int) -> int:
+def _simulator_seed(simulation: Simulation, case: TestCase, repeat: int) -> int:
     """The seed of the user's calls: the simulation's, the case's, else one from the unit."""
     if simulation.seed is not None:
         return simulation.seed
@@ -43,7 +43,7 @@ def simulator_seed(simulation: Simulation, case: TestCase, repeat: int) -> int:
     return int.from_bytes(digest[:4], "big") >> 1
 
 
-def system_prompt(simulation: Simulation) -> str:
+def _system_prompt(simulation: Simulation) -> str:
     """What the simulated user is told it is, wants, and how to end the conversation."""
     persona = f"\nWho you are: {simulation.persona}" if simulation.persona else ""
     return SIMULATOR_PROMPT.format(persona=persona, goal=simulation.goal, marker=GOAL_REACHED)
@@ -54,7 +54,7 @@ def simulator_request(
 ) -> ModelRequest:
     """The call asking the simulated user for its next message, given the turns so far."""
     messages = [
-        Message(role="system", content=system_prompt(simulation)),
+        Message(role="system", content=_system_prompt(simulation)),
         Message(role="user", content=OPENING),
     ]
     for said, reply in exchanges:  # roles swapped: the simulator is the one "assisting"
@@ -65,7 +65,7 @@ def simulator_request(
         messages=tuple(messages),
         temperature=simulation.temperature,
         max_tokens=SIMULATOR_MAX_TOKENS,
-        seed=simulator_seed(simulation, case, repeat),
+        seed=_simulator_seed(simulation, case, repeat),
         sample=repeat - 1,  # each repeat a fresh conversation, as for the assistant's calls
     )
 

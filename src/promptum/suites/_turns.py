@@ -18,7 +18,7 @@ from promptum.suites._assertion_fields import assertion_problems, assertion_sche
 from promptum.suites._canary import VARIABLE as CANARY
 from promptum.suites._format import CaseFields, CriterionSpec, TurnSpec
 from promptum.suites._locate import Loc
-from promptum.templating import TemplateError, is_template, render
+from promptum.templating import TemplateError, is_template, names_read, render, subscripts_read
 
 TURNS = "turns"
 """The variable a turn's query reads earlier turns from: ``turns[0].reply``."""
@@ -224,66 +224,19 @@ def reads_turns(text: str) -> bool:
     """Whether a template reads ``turns`` (earlier turns): then it renders when its turn comes."""
     if not is_template(text) or TURNS not in text:
         return False
-    return TURNS in _names_read(text)
+    return TURNS in names_read(text)
 
 
-def _names_read(text: str) -> set[str]:
-    """The variables a template reads; none when it does not parse (rendering says why)."""
-    tree = _parsed(text)
-    if tree is None:
-        return set()
-    import jinja2.meta
-
-    return set(jinja2.meta.find_undeclared_variables(tree))
-
-
-def _parsed(text: str) -> Any:
-    import jinja2
-
-    try:
-        return jinja2.Environment(autoescape=False).parse(text)
-    except jinja2.TemplateSyntaxError:
-        return None
-
-
-def later_turns_read(text: str, index: int) -> list[str]:
+def _later_turns_read(text: str, index: int) -> list[str]:
     """Each ``turns[k]`` the template of turn `index` (from 0) reads that is not earlier."""
-    import jinja2.nodes as nodes
-
-    tree = _parsed(text)
-    if tree is None:
-        return []
-    attributes = {
-        id(node.node): node.attr
-        for node in tree.find_all(nodes.Getattr)
-        if isinstance(node.node, nodes.Getitem)
-    }
-    found = []
-    for node in tree.find_all(nodes.Getitem):
-        if not (isinstance(node.node, nodes.Name) and node.node.name == TURNS):
-            continue
-        position = _constant_index(node.arg)
-        if position is None:
-            continue  # a computed index is checked when it renders
-        if position >= index or -position > index:
-            attribute = attributes.get(id(node))
-            found.append(f"turns[{position}]" + (f".{attribute}" if attribute else ""))
-    return found
+    return [
+        f"turns[{position}]" + (f".{attribute}" if attribute else "")
+        for position, attribute in subscripts_read(text, TURNS)
+        if position >= index or -position > index
+    ]
 
 
-def _constant_index(node: Any) -> int | None:
-    """The index a subscript writes as a number (``-1`` is a negation of 1), else None."""
-    import jinja2.nodes as nodes
-
-    sign = 1
-    if isinstance(node, nodes.Neg):
-        sign, node = -1, node.node
-    if isinstance(node, nodes.Const) and type(node.value) is int:
-        return sign * node.value
-    return None
-
-
-def stand_ins(count: int) -> list[dict[str, str]]:
+def _stand_ins(count: int) -> list[dict[str, str]]:
     """Earlier turns as a template sees them, for checking it before any reply exists."""
     return [
         {"query": f"(the user's message of turn {n})", "reply": f"(the reply to turn {n})"}
@@ -293,7 +246,7 @@ def stand_ins(count: int) -> list[dict[str, str]]:
 
 def _check_turn_template(text: str, index: int, loc: Loc, tools: Tools) -> None:
     """Render a turn reading earlier turns with stand-ins, so its mistakes show at load."""
-    for read in later_turns_read(text, index):
+    for read in _later_turns_read(text, index):
         seen = {0: "it is the first", 1: "only turns[0]"}.get(index, f"turns[0] to [{index - 1}]")
         tools.add(
             loc,
@@ -301,14 +254,14 @@ def _check_turn_template(text: str, index: int, loc: Loc, tools: Tools) -> None:
             f"earlier turns ({seen}; turns[0] is the first turn)",
         )
         return
-    if CANARY in _names_read(text):
+    if CANARY in names_read(text):
         tools.add(
             loc,
             "a turn that reads earlier turns is rendered when its turn comes, where the "
             "canary is not given: put {{ canary }} in the system message instead",
         )
         return
-    variables = {**tools.scope(text), TURNS: stand_ins(index)}
+    variables = {**tools.scope(text), TURNS: _stand_ins(index)}
     try:
         render(text, variables)
     except TemplateError as exc:

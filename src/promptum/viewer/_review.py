@@ -34,7 +34,7 @@ def _refusal(exc: RefusedError) -> Response:
     return JSONResponse({"error": exc.reason}, status_code=exc.status)
 
 
-def find_result(
+def _find_result(
     store: RunStore, run_id: str, case: str, variant: str | None, model: str, repeat: int
 ) -> CaseResult:
     """The result of run `run_id` the four keys name; `RefusedError` 404 when there is none."""
@@ -78,7 +78,7 @@ def _locate_result(store: RunStore, data: Mapping[str, Any]) -> tuple[str, CaseR
         run_id = store.resolve(run_ref)
     except StoreError as exc:
         raise RefusedError(404, str(exc)) from None
-    result = find_result(
+    result = _find_result(
         store,
         run_id,
         _text(data, "case") or "",
@@ -89,7 +89,7 @@ def _locate_result(store: RunStore, data: Mapping[str, Any]) -> tuple[str, CaseR
     return run_id, result
 
 
-def criteria_of(result: CaseResult) -> list[str]:
+def _criteria_of(result: CaseResult) -> list[str]:
     """The judge criteria graded on `result`, which a review may address one by one."""
     return list(dict.fromkeys(g.name for g in result.grades if g.kind == "judge"))
 
@@ -132,7 +132,7 @@ def review_routes(store: RunStore, access: WriteAccess | None, root: Path) -> li
                     "the run's matrix links to each",
                 )
             run_id = store.resolve(request.path_params["run_id"])
-            result = find_result(
+            result = _find_result(
                 store,
                 run_id,
                 params.get("case", ""),
@@ -161,7 +161,7 @@ def review_routes(store: RunStore, access: WriteAccess | None, root: Path) -> li
             run_id=run_id,
             result=result,
             reviews=reviews,
-            criteria=criteria_of(result),
+            criteria=_criteria_of(result),
             review=access is not None,
             reviewer=access.reviewer if access else None,
             token_header=TOKEN_HEADER,
@@ -177,11 +177,11 @@ def review_routes(store: RunStore, access: WriteAccess | None, root: Path) -> li
             data = await _json_body(request)
             run_id, result = _locate_result(store, data)
             criterion = _text(data, "criterion", required=False)
-            if criterion is not None and criterion not in criteria_of(result):
+            if criterion is not None and criterion not in _criteria_of(result):
                 raise RefusedError(
                     422,
                     f"criterion {criterion!r} was not graded on this result; graded: "
-                    f"{', '.join(criteria_of(result)) or 'none'}",
+                    f"{', '.join(_criteria_of(result)) or 'none'}",
                 )
             try:
                 review = Review(

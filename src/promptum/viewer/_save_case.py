@@ -67,7 +67,7 @@ def locate(source: str | None, root: Path) -> SourceFile:
     return SourceFile(full, int(found["line"]))
 
 
-def new_case(original: Mapping[str, Any], case_id: str, kind: str, value: str) -> dict[str, Any]:
+def _new_case(original: Mapping[str, Any], case_id: str, kind: str, value: str) -> dict[str, Any]:
     """The case to append: the original's input under `case_id`, with the expectation."""
     if kind not in KINDS:
         raise RefusedError(422, f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
@@ -121,7 +121,7 @@ def _round_trip() -> Any:
     return yaml
 
 
-def read_cases(text: str) -> tuple[Any, Any]:
+def _read_cases(text: str) -> tuple[Any, Any]:
     """The document and its list of cases (`test_cases:`, or a case file's top-level list)."""
     from ruamel.yaml.comments import CommentedSeq
     from ruamel.yaml.error import YAMLError
@@ -138,7 +138,7 @@ def read_cases(text: str) -> tuple[Any, Any]:
     return document, cases
 
 
-def case_at(cases: Any, line: int) -> Any:
+def _case_at(cases: Any, line: int) -> Any:
     """The case of `cases` defined at `line` (1-based): the last one starting at or before it."""
     chosen = None
     for index, case in enumerate(cases):
@@ -200,7 +200,7 @@ def write_new_suite(
             422, f"new file {name!r}: give a file name ending in .yaml, without a folder"
         )
     target = source.path.parent / name
-    document, cases = read_cases(_read(source, expected_sha))
+    document, cases = _read_cases(_read(source, expected_sha))
     if not isinstance(document, CommentedMap):
         raise RefusedError(
             422, f"{source.path.name} is a case file (a list of cases): append to it instead"
@@ -208,7 +208,7 @@ def write_new_suite(
     suite = CommentedMap((key, item) for key, item in document.items() if key not in _NOT_COPIED)
     if "name" in suite:
         suite["name"] = target.stem  # two suites of one name could not run together
-    suite["test_cases"] = [new_case(case_at(cases, source.line), case_id, kind, value)]
+    suite["test_cases"] = [_new_case(_case_at(cases, source.line), case_id, kind, value)]
     buffer = io.StringIO()
     _round_trip().dump(suite, buffer)
     try:
@@ -226,12 +226,12 @@ def append_case(source: SourceFile, expected_sha: str, case_id: str, kind: str, 
     already has a case `case_id`.
     """
     text = _read(source, expected_sha)
-    document, cases = read_cases(text)
+    document, cases = _read_cases(text)
     if any(isinstance(c, Mapping) and c.get("id") == case_id for c in cases):
         raise RefusedError(
             409, f"{source.path.name} already has a case {case_id!r}: pick another id"
         )
-    case = new_case(case_at(cases, source.line), case_id, kind, value)
+    case = _new_case(_case_at(cases, source.line), case_id, kind, value)
     offset, dash = _insertion(text, document, cases)
     buffer = io.StringIO()
     _round_trip().dump(case, buffer)
@@ -245,7 +245,7 @@ def append_case(source: SourceFile, expected_sha: str, case_id: str, kind: str, 
     if head and not head.endswith("\n"):
         head += "\n"
     updated = head + block + text[offset:]
-    _, after = read_cases(updated)  # still YAML, with the new case last in the list
+    _, after = _read_cases(updated)  # still YAML, with the new case last in the list
     if (
         _plain(after[len(after) - 1]) != case
         or len(after) != len(cases) + 1

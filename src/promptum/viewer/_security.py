@@ -23,7 +23,7 @@ MAX_BODY = 64 * 1024
 """Bytes a write's JSON body may hold: a review's comment is 4000 characters at most."""
 
 
-def new_token() -> str:
+def _new_token() -> str:
     """A fresh token for one viewer process."""
     return secrets.token_urlsafe(24)
 
@@ -33,7 +33,7 @@ class WriteAccess:
     """The viewer's review mode: who writes, and the token a write must carry."""
 
     reviewer: str
-    token: str = field(default_factory=new_token, repr=False)
+    token: str = field(default_factory=_new_token, repr=False)
 
 
 class RefusedError(Exception):

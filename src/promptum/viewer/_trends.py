@@ -128,7 +128,7 @@ def _x(index: int, count: int) -> float:
     return PAD + (span * index / (count - 1) if count > 1 else span / 2)
 
 
-def suite_charts(runs: list[RunFigures], changes: Marks) -> list[Chart]:
+def _suite_charts(runs: list[RunFigures], changes: Marks) -> list[Chart]:
     """The four charts of one suite's runs (oldest first)."""
     order = list(dict.fromkeys(f.run_id for f in runs))
     models = list(dict.fromkeys(f.model for f in runs))
@@ -185,7 +185,7 @@ def trends_routes(store: RunStore) -> list[Route]:
                 {
                     "suite": name,
                     "runs": list(dict.fromkeys(f.run_id for f in runs)),
-                    "charts": suite_charts(runs, changes),
+                    "charts": _suite_charts(runs, changes),
                     "put_off": put_off,
                 }
             )

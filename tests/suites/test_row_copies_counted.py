@@ -45,3 +45,14 @@ def test_a_copied_row_repeating_an_id_is_reported_at_both_lines(tmp_path: Path) 
     where = tmp_path / "rows.csv"
     assert f"{where}:12: duplicate case id 'r7'" in str(error.value)
     assert f"first defined at {where}:9" in str(error.value)
+
+
+def test_a_column_named_twice_reads_its_last_cell_when_run_as_when_loaded(tmp_path: Path) -> None:
+    (tmp_path / "rows.csv").write_text("id,query,query\na,x,\nb,y,z\n", encoding="utf-8")
+    path = tmp_path / "suite.yaml"
+    path.write_text('prompt: "the suite\'s"\ncases_from: rows.csv\n', encoding="utf-8")
+    suite = load_suite(path)
+    # An empty cell is "not given": the suite's prompt, as csv.DictReader gave it to loading.
+    expected = ["the suite's", "z"]
+    assert [case.messages[-1].content for case in suite.cases] == expected
+    assert [suite.cases[i].messages[-1].content for i in range(2)] == expected

@@ -16,18 +16,19 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import asdict, fields
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass, fields, replace
 from datetime import datetime
+from json.encoder import encode_basestring_ascii
 from operator import attrgetter, is_
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
 from promptum._flushing import TurnFlush
 from promptum.checks import CheckDefinition, case_transform, expressions_of
-from promptum.results import CaseResult, RunResult
+from promptum.results import CaseResult, Message, RunResult
 from promptum.runner._case import (
     ConversationGrading,
     Criterion,
@@ -61,6 +62,21 @@ def _json(value: Any) -> str:
 
 def _messages(case: TestCase) -> list[dict[str, Any]]:
     return [message.model_dump() for message in case.messages]
+
+
+def _messages_json(case: TestCase) -> str:
+    """`_json(_messages(case))`, written directly for plain messages (a role and a text)."""
+    parts = []
+    for message in case.messages:
+        # A plain message dumps as {"content", "role"} (see `Message`'s serializer): the
+        # same text as json.dumps writes, without dumping the model (most of a row's cost).
+        if type(message) is not Message or message.tool_calls is not None:
+            return _json(_messages(case))
+        if message.tool_call_id is not None or type(message.content) is not str:
+            return _json(_messages(case))
+        content, role = encode_basestring_ascii(message.content), message.role
+        parts.append(f'{{"content": {content}, "role": {encode_basestring_ascii(role)}}}')
+    return f"[{', '.join(parts)}]"
 
 
 _MARK = "\x00promptum-plan-digest:"
@@ -136,6 +152,28 @@ def _conversation_keys(case: TestCase) -> dict[str, Any]:
     return keys
 
 
+@dataclass(frozen=True, slots=True)
+class CopiedRow:
+    """A case as a plan reads it, not made: a data file's row copied from its prototype.
+
+    It is `base` (the prototype) but for its own id, messages and vars.
+    """
+
+    base: TestCase
+    id: str
+    texts: list[tuple[Literal["system", "user"], str]]
+    """Its messages, as (role, content): plain messages, each a role and a text."""
+    vars: dict[str, Any]
+    source: Callable[[], str]
+    """Its `source`, told only when the case is made (rarely, for a plan)."""
+
+    def case(self) -> TestCase:
+        """The case itself, as the run makes it."""
+        messages = tuple(Message(role=role, content=text) for role, text in self.texts)
+        source = self.source()
+        return replace(self.base, id=self.id, messages=messages, vars=self.vars, source=source)
+
+
 class PlanDigest:
     """A run's fingerprint (the resume journal's key), fed one case at a time.
 
@@ -160,12 +198,31 @@ class PlanDigest:
         # once, not once per case: `attack_target` and `checks` are the first keys in order.
         frame = self._frame(case)
         if frame is not None:  # a row of the same file as the last case: its own keys only
-            parts = [frame[0], json.dumps(case.id), frame[1], _json(_messages(case)), frame[2]]
+            case_id = case.id
+            # What json.dumps writes for a string, without its encoder's set-up per call.
+            own_id = encode_basestring_ascii(case_id) if type(case_id) is str else _json(case_id)
+            parts = [frame[0], own_id, frame[1], _messages_json(case), frame[2]]
             if len(frame) > 3:
                 parts += [_json(case.vars), frame[3]]
             self._digest.update("".join(parts).encode())
             return
         self._digest.update(self._text(case).encode())
+
+    def add_copy(self, row: CopiedRow) -> None:
+        """Hash in the case `row` stands for, as `add` would, without making it."""
+        frame = self._frame(row.base)
+        if frame is None:  # a conversation, or text holding the digest's mark
+            self.add(row.case())
+            return
+        # As `_messages_json` writes plain messages.
+        encode = encode_basestring_ascii
+        messages = ", ".join(
+            f'{{"content": {encode(text)}, "role": {encode(role)}}}' for role, text in row.texts
+        )
+        parts = [frame[0], encode_basestring_ascii(row.id), frame[1], f"[{messages}]", frame[2]]
+        if len(frame) > 3:
+            parts += [_json(row.vars), frame[3]]
+        self._digest.update("".join(parts).encode())
 
     def _text(self, case: TestCase) -> str:
         checks = ", ".join(self._check(check) for check in case.checks)
@@ -184,6 +241,8 @@ class PlanDigest:
         if case.is_conversation:
             return None
         last = self._last
+        if last is not None and last[0] is case:  # the prototype of a data file's rows
+            return last[1]
         if last is not None and all(map(is_, _framed(case), _framed(last[0]))):
             return last[1]
         key = self._key(case)

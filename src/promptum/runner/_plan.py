@@ -3,18 +3,28 @@
 Cases may be built only when read (a million-row CSV), so a run reads them as few times
 as it can: once here for everything the run needs to know before its first call (models,
 judges, parameters, targets, the resume fingerprint, the plan's shape), then once per
-model while running.
+model while running. Here, a row copied from its file's prototype case is not made: it is
+read as the prototype's settings and its own id, messages and vars (`CopiedRow`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from promptum.providers import Target
 from promptum.runner._case import TestCase
-from promptum.runner._journal import PlanDigest
+from promptum.runner._journal import CopiedRow, PlanDigest
+
+
+@runtime_checkable
+class PlanItems(Protocol):
+    """Cases that can be read for a plan without making those copied from another."""
+
+    def plan_items(self) -> Iterator[TestCase | CopiedRow]:
+        """Every case in order: made, or a `CopiedRow` standing for it."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,21 +70,37 @@ class Survey:
     variants: bool = False
     fingerprint: str | None = None
     """A hash of everything that decides the results (the resume journal's key)."""
+    _last: TestCase | None = field(default=None, repr=False, compare=False)
+    """The case surveyed last: the next one sharing what it read of it adds only its count."""
 
     @classmethod
     def of(cls, cases: Sequence[TestCase], *, fingerprint: bool = False) -> Survey:
         """Survey `cases`; with `fingerprint`, hash them too (slower: every case's content)."""
         survey = cls()
         digest = PlanDigest() if fingerprint else None
-        for case in cases:
-            survey._add(case)
+        # A data file's rows copied from one case are read as rows, not made (most of a pass).
+        items: Iterable[TestCase | CopiedRow] = (
+            cases.plan_items() if isinstance(cases, PlanItems) else cases
+        )
+        for item in items:
+            if isinstance(item, CopiedRow):
+                survey._add(item.base)  # it has the base's settings
+                if digest is not None:
+                    digest.add_copy(item)
+                continue
+            survey._add(item)
             if digest is not None:
-                digest.add(case)
+                digest.add(item)
         if digest is not None:
             survey.fingerprint = digest.hexdigest()
         return survey
 
     def _add(self, case: TestCase) -> None:
+        last = self._last
+        if last is not None and _shares_settings(case, last):  # a data file's next row
+            self.count += len(case.models) * case.repeat
+            return
+        self._last = case
         for model in case.models:
             self.models.setdefault(model, None)
         if case.judge is not None:
@@ -108,3 +134,16 @@ class Survey:
             }
         ordered = {model: index for index, model in enumerate(models)}
         return Plan(ordered, self.repeats, slots, self.count)
+
+
+def _shares_settings(case: TestCase, last: TestCase) -> bool:
+    """Whether `case` holds the very objects `Survey._add` read of `last` (rows of one file)."""
+    return (
+        case.models is last.models
+        and case.judge is last.judge
+        and case.simulate is last.simulate
+        and case.params is last.params
+        and case.target is last.target
+        and case.repeat == last.repeat
+        and case.variant == last.variant
+    )

@@ -9,12 +9,24 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import overload
+from typing import Protocol, overload
 
-from promptum.runner import TestCase
+from promptum.runner import CopiedRow, TestCase
 from promptum.suites._rows import RawCase, RowFile
 
 Change = Callable[[TestCase], TestCase]
+
+
+class RowBuild(Protocol):
+    """Builds a data row's cases (one per prompt variant), or reads it for a plan."""
+
+    def __call__(self, raw: RawCase) -> Sequence[TestCase]:
+        """Row `raw`'s cases."""
+        ...
+
+    def plan(self, raw: RawCase) -> Sequence[TestCase] | CopiedRow:
+        """Row `raw`'s cases, or the `CopiedRow` standing for its one case."""
+        ...
 
 
 class _Cases(Sequence[TestCase]):
@@ -38,6 +50,10 @@ class _Cases(Sequence[TestCase]):
 
     def _at(self, index: int) -> TestCase:
         raise NotImplementedError
+
+    def plan_items(self) -> Iterator[TestCase | CopiedRow]:
+        """Every case in order, those copied from a data file's prototype not made (`Survey`)."""
+        return _plan_items(self, None)
 
     def __eq__(self, other: object) -> bool:
         # Equal to a list, tuple or view holding the same cases, as a list of them would be.
@@ -64,9 +80,9 @@ class RowCases(_Cases):
     def __init__(
         self,
         rows: RowFile,
-        build: Callable[[RawCase], Sequence[TestCase]],
+        build: RowBuild,
         per_row: int,
-        changed: Callable[[Change], Callable[[RawCase], Sequence[TestCase]]] | None = None,
+        changed: Callable[[Change], RowBuild] | None = None,
     ) -> None:
         self.rows = rows
         self.build = build
@@ -91,6 +107,20 @@ class RowCases(_Cases):
         with self.rows.opened() as file:
             for raw in self.rows.rows(file):
                 yield from build(raw)
+
+    def planned(self, change: Change | None) -> Iterator[TestCase | CopiedRow]:
+        """Every case, changed by `change` (see `each_changed`), as a plan reads it."""
+        if change is not None and self.changed is None:
+            yield from map(change, self)
+            return
+        build = self.build if change is None or self.changed is None else self.changed(change)
+        with self.rows.opened() as file:
+            for raw in self.rows.rows(file):
+                item = build.plan(raw)
+                if isinstance(item, CopiedRow):
+                    yield item
+                else:
+                    yield from item
 
     def each_changed(self, change: Change) -> Iterator[TestCase]:
         """Every case changed by `change`, which changes every row's cases alike."""
@@ -160,6 +190,21 @@ def _each_changed(cases: Sequence[TestCase], change: Change) -> Iterator[TestCas
         yield from map(change, cases)
 
 
+def _plan_items(cases: Sequence[TestCase], change: Change | None) -> Iterator[TestCase | CopiedRow]:
+    """`_each_changed`, for a plan: rows copied from a prototype as `CopiedRow`s."""
+    if isinstance(cases, Cases):
+        for part in cases.parts:
+            yield from _plan_items(part, change)
+    elif isinstance(cases, RowCases):
+        yield from cases.planned(change)
+    elif isinstance(cases, Mapped) and cases.uniform:
+        inner = cases.change
+        outer = inner if change is None else (lambda case: change(inner(case)))
+        yield from _plan_items(cases.cases, outer)
+    else:
+        yield from cases if change is None else map(change, cases)
+
+
 class Selected(_Cases):
     """The cases of `cases` at the given positions (`select`): 8 bytes a kept case."""
 
@@ -218,6 +263,15 @@ class CaseStats:
                 self.models.setdefault(model)
         if case.judge is not None:
             self.models.setdefault(case.judge.model)
+
+    def again(self, case: TestCase, default_model: str) -> None:
+        """Count in once more a case just like one counted already (a data file's row)."""
+        if case.is_conversation:
+            self.add(case, default_model)
+            return
+        # Its models, tags and repeats are known already: only the sums grow.
+        self.checks += len(case.checks)
+        self.results += (len(case.models) or 1) * case.repeat
 
     def _add_conversation(self, case: TestCase) -> None:
         self.checks += sum(len(turn.checks) for turn in case.turns)

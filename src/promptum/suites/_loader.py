@@ -16,7 +16,7 @@ from promptum.asr_bounds import AsrBounds, bounds_of, unknown_goals
 from promptum.checks import FOLDER, PYTHON, SHARED, CheckDefinition, CheckTable, module_name
 from promptum.errors import ConfigError
 from promptum.providers import DEFAULT_MODEL, EndpointConfig, Price, Target, model_id_problem
-from promptum.runner import JudgeConfig, TestCase
+from promptum.runner import CopiedRow, JudgeConfig, TestCase
 from promptum.suites._build import (
     InvalidCaseError,
     SuiteContext,
@@ -116,6 +116,14 @@ class _Load:
             self.collided.add(key)
         self.ids.add(key)
 
+    def copied(self, prototype: TestCase, case_id: str) -> None:
+        """Count in a case copied from `prototype` with id `case_id`, without making it."""
+        self.stats.again(prototype, DEFAULT_MODEL)
+        key = hash((case_id, prototype.variant))
+        if key in self.ids:
+            self.collided.add(key)
+        self.ids.add(key)
+
     @property
     def where(self) -> str:
         """The suite's folder within a folder run (``team-a/``), from its path-given name."""
@@ -180,6 +188,11 @@ def _cases(
     load: _Load,
     rows: RowPrototype | None = None,
 ) -> Iterator[TestCase]:
+    """The cases of `raw_cases`, validated and counted.
+
+    With `rows` (a data file's), the rows copied from its prototype are counted, not made:
+    they are made when run.
+    """
     validation = load.validation(context.folder)
     files = load.files(context.folder)
     # A data row is read again when it runs, so it holds its values, never files to read.
@@ -188,9 +201,8 @@ def _cases(
         if rows and (refused := row_problems(raw.data)):
             load.problems += [problem(raw.locator, loc, text) for loc, text in refused]
             continue
-        if rows is not None and (copied := rows.build(raw)) is not None:
-            load.built(copied)
-            yield copied
+        if rows is not None and rows.case is not None and (copied := rows.checked(raw)):
+            load.copied(rows.case, copied)  # a data row, built again when run: not made here
             continue
         try:
             fields = CaseFields.model_validate(raw.data, context=validation)
@@ -222,38 +234,54 @@ def _cases(
         yield from built
 
 
-def _row_builder(
-    context: SuiteContext,
-    variants: list[SuiteContext],
-    columns: ColumnChecks | None,
-    validation: dict[str, Any],
-    change: Callable[[TestCase], TestCase] | None = None,
-) -> Callable[[RawCase], list[TestCase]]:
+class _RowBuilder:
     """Builds a row's cases again, as loading did: once per variant, with its column checks.
 
     With `change` (a run's overrides, the same for every row), each case is changed: the
     rows copied from a prototype get it once, through the prototype. Holds nothing of the
     load (its ids take megabytes).
     """
-    prototype = RowPrototype(context, variants)
 
-    def build(raw: RawCase) -> list[TestCase]:
-        if columns is not None:
-            raw = columns.with_checks(raw, set())
-        if (copied := prototype.build(raw)) is not None:
+    def __init__(
+        self,
+        context: SuiteContext,
+        variants: list[SuiteContext],
+        columns: ColumnChecks | None,
+        validation: dict[str, Any],
+        change: Callable[[TestCase], TestCase] | None = None,
+    ) -> None:
+        self.variants, self.columns, self.validation = variants, columns, validation
+        self.change = change
+        self.prototype = RowPrototype(context, variants)
+
+    def __call__(self, raw: RawCase) -> list[TestCase]:
+        """Row `raw`'s cases."""
+        raw = self._with_columns(raw)
+        if (copied := self.prototype.build(raw)) is not None:
             return [copied]
+        return self._built(raw)
+
+    def plan(self, raw: RawCase) -> list[TestCase] | CopiedRow:
+        """Row `raw`'s cases, or what a plan reads of its copy of the prototype (not made)."""
+        raw = self._with_columns(raw)
+        if (copied := self.prototype.plan_copy(raw)) is not None:
+            return copied
+        return self._built(raw)
+
+    def _with_columns(self, raw: RawCase) -> RawCase:
+        return raw if self.columns is None else self.columns.with_checks(raw, set())
+
+    def _built(self, raw: RawCase) -> list[TestCase]:
         try:
-            fields = CaseFields.model_validate(raw.data, context=validation)
-            built = [build_case(fields, raw.locator, raw.default_id, v) for v in variants]
-            if change is not None:
-                built = [change(case) for case in built]
+            fields = CaseFields.model_validate(raw.data, context=self.validation)
+            built = [build_case(fields, raw.locator, raw.default_id, v) for v in self.variants]
+            if self.change is not None:
+                built = [self.change(case) for case in built]
             if len(built) == 1:
-                prototype.built(raw, built[0])
+                self.prototype.built(raw, built[0])
             return built
         except (ValidationError, InvalidCaseError) as exc:  # it loaded: something changed
             raise ConfigError(f"{raw.locator.at(())}: the row no longer loads: {exc}") from None
-
-    return build
 
 
 def _source_cases(
@@ -275,7 +303,7 @@ def _source_cases(
         if not len(rows):
             raise _no_rows(rows)
         builder = partial(
-            _row_builder,
+            _RowBuilder,
             context,
             load.variants or [context],
             load.columns,

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import fields
-from typing import Any
+from typing import Any, Literal
 
 from promptum.results import Message, namespaced
-from promptum.runner import TestCase
+from promptum.runner import CopiedRow, TestCase
 from promptum.suites._build import SuiteContext, has_template
 from promptum.suites._canary import VARIABLE, Canary
 from promptum.suites._rows import RawCase
@@ -23,7 +23,11 @@ from promptum.templating import TemplateError, render
 _COPIED_KEYS = frozenset({"id", "query", "system", "vars"})
 """The keys a row may set and still be copied: each is filled in below as a full build would."""
 
+Role = Literal["system", "user"]
+
 _UNTRIED, _TRUSTED, _REFUSED = 0, 1, 2
+_NO_VARS: dict[str, Any] = {}
+"""The vars of a row without any (never changed: only read)."""
 _NAMES = [field.name for field in fields(TestCase)]
 _ID, _MESSAGES, _VARS, _SOURCE = (
     _NAMES.index(name) for name in ("id", "messages", "vars", "source")
@@ -42,6 +46,8 @@ class RowPrototype:
         # Anything filled from a row's vars besides its messages differs from row to row.
         shared = (defaults.checks, defaults.expected_behavior, defaults.context, context.judge)
         self.state = _UNTRIED if simple and not has_template(_dumped(shared)) else _REFUSED
+        self._system = defaults.system or context.system
+        """The system message of a row without its own."""
         self.case: TestCase | None = None
         self.keys: frozenset[str] = frozenset()
         self.values: list[Any] = []
@@ -50,11 +56,22 @@ class RowPrototype:
 
     def build(self, raw: RawCase) -> TestCase | None:
         """Row `raw`'s case copied from the prototype; None: build it in full."""
-        if self.state != _TRUSTED or raw.data.keys() - _COPIED_KEYS:
+        return self._copied(raw) if self._copyable(raw) else None
+
+    def plan_copy(self, raw: RawCase) -> CopiedRow | None:
+        """What `build` would copy for row `raw`, as a plan reads it, without making the case."""
+        if self.case is None or not self._copyable(raw):
             return None
-        if frozenset(raw.data) != self.keys:
+        parts = self._parts(raw)
+        if parts is None:
             return None
-        return self._copied(raw)
+        case_id, variables, texts = parts
+        return CopiedRow(self.case, case_id, texts, variables, raw.locator.line)
+
+    def _copyable(self, raw: RawCase) -> bool:
+        """Whether row `raw` sets only what a copy fills in, and the prototype is trusted."""
+        # The prototype's keys are copied keys (see `built`): the same keys are too.
+        return self.state == _TRUSTED and raw.data.keys() == self.keys
 
     def built(self, raw: RawCase, case: TestCase) -> None:
         """Note a row built in full: the first becomes the prototype, the second vouches for it.
@@ -71,36 +88,64 @@ class RowPrototype:
         if self.state == _UNTRIED and frozenset(raw.data) == self.keys:
             self.state = _TRUSTED if self._copied(raw) == case else _REFUSED
 
+    def checked(self, raw: RawCase) -> str | None:
+        """The id of row `raw`'s copied case, when it has one (see `build`), without making it.
+
+        Loading needs only that the copy can be made and its id: every other field it counts
+        is the prototype's.
+        """
+        if not self._copyable(raw):
+            return None
+        parts = self._parts(raw)
+        return None if parts is None else parts[0]
+
     def _copied(self, raw: RawCase) -> TestCase | None:
+        parts = self._parts(raw)
+        if parts is None:
+            return None
+        case_id, variables, texts = parts
+        messages = tuple(Message(role=role, content=text) for role, text in texts)
+        values = self.values.copy()
+        values[_ID], values[_MESSAGES] = case_id, messages
+        values[_VARS], values[_SOURCE] = variables, raw.locator.line()
+        return TestCase(*values)
+
+    def _parts(self, raw: RawCase) -> tuple[str, dict[str, Any], list[tuple[Role, str]]] | None:
+        """Row `raw`'s id, vars and messages' (role, text), as a full build makes them.
+
+        None: build it in full.
+        """
         context, data = self.context, raw.data
-        row_vars = data.get("vars", {})
+        row_vars = data.get("vars", _NO_VARS)
         case_id = data.get("id", raw.default_id)
         query, system = data.get("query"), data.get("system")
-        if not isinstance(case_id, str) or not case_id or not isinstance(row_vars, dict):
+        # Exact types (`type(...) is`, a row's cost): anything else, the full build handles.
+        if type(case_id) is not str or not case_id or type(row_vars) is not dict:
             return None  # what validation refuses, the full build locates
         if VARIABLE in row_vars:
             return None  # reserved: the full build says so
-        if not isinstance(query, str | None) or not isinstance(system, str | None):
+        if query is not None and type(query) is not str:
+            return None
+        if system is not None and type(system) is not str:
             return None
         variables = {**context.variables, **row_vars}
-        canary = Canary(namespaced(context.suite, case_id))
+        system = system or self._system
+        prompt = query if query is not None else context.prompt
+        if prompt is None:
+            return None
+        # A canary is made only for a text naming it (`Canary.scope` looks no further).
+        named = VARIABLE in prompt or (system is not None and VARIABLE in system)
+        canary = Canary(namespaced(context.suite, case_id)) if named else None
         try:
-            messages = []
-            system = system or context.defaults.system or context.system
+            texts: list[tuple[Role, str]] = []
             if system is not None:
-                content = render(system, canary.scope(system, variables))
-                messages.append(Message(role="system", content=content))
-            prompt = query if query is not None else context.prompt
-            if prompt is None:
-                return None
-            content = render(prompt, canary.scope(prompt, variables))
-            messages.append(Message(role="user", content=content))
+                scope = variables if canary is None else canary.scope(system, variables)
+                texts.append(("system", render(system, scope)))
+            scope = variables if canary is None else canary.scope(prompt, variables)
+            texts.append(("user", render(prompt, scope)))
         except TemplateError:
             return None  # the full build locates it
-        values = self.values.copy()
-        values[_ID], values[_MESSAGES] = case_id, tuple(messages)
-        values[_VARS], values[_SOURCE] = variables, raw.locator.line()
-        return TestCase(*values)
+        return case_id, variables, texts
 
 
 def _dumped(value: Any) -> Any:

@@ -15,9 +15,10 @@ import json
 import os
 import re
 import stat
+import time
 import tomllib
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -288,6 +289,8 @@ _BLOCK_ROWS = 256
 _BLOCK_BYTES = 1 << 20
 """`RowFile.rows` reads up to this many rows, and bytes (but at least one row), at a time."""
 _BOM = "\ufeff".encode()
+_CHECK_NS = 1_000_000
+"""`RowFile.rows` checks the file at least this often (in nanoseconds), and on each block."""
 
 
 class RowFile:
@@ -308,6 +311,8 @@ class RowFile:
         self.lines = array("q")
         """The line each row is reported at."""
         self.header: list[str] = []
+        self._distinct = True
+        """Whether the header names each column once (a name twice: the last cell counts)."""
         self._stamp: tuple[int, int, int, int] | None = None
         """The scanned file's device, inode, size and time of change."""
 
@@ -363,13 +368,17 @@ class RowFile:
     def _scan_csv(self, lines: _Lines) -> Iterator[RawCase]:
         # The header is the first row that is not blank, as csv skips blank lines between rows.
         self.header = next((row for row in csv.reader(lines) if row), [])
-        reader = csv.DictReader(lines, fieldnames=self.header)
+        self._distinct = len(set(self.header)) == len(self.header)
         lines.row_done()
         start = lines.offset
-        for number, row in enumerate(reader, start=1):
+        number = 0
+        for values in csv.reader(lines):
+            if not values:
+                continue  # a blank line between rows, skipped as csv.DictReader skips it
+            number += 1
             self.starts.append(start)
             self.lines.append(lines.row_start)
-            yield self._csv_case(row, lines.row_start, number)
+            yield self._cells(values, lines.row_start, number)
             lines.row_done()
             start = lines.offset
         self.starts.append(start)
@@ -380,10 +389,22 @@ class RowFile:
                 f"{self.path}:{line}: row {number} has more values than the header has "
                 "columns; quote values that contain commas"
             )
+        return self._raw(row.items(), line, number)
+
+    def _raw(self, cells: Iterable[tuple[str, Any]], line: int, number: int) -> RawCase:
+        """The case of a CSV row's (column, value) cells."""
         # An empty cell in a case column means "not given": the row's default id, the
         # suite's prompt and system message.
-        given = {k: v for k, v in row.items() if v != "" or k not in _CSV_CASE_COLUMNS}
-        data = _split_columns(given, _CSV_CASE_COLUMNS)
+        # What `_split_columns` makes of the cells given, in one loop (a row's largest cost).
+        data: dict[str, Any] = {}
+        variables: dict[str, Any] = {}
+        for key, value in cells:
+            if key not in _CSV_CASE_COLUMNS:
+                variables[key] = value
+            elif value != "":
+                data[key] = value
+        if variables:  # "vars" is no CSV case column: a column of that name is a variable
+            data["vars"] = variables
         return RawCase(data, Locator(self.path, {(): Position(line)}), f"{self.stem}-{number}")
 
     def _scan_jsonl(self, lines: _Lines) -> Iterator[RawCase]:
@@ -426,9 +447,12 @@ class RowFile:
         """Every row in order, read again from `file` (see `opened`) a block of rows at a time.
 
         One read per block rather than per row, as a run reads every row once or twice. The
-        file is still checked before each row: a run stops at the first row after a change.
+        file is still checked before each row read a millisecond or more after the last check:
+        a run stops at the first row after a change (a pass reading rows faster than that
+        checks about once a millisecond, not each row, whose check would cost as much as it).
         """
         first = 0
+        checked = 0
         while first < len(self):
             base = self.starts[first]
             last = min(first + _BLOCK_ROWS, len(self))
@@ -440,7 +464,10 @@ class RowFile:
             if parsed is not None and len(parsed) != last - first:
                 parsed = None  # not the rows scanned: each row says what it is on its own
             for index in range(first, last):
-                self._check(os.fstat(file.fileno()))
+                now = time.monotonic_ns()
+                if now - checked >= _CHECK_NS or index == first:
+                    self._check(os.fstat(file.fileno()))
+                    checked = now
                 if parsed is not None:
                     yield self._csv_row(parsed[index - first], index)
                     continue
@@ -464,14 +491,20 @@ class RowFile:
         return [row for row in csv.reader(io.StringIO(data.decode("utf-8"), newline="")) if row]
 
     def _csv_row(self, values: list[str], index: int) -> RawCase:
-        """Row `index` from its `values`, as `csv.DictReader` gave it to `scan`."""
+        """Row `index` from its `values`, as `scan` read it."""
+        return self._cells(values, self.lines[index], index + 1)
+
+    def _cells(self, values: list[str], line: int, number: int) -> RawCase:
+        """Row `number` (at `line`) from its `values`, as `csv.DictReader` would give it."""
         header = self.header
+        if len(values) == len(header) and self._distinct:  # the usual row: its cells as they are
+            return self._raw(zip(header, values, strict=True), line, number)
         fields: dict[Any, Any] = dict(zip(header, values, strict=False))
         if len(values) < len(header):
             fields.update(dict.fromkeys(header[len(values) :]))
         if len(values) > len(header):
             fields[None] = values[len(header) :]
-        return self._csv_case(fields, self.lines[index], index + 1)
+        return self._csv_case(fields, line, number)
 
     def _parsed(self, index: int, data: bytes) -> RawCase:
         """Row `index` from `data`, its text as `scan` found it."""

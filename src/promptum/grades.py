@@ -25,6 +25,11 @@ GRADE_KINDS: tuple[GradeKind, ...] = ("check", "validator", "assertion", "judge"
 CHECK_KINDS: frozenset[GradeKind] = frozenset({"check", "validator", "custom"})
 """The kinds counted as checks (``Checks: N/M passed``, `get_check_stats`, `check_results`)."""
 
+UNGRADED = "ungraded"
+"""The name of the error grade (kind ``check``) a response gets when nothing graded it: no
+check, field assertion or judge criterion (docs/checks.md). A check, so the check counts
+show it: a run of ungraded cases reads ``Checks: 0/N passed``, never a pass."""
+
 
 @dataclass(frozen=True, slots=True)
 class Grade:
@@ -72,6 +77,8 @@ class Grade:
     def summary(self) -> str:
         """Why the grade did not pass, as one line: ``contains: expected to contain 'x'``."""
         if self.error is not None:
+            if self.kind == "check" and self.name == UNGRADED:  # no grader erred: none graded
+                return self.error
             return f"{self.label} error: {self.error}"
         if self.kind == "assertion":
             return f"assertion {self.reason}"

@@ -34,6 +34,7 @@ from promptum.runner import (
     Runner,
     Survey,
     TestCase,
+    grades_something,
     judged_criteria,
 )
 from promptum.sinks import ResultSink
@@ -472,6 +473,9 @@ class Session:
             # each is read twice per run, and a copy costs more than the comparison.
             if all(getattr(case, name) == value for name, value in own.items()):
                 return case
+            if judge is None and case.judge is not None and grades_something(case):
+                # Should its judge have been all that grades it, its ungraded error says so.
+                return replace(case, **own, judge_off=True)
             return replace(case, **own)
 
         # It reads and changes only what a data file's rows share: they get it once.

@@ -100,7 +100,8 @@ def counting_server(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator
 
 
 def _suite(cases: int, endpoints: str = "") -> Path:
-    lines = [f"  - {{id: c{index}, query: q{index}}}" for index in range(cases)]
+    graded = "checks: [{type: min_length, value: 1}]"  # else each is an error: nothing graded
+    lines = [f"  - {{id: c{index}, query: q{index}, {graded}}}" for index in range(cases)]
     path = Path("suite.yaml")
     text = f"name: wide\nmodels: [openai/m]\n{endpoints}test_cases:\n" + "\n".join(lines)
     path.write_text(text + "\n", encoding="utf-8")

@@ -176,9 +176,13 @@ def write(name: str, text: str) -> None:
 
 def test_a_filtered_run_names_only_the_suites_it_runs(server: FaultServer) -> None:
     server.default = Reply.ok("Paris")
-    write("prompts/geo.yaml", "models: [fault/m]\ntest_cases:\n  - {id: capital, query: q}\n")
-    write("prompts/maths.yaml", "models: [fault/m]\ntest_cases:\n  - {id: sum, query: s}\n")
-    write("prompts/history.yaml", "models: [fault/m]\ntest_cases:\n  - {id: year, query: y}\n")
+    graded = "checks: [{type: min_length, value: 1}]"
+    suites = [("geo", "capital", "q"), ("maths", "sum", "s"), ("history", "year", "y")]
+    for name, case, query in suites:
+        write(
+            f"prompts/{name}.yaml",
+            f"models: [fault/m]\ntest_cases:\n  - {{id: {case}, query: {query}, {graded}}}\n",
+        )
 
     result = invoke("run", "prompts", "-k", "geo/*", "-k", "year")
     assert result.exit_code == 0, result.output

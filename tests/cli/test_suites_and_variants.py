@@ -34,7 +34,11 @@ def two_suites_sharing_an_id() -> None:
         "prompts/geo.yaml",
         f"models: [fault/m]\ntest_cases:\n  - {{id: capital, query: q, {check}}}\n",
     )
-    write("prompts/more/hist.yaml", "models: [fault/m]\ntest_cases:\n  - {id: capital, query: r}\n")
+    graded = "checks: [{type: min_length, value: 1}]"
+    write(
+        "prompts/more/hist.yaml",
+        f"models: [fault/m]\ntest_cases:\n  - {{id: capital, query: r, {graded}}}\n",
+    )
     write("prompts/notes.yml", "title: not a suite\n")
 
 
@@ -96,6 +100,8 @@ VARIANTS = """\
     prompts:
       short: "{{ query }}"
       long: "Please answer carefully: {{ query }}"
+    defaults:
+      checks: [{type: min_length, value: 1}]
     test_cases:
       - {id: france, query: Capital of France?}
       - {id: japan, query: Capital of Japan?}

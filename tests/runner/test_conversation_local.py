@@ -63,6 +63,7 @@ def _simulated(
         messages=(Message(role="system", content="You are a shop's support assistant."),),
         models=(MODEL,),
         params=PARAMS,
+        checks=(CheckDefinition(type="min_length", value=1),),  # graded: else an error
         simulate=Simulation(
             model=MODEL,
             goal="Get a refund for order 123",

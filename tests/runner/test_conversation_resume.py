@@ -108,6 +108,7 @@ def _simulated(max_turns: int = 3, stop: tuple[CheckDefinition, ...] = ()) -> Te
         id="refund",
         messages=(),
         models=(MODEL,),
+        checks=(CheckDefinition(type="min_length", value=1),),  # graded: else an error
         simulate=Simulation(
             model="fault/user", goal="Get a refund", max_turns=max_turns, stop=stop
         ),

@@ -145,6 +145,7 @@ def test_a_reply_is_written_into_a_later_turn_as_data_never_rendered_again() -> 
             lambda query: next(replies),
             Turn(query="hi"),
             Turn(query="You said: {{ turns[0].reply }}", reads_turns=True),
+            checks=(CheckDefinition(type="min_length", value=1),),
         )
     )
     assert result.status == "pass", result.reasons
@@ -173,6 +174,7 @@ def _simulated(server: FaultServer, options: ClientOptions, bot: Any) -> CaseRes
         messages=(),
         models=(target.id,),
         target=target,
+        checks=(CheckDefinition(type="min_length", value=1),),
         simulate=Simulation(model="fault/user", goal="Get a refund", max_turns=3, opening="Hi"),
     )
     return run_one(case, options)

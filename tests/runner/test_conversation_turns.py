@@ -62,6 +62,7 @@ def test_a_turn_query_reads_the_earlier_replies_when_it_is_reached() -> None:
                 query="You said: {{ turns[0].reply }} and I asked {{ turns[0].query }}",
                 reads_turns=True,
             ),
+            checks=(CheckDefinition(type="min_length", value=1),),
         )
     )
     assert result.status == "pass"
@@ -178,7 +179,9 @@ def test_run_unit_runs_a_conversation_as_the_pytest_plugin_and_ray_workers_do() 
         ids.append(conversation_id)
         return f"re: {query} sk-live-{'x' * 24}"
 
-    case = bot_case(bot, Turn(query="a"), Turn(query="b"))
+    case = bot_case(
+        bot, Turn(query="a"), Turn(query="b"), checks=(CheckDefinition(type="min_length", value=1),)
+    )
     target = case.target
     assert target is not None
 

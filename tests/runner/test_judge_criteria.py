@@ -81,7 +81,11 @@ def test_a_case_judge_is_merged_over_the_suites_key_by_key(
             query: q4
             expected_behavior: e4
             judge: {{prompt: "CASE {{{{ rubric }}}}"}}
-          - {{id: unjudged, query: q5, expected_behavior: e5, judge: false}}
+          - id: unjudged
+            query: q5
+            expected_behavior: e5
+            judge: false
+            checks: [{{type: min_length, value: 1}}]  # graded by something: else an error
         """,
     )
     cases = {case.id: case.judge for case in load_suite(path).cases}
@@ -168,7 +172,9 @@ def test_python_prompts_carry_a_judge_over_the_sessions(
     )
     session.add_test(Prompt(name="stricter", prompt="q", judge={"threshold": 0.9}))
     session.add_test(Prompt(name="other", prompt="q", judge="fault/other"))
-    session.add_test(Prompt(name="off", prompt="q", judge=False))
+    session.add_test(
+        Prompt(name="off", prompt="q", judge=False, checks=[{"type": "min_length", "value": 1}])
+    )
     session.add_test(
         Prompt(name="own", prompt="q", expected_behavior="says q", judge={"criteria": {}})
     )
@@ -185,7 +191,7 @@ def test_python_prompts_carry_a_judge_over_the_sessions(
     results = {r.case_id: r for r in session.run().results}
     assert [g.name for g in results["stricter"].grades] == ["polite"]
     assert [g.name for g in results["own"].grades] == ["judge"]
-    assert results["off"].grades == []
+    assert [g.name for g in results["off"].grades] == ["min_length"]  # not judged
     session.override(judge=None)  # `--no-judge`
     assert all(test.judge is None for test in session.tests)
 

@@ -82,7 +82,10 @@ def test_generation_then_checks_then_assertions_then_judge(
     run = asyncio.run(run_cases(options, [graded]))
     (result,) = run.results
     assert result.status == "pass"
-    assert [(c.type, c.passed) for c in result.check_results] == [("contains", True)]
+    assert [(c.type, c.passed) for c in result.check_results] == [
+        ("contains", True),
+        ("response_schema", True),  # the output fits the schema
+    ]
     assert result.eval_result is not None
     assert [(d.op, d.passed) for d in result.eval_result.details] == [("in", True), ("ne", True)]
     assert result.judge is not None

@@ -167,7 +167,8 @@ def test_suite_endpoints_reach_the_client(tmp_path: Path, server: FaultServer) -
     path.write_text(
         f"endpoints:\n  mine: {{base_url: '{server.base_url}', max_concurrency: 2}}\n"
         "pricing:\n  mine/m: {input: 1.0, output: 2.0}\n"
-        "models: [mine/m]\ntest_cases:\n  - {id: a, query: one two}\n",
+        "models: [mine/m]\ntest_cases:\n"
+        "  - {id: a, query: one two, checks: [{type: min_length, value: 1}]}\n",
         encoding="utf-8",
     )
     session = Session(client_options=ClientOptions(cache=False, max_retries=0))

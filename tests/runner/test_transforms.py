@@ -163,7 +163,14 @@ def test_a_mapping_replaces_the_structured_output_the_field_assertions_see(
     )
     assert result.exit_code == 0, result.output
     grades = grades_of()["nested"]
-    assert [g["kind"] for g in grades] == ["check", "check", "assertion", "assertion"]
+    kinds = [(g["kind"], g["name"]) for g in grades]
+    assert kinds == [
+        ("check", "expr"),
+        ("check", "contains"),
+        ("check", "response_schema"),  # the output fits the schema: a grade of its own
+        ("assertion", "city"),
+        ("assertion", "days"),
+    ]
     assert all(g["passed"] for g in grades), grades
     assert grades[0]["details"]["transformed"] == '{"city": "Rome", "days": 3}'
 

@@ -476,8 +476,9 @@ def test_a_file_named_like_a_glob_is_read_as_written(project: Path) -> None:
 
 
 def test_a_folder_run_does_not_take_case_files_for_suites(project: Path) -> None:
-    write(project / "evals" / "cases" / "a.yaml", "- {id: one, query: hi}\n")
-    write(project / "evals" / "cases" / "b.yaml", "- {id: two, query: hi}\n")
+    graded = "checks: [{type: min_length, value: 1}]"  # else validate names them, ungraded
+    write(project / "evals" / "cases" / "a.yaml", f"- {{id: one, query: hi, {graded}}}\n")
+    write(project / "evals" / "cases" / "b.yaml", f"- {{id: two, query: hi, {graded}}}\n")
     write(project / "evals" / "stray.yaml", "- {id: three, query: hi}\n")
     write(project / "evals" / "app.py", APP)
     write(project / "evals" / "suite.yaml", "target: app.py:answer\ncases_from: ['cases/*.yaml']\n")
@@ -507,6 +508,7 @@ def server(project: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FaultServ
         yield running
 
 
+EXTRA = "- {id: extra, query: 'Extra: {{ policy }}', checks: [{type: contains, value: ok}]}\n"
 RUN_SUITE = """\
 models: [fault/m]
 vars: {policy: {file: policy.md}}
@@ -523,7 +525,7 @@ cases_from: ["cases/*.yaml"]
 def test_a_run_sends_the_files_and_caches_and_resumes_their_cases(
     project: Path, server: FaultServer
 ) -> None:
-    write(project / "cases" / "extra.yaml", "- {id: extra, query: 'Extra: {{ policy }}'}\n")
+    write(project / "cases" / "extra.yaml", EXTRA)
     write(project / "suite.yaml", RUN_SUITE)
     server.default = Reply.ok("ok")
     run = ["run", "suite.yaml", "-c", "1", "--no-store", "-o", "run.json"]
@@ -566,7 +568,7 @@ def _start_run(*extra: str) -> subprocess.Popen[str]:
 def test_an_interrupted_run_resumes_the_cases_of_files_and_globs(
     project: Path, server: FaultServer
 ) -> None:
-    write(project / "cases" / "extra.yaml", "- {id: extra, query: 'Extra: {{ policy }}'}\n")
+    write(project / "cases" / "extra.yaml", EXTRA)
     write(project / "suite.yaml", RUN_SUITE)
     server.queue(Reply.ok("ok"), Reply.ok("ok"))
     server.default = Reply.hang(60)

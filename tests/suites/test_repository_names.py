@@ -44,7 +44,9 @@ def repository(tmp_path: Path) -> Path:
     """Two teams' `suite.yaml`, a folder of TOML cases, and a suite at the top."""
     write(tmp_path / "team-a" / "suite.yaml", SUITE)
     write(tmp_path / "team-b" / "suite.yaml", SUITE)
-    write(tmp_path / "team-c" / "cases" / "one.toml", 'query = "Say hello"\nmodels = ["fault/m"]\n')
+    toml = 'query = "Say hello"\nmodels = ["fault/m"]\n'
+    toml += 'checks = [{type = "contains", value = "Hello"}]\n'
+    write(tmp_path / "team-c" / "cases" / "one.toml", toml)
     write(tmp_path / "top.yaml", SUITE)
     return tmp_path
 
@@ -116,7 +118,8 @@ def test_resume_finds_the_results_of_suites_named_by_their_path(
     (repository / "team-c" / "cases" / "one.toml").unlink()
     (repository / "team-c" / "cases").rmdir()
     for name in ("team-a", "team-b"):
-        write(repository / name / "suite.yaml", SUITE + "  - {id: two, query: Say hi}\n")
+        two = "  - {id: two, query: Say hi, checks: [{type: contains, value: Hello}]}\n"
+        write(repository / name / "suite.yaml", SUITE + two)
     server.queue(Reply.ok("Hello"), Reply.ok("Hello"))
     server.default = Reply.hang(60)  # the third call hangs: the run is interrupted there
     env = {**os.environ, "PROMPTUM_FAULT_BASE_URL": server.base_url}

@@ -44,7 +44,10 @@ def test_an_async_target_that_blocks_its_loop_ends_at_its_limit_and_is_abandoned
     assert [r.completion.error for r in run.results] == ["timed out: no answer within 0.5 s"] * 2
     assert any("2 calls abandoned after their time limit" in w for w in run.warnings), run.warnings
     # The loop the blocked calls held is left behind: the next async call gets a fresh one.
-    (result,) = _run(Prompt(name="next", prompt="q", target=answers), timeout_s=5).results
+    graded = Prompt(
+        name="next", prompt="q", target=answers, checks=[{"type": "min_length", "value": 1}]
+    )
+    (result,) = _run(graded, timeout_s=5).results
     assert (result.status, result.completion.text) == ("pass", "on time")
 
 
@@ -96,7 +99,15 @@ def test_async_targets_share_one_loop_that_is_not_the_runs() -> None:
 
     for _ in range(2):
         session = Session(
-            tests=[Prompt(name=f"p{i}", prompt="q", target=answer) for i in range(3)],
+            tests=[
+                Prompt(
+                    name=f"p{i}",
+                    prompt="q",
+                    target=answer,
+                    checks=[{"type": "contains", "value": "ok"}],
+                )
+                for i in range(3)
+            ],
             client_options=ClientOptions(**OPTIONS),
         )
 

@@ -98,6 +98,7 @@ def test_client_history_sends_every_earlier_reply_as_it_was() -> None:
         models=("target:numbered",),
         target=PythonTarget("numbered", numbered),
         turns=(Turn(query="one"), Turn(query="two"), Turn(query="three")),
+        checks=(CheckDefinition(type="contains", value="reply"),),
     )
     result = run_one(case)
     assert result.status == "pass"

@@ -145,7 +145,8 @@ def test_sync_targets_run_concurrently_in_worker_threads() -> None:
             inside -= 1
         return "ok"
 
-    prompts = [Prompt(name=f"c{i}", prompt="q", target=slow) for i in range(8)]
+    graded = [{"type": "contains", "value": "ok"}]
+    prompts = [Prompt(name=f"c{i}", prompt="q", target=slow, checks=graded) for i in range(8)]
     started = time.perf_counter()
     run = _run(*prompts, concurrency=4)
     assert {r.status for r in run.results} == {"pass"}

@@ -47,6 +47,20 @@ def _model_notes(suite: Suite, model_ids: Iterable[str]) -> list[str]:
     return notes
 
 
+def _ungraded_lines(suite: Suite, stats: CaseStats) -> list[str]:
+    """A warning naming the cases nothing grades: a run makes each an error, never a pass."""
+    if not stats.ungraded:
+        return []
+    count = stats.ungraded // max(1, len(suite.variants))  # each case is built per variant
+    shown = stats.ungraded_shown
+    each = "it" if count == 1 else "each"
+    lines = [f"  warning: nothing grades {counted(count, 'case')}, so a run makes {each} an error:"]
+    lines += [f"    {where}: {fix}" for where, fix in shown.items()]
+    if count > len(shown):
+        lines.append(f"    and {count - len(shown)} more")
+    return lines
+
+
 def _counts(suite: Suite, stats: CaseStats) -> str:
     """Its cases and checks; and the results a run makes, when variants or models multiply."""
     variants = max(1, len(suite.variants))
@@ -126,6 +140,8 @@ def validate_command(paths: tuple[Path, ...], prompts: tuple[str, ...]) -> None:
             click.echo(python)
         for note in _model_notes(suite, stats.models):
             click.echo(note)
+        for line in _ungraded_lines(suite, stats):  # a warning: the suite is valid
+            click.echo(line)
     try:
         check_unique_ids(loaded)  # `promptum run` with the same paths would refuse them
     except PromptumError as exc:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from promptum.case_result import TURN
-from promptum.grades import CHECK_KINDS, Grade, samples_note
+from promptum.grades import CHECK_KINDS, UNGRADED, Grade, samples_note
 from promptum.reporting._conversation import failing_where
 from promptum.results import CaseResult
 
@@ -53,6 +53,8 @@ def _errored(result: CaseResult) -> Outcome | None:
     if not errored:
         return None
     first = errored[0]
+    if first.kind == "check" and first.name == UNGRADED:  # no grader erred: there was none
+        return Outcome("error", "Ungraded", first.error or UNGRADED, [g.summary for g in errored])
     if first.kind == "judge":
         message = f"the judge could not grade: {first.error}"
         return Outcome("error", "JudgeError", message, [g.summary for g in errored])

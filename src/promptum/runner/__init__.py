@@ -53,6 +53,8 @@ if TYPE_CHECKING:
         result_key,
         run_unit,
     )
+    from promptum.runner._ungraded import grades_something as grades_something
+    from promptum.runner._ungraded import ungraded_fix as ungraded_fix
     from promptum.templating import TemplateError, is_template, render
 
 __getattr__ = lazy_exports(__name__)

@@ -186,6 +186,9 @@ class TestCase:
     """A conversation whose user a model plays; exclusive with `turns`."""
     conversation: ConversationGrading | None = None
     """Grades over the whole conversation, besides each turn's."""
+    judge_off: bool = False
+    """Its judge was turned off for the run (`--no-judge`): a response only the judge would
+    grade is then ungraded, and its error says so."""
 
     @property
     def is_conversation(self) -> bool:

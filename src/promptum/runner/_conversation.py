@@ -38,6 +38,7 @@ from promptum.runner._simulator import (
     user_message,
 )
 from promptum.runner._turn_lines import TurnCall, request_digest
+from promptum.runner._ungraded import with_ungraded
 from promptum.templating import TemplateError, render
 
 TRANSCRIPT_INPUT = (
@@ -385,9 +386,11 @@ class _Conversation:
             last = _summed(replies, replies[-1])
         if self.error is not None:
             last = last.model_copy(update={"error": self.error})
-        status, score = status_of(last, self.grades), None
-        if case.threshold is not None and last.ok:
-            status, score = thresholded_status(self.grades, case.threshold)
+        # Ungraded only when no turn and nothing over the conversation graded it.
+        grades = with_ungraded(case, last, self.grades)
+        status, score = status_of(last, grades), None
+        if case.threshold is not None and last.ok and self.grades:
+            status, score = thresholded_status(grades, case.threshold)
         return CaseResult(
             case_id=case.id,
             suite=case.suite or None,
@@ -397,7 +400,7 @@ class _Conversation:
             status=status,
             messages=list(case.messages),
             completion=last,
-            grades=self.grades,
+            grades=grades,
             expected_behavior=case.expected_behavior,
             tags=list(case.tags),
             source=case.source,

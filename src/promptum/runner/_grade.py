@@ -39,6 +39,7 @@ from promptum.runner._case import TestCase
 from promptum.runner._transform import case_view
 
 _REASON_LIMIT = 300
+_FITS_SCHEMA = "Output fits the response schema"
 
 DEFAULT_GRADE_TIMEOUT_S = 60.0
 """How long grading one response may take in a run (checks, validator, field assertions; not
@@ -101,13 +102,16 @@ def _parsed_output(case: TestCase, completion: Completion) -> tuple[Any, Grade |
         kind, description = (
             ("response_model", f"Output is a valid {model.__name__}")
             if model is not None
-            else ("response_schema", "Output fits the response schema")
+            else ("response_schema", _FITS_SCHEMA)
         )
         return output, Grade(
             "check", kind, False, None, shorten(completion.output_error, _REASON_LIMIT), description
         )
     if model is None:
-        return output, None
+        if completion.output is None:  # not parsed against the schema (no client's call)
+            return output, None
+        # A verdict like any other: a case graded by its schema alone is graded.
+        return output, Grade("check", "response_schema", True, None, None, _FITS_SCHEMA)
     description = f"Output is a valid {model.__name__}"
     try:
         parsed = model.model_validate(output)

@@ -27,6 +27,7 @@ from promptum.runner._executor import Client, Execution, Executor, ResultKey
 from promptum.runner._grade import DEFAULT_GRADE_TIMEOUT_S
 from promptum.runner._plan import Plan, Survey
 from promptum.runner._response import graded, status_of
+from promptum.runner._ungraded import with_ungraded
 from promptum.sinks import ResultSink, result_json
 from promptum.tally import RunTally
 
@@ -170,7 +171,7 @@ async def _unit_result(
             run_id=run_id,
         )
     completion = scrub_model(await complete(request_for(case, model, repeat)), secrets)
-    completion, grades = await graded(
+    completion, found = await graded(
         case,
         completion,
         model,
@@ -179,8 +180,9 @@ async def _unit_result(
         grade_timeout_s=grade_timeout_s,
         on_abandon=on_abandon,
     )
+    grades = with_ungraded(case, completion, found)  # nothing graded it: an error, no pass
     status, score = status_of(completion, grades), None
-    if case.threshold is not None and completion.ok:
+    if case.threshold is not None and completion.ok and found:
         status, score = thresholded_status(grades, case.threshold)
     return CaseResult(
         case_id=case.id,

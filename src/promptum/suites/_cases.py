@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, overload
 
-from promptum.runner import CopiedRow, TestCase
+from promptum.runner import CopiedRow, TestCase, grades_something, ungraded_fix
 from promptum.suites._rows import RawCase, RowFile
 
 Change = Callable[[TestCase], TestCase]
@@ -223,6 +223,10 @@ class Selected(_Cases):
             yield self.cases[position]
 
 
+UNGRADED_SHOWN = 10
+"""How many of a suite's ungraded cases `promptum validate` names."""
+
+
 @dataclass(slots=True)
 class CaseStats:
     """What `promptum validate` says of a suite's cases, tallied once as they are loaded."""
@@ -246,10 +250,17 @@ class CaseStats:
     """The user turns of the scripted conversations, together."""
     simulated: int = 0
     """Cases whose user a model plays (`simulate:`)."""
+    ungraded: int = 0
+    """Cases nothing grades (no check, field assertion or judge criterion): a run makes
+    each an error."""
+    ungraded_shown: dict[str, str] = field(default_factory=dict)
+    """The first `UNGRADED_SHOWN` of them, where each is (``file:line``) to what to add."""
 
     def add(self, case: TestCase, default_model: str) -> None:
         """Count one case in (once for each of its prompt variants)."""
         self.checks += len(case.checks)
+        if not grades_something(case):
+            self._add_ungraded(case)
         if case.is_conversation:
             self._add_conversation(case)
         answering = case.models or (default_model,)
@@ -272,6 +283,13 @@ class CaseStats:
         # Its models, tags and repeats are known already: only the sums grow.
         self.checks += len(case.checks)
         self.results += (len(case.models) or 1) * case.repeat
+        if not grades_something(case):  # named once, by the row it was copied from
+            self.ungraded += 1
+
+    def _add_ungraded(self, case: TestCase) -> None:
+        self.ungraded += 1
+        if len(self.ungraded_shown) < UNGRADED_SHOWN:
+            self.ungraded_shown.setdefault(case.source or case.key, ungraded_fix(case))
 
     def _add_conversation(self, case: TestCase) -> None:
         self.checks += sum(len(turn.checks) for turn in case.turns)

@@ -1,0 +1,81 @@
+"""A response nothing graded: one error grade saying why, never a silent pass.
+
+A case with no check, no field assertion and no judge criterion (or whose judge is off)
+would pass whenever its call succeeds. This producer gives such a result one grade of kind
+``check`` named ``ungraded``, with an error: the result is then an error through the usual
+path (`status_of_grades`), and every report, the gate, JUnit and pytest show the reason.
+"""
+
+from __future__ import annotations
+
+from promptum.completion import Completion
+from promptum.grades import UNGRADED, Grade
+from promptum.runner._case import TestCase
+from promptum.runner._judge import judged_criteria
+
+
+def grades_something(case: TestCase) -> bool:
+    """Whether anything is set to grade the case's responses (a turn's or conversation's too).
+
+    A JSON schema alone counts: the response is graded as fitting it (or not).
+    """
+    if case.checks or case.validator is not None or case.response_schema is not None:
+        return True
+    if case.expected or case.attack_target:
+        return True
+    if case.judge is not None and judged_criteria(case.judge, case.expected_behavior):
+        return True
+    judged = case.judge is not None
+    for turn in case.turns:
+        if turn.checks or turn.expected or turn.attack_target or (judged and turn.criteria):
+            return True
+    grading = case.conversation
+    return grading is not None and bool(grading.checks or (judged and grading.criteria))
+
+
+def _unjudged(case: TestCase) -> bool:
+    """Whether the case has what a judge grades (expected_behavior, criteria) but no judge."""
+    if case.judge is not None:
+        return False
+    grading = case.conversation
+    return bool(
+        case.expected_behavior
+        or any(turn.criteria for turn in case.turns)
+        or (grading is not None and grading.criteria)
+    )
+
+
+def ungraded_fix(case: TestCase) -> str:
+    """Why nothing grades the case's responses, or what to add, for a person to read."""
+    if case.judge_off:
+        return (
+            "only its judge would grade it, and the judge is off (--no-judge): run it with "
+            "its judge, or add a check or a field assertion"
+        )
+    if _unjudged(case):
+        return (
+            "its expected_behavior (or judge criteria) needs a judge, and the case has none: "
+            "add `judge:` to the suite, run with --judge MODEL, or add a check"
+        )
+    return "add a check, a field assertion or a judge criterion"
+
+
+def ungraded_grade(case: TestCase) -> Grade:
+    """The error grade of a response to `case` that nothing graded."""
+    return Grade(
+        "check",
+        UNGRADED,
+        False,
+        description="Something grades the response",
+        error=f"nothing graded the response: {ungraded_fix(case)}",
+    )
+
+
+def with_ungraded(case: TestCase, completion: Completion, grades: list[Grade]) -> list[Grade]:
+    """`grades`, or the ungraded error grade when the call succeeded and nothing graded it.
+
+    A call that failed is the error it is: it gets no grade here.
+    """
+    if grades or not completion.ok:
+        return grades
+    return [ungraded_grade(case)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from promptum.pytest_plugin import PromptGradingError, assert_prompt
 from tests.pytest_plugin.plugin_project import Servers, write_project
 
 BARE = "models: [fault/m]\ntest_cases:\n  - {id: bare, query: Hi}\n"
@@ -25,3 +26,9 @@ def test_an_ungraded_case_is_an_error_saying_what_to_add(
     result.stdout.fnmatch_lines(
         ["ERROR prompts/demo.yaml::demo/bare[[]fault/m[]] - nothing graded the response*"]
     )
+
+
+def test_assert_prompt_with_nothing_to_assert_is_a_grading_error() -> None:
+    with pytest.raises(PromptGradingError, match="nothing graded the response"):
+        assert_prompt("Paris is the capital of France.")
+    assert assert_prompt("Paris is the capital of France.", contains="Paris").status == "pass"

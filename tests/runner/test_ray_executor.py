@@ -124,7 +124,12 @@ def _options(server: FaultServer, limit: int = 8) -> ClientOptions:
 def _session(options: ClientOptions, count: int, **settings: Any) -> Session:
     session = Session(models=[MODEL], client_options=options, **settings)
     for index in range(count):
-        session.add_test(Prompt(name=f"case-{index:02d}", prompt=f"question {index}"))
+        prompt = Prompt(
+            name=f"case-{index:02d}",
+            prompt=f"question {index}",
+            checks=[{"type": "min_length", "value": 1}],
+        )
+        session.add_test(prompt)
     return session
 
 
@@ -241,7 +246,12 @@ def test_the_run_concurrency_holds_across_workers_and_endpoints(ray: Any) -> Non
             executor=RayExecutor(workers=2),
         )
         for index in range(12):
-            session.add_test(Prompt(name=f"case-{index:02d}", prompt=f"question {index}"))
+            prompt = Prompt(
+            name=f"case-{index:02d}",
+            prompt=f"question {index}",
+            checks=[{"type": "min_length", "value": 1}],
+        )
+        session.add_test(prompt)
         run = session.run()
     assert run.complete
     assert len(run.results) == 24

@@ -175,6 +175,12 @@ def _case(node: Node, context: Context, defaults: Defaults, number: int) -> list
         converted = convert_assertion(item, context, names)
         checks.extend(converted.checks)
         criteria.update(converted.criteria)
+    if not (checks or criteria or defaults.checks or defaults.criteria):
+        context.approximate(
+            node,
+            "a test without assertions",
+            "promptfoo passes it; promptum makes a response nothing grades an error: add a check",
+        )
     if variables:
         case["vars"] = variables
     if checks:

@@ -22,7 +22,7 @@ from promptum.errors import ConfigError, PromptumError
 from promptum.pytest_plugin._engine import Engine
 from promptum.pytest_plugin._text import headline, reason_lines
 from promptum.results import CaseResult
-from promptum.runner import JudgeConfig, TestCase, grade, status_of
+from promptum.runner import JudgeConfig, TestCase, grade, status_of, with_ungraded
 
 _CASE_ID = "assert_prompt"
 
@@ -181,6 +181,7 @@ def check_response(
     if completion.ok and case.judge is not None:
         with engine() as running:
             grades += running.judge(case, completion.text)
+    grades = with_ungraded(case, completion, grades)  # asserting nothing is no pass
     result = CaseResult(
         case_id=case.id,
         model=completion.model,

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     )
     from promptum.runner._ungraded import grades_something as grades_something
     from promptum.runner._ungraded import ungraded_fix as ungraded_fix
+    from promptum.runner._ungraded import with_ungraded as with_ungraded
     from promptum.templating import TemplateError, is_template, render
 
 __getattr__ = lazy_exports(__name__)

@@ -247,10 +247,10 @@ def test_the_run_concurrency_holds_across_workers_and_endpoints(ray: Any) -> Non
         )
         for index in range(12):
             prompt = Prompt(
-            name=f"case-{index:02d}",
-            prompt=f"question {index}",
-            checks=[{"type": "min_length", "value": 1}],
-        )
+                name=f"case-{index:02d}",
+                prompt=f"question {index}",
+                checks=[{"type": "min_length", "value": 1}],
+            )
         session.add_test(prompt)
         run = session.run()
     assert run.complete

@@ -251,7 +251,7 @@ def test_the_run_concurrency_holds_across_workers_and_endpoints(ray: Any) -> Non
                 prompt=f"question {index}",
                 checks=[{"type": "min_length", "value": 1}],
             )
-        session.add_test(prompt)
+            session.add_test(prompt)
         run = session.run()
     assert run.complete
     assert len(run.results) == 24

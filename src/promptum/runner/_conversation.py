@@ -23,14 +23,13 @@ from promptum.case_result import TURN
 from promptum.checks import TOOL_CHECK_TYPES, CheckDefinition, call_errors_grade
 from promptum.completion import Completion
 from promptum.grades import Grade
-from promptum.metrics import thresholded_status
 from promptum.providers import ModelRequest
 from promptum.redaction import scrub_model
 from promptum.results import CaseResult, Message, TurnResult
 from promptum.runner._case import TestCase, Turn
 from promptum.runner._executor import ResultKey
 from promptum.runner._grade import DEFAULT_GRADE_TIMEOUT_S, grade_async
-from promptum.runner._response import Complete, graded, status_of
+from promptum.runner._response import Complete, graded, result_of, status_of
 from promptum.runner._simulator import (
     Exchange,
     goal_reached,
@@ -38,7 +37,6 @@ from promptum.runner._simulator import (
     user_message,
 )
 from promptum.runner._turn_lines import TurnCall, request_digest
-from promptum.runner._ungraded import with_ungraded
 from promptum.templating import TemplateError, render
 
 TRANSCRIPT_INPUT = (
@@ -387,28 +385,7 @@ class _Conversation:
         if self.error is not None:
             last = last.model_copy(update={"error": self.error})
         # Ungraded only when no turn and nothing over the conversation graded it.
-        grades = with_ungraded(case, last, self.grades)
-        status, score = status_of(last, grades), None
-        if case.threshold is not None and last.ok and self.grades:
-            status, score = thresholded_status(grades, case.threshold)
-        return CaseResult(
-            case_id=case.id,
-            suite=case.suite or None,
-            variant=case.variant or None,
-            model=self.model,
-            repeat=self.repeat,
-            status=status,
-            messages=list(case.messages),
-            completion=last,
-            grades=grades,
-            expected_behavior=case.expected_behavior,
-            tags=list(case.tags),
-            source=case.source,
-            must_pass=case.must_pass,
-            score=score,
-            threshold=case.threshold,
-            turns=self.turns,
-        )
+        return result_of(case, self.model, self.repeat, last, self.grades, self.turns)
 
 
 async def run_conversation(

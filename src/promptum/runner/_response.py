@@ -9,11 +9,13 @@ from collections.abc import Awaitable, Callable, Iterable
 
 from promptum.completion import Completion
 from promptum.grades import Grade, Status, status_of_grades
-from promptum.metrics import Label, labelled
+from promptum.metrics import Label, labelled, thresholded_status
 from promptum.providers import ModelRequest
+from promptum.results import CaseResult, TurnResult
 from promptum.runner._case import TestCase
 from promptum.runner._grade import DEFAULT_GRADE_TIMEOUT_S, grade_async
 from promptum.runner._judge import judge_grades
+from promptum.runner._ungraded import with_ungraded
 
 Complete = Callable[[ModelRequest], Awaitable[Completion]]
 
@@ -63,3 +65,40 @@ async def graded(
         error = f"grading failed: {type(exc).__name__}: {exc}"
         return completion.model_copy(update={"error": error}), []
     return completion, grades
+
+
+def result_of(
+    case: TestCase,
+    model: str,
+    repeat: int,
+    completion: Completion,
+    grades: list[Grade],
+    turns: list[TurnResult] | None = None,
+) -> CaseResult:
+    """The result of `case` on `model` from its (last) completion and every grade found.
+
+    A response nothing graded gets the ungraded error grade; a thresholded case that was
+    graded passes on its weighted score.
+    """
+    graded_grades = with_ungraded(case, completion, grades)  # nothing graded it: no pass
+    status, score = status_of(completion, graded_grades), None
+    if case.threshold is not None and completion.ok and grades:
+        status, score = thresholded_status(graded_grades, case.threshold)
+    return CaseResult(
+        case_id=case.id,
+        suite=case.suite or None,
+        variant=case.variant or None,
+        model=model,
+        repeat=repeat,
+        status=status,
+        messages=list(case.messages),
+        completion=completion,
+        grades=graded_grades,
+        expected_behavior=case.expected_behavior,
+        tags=list(case.tags),
+        source=case.source,
+        must_pass=case.must_pass,
+        score=score,
+        threshold=case.threshold,
+        turns=turns,
+    )

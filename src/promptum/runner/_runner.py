@@ -17,7 +17,6 @@ from typing import Any
 
 from promptum.completion import Completion
 from promptum.errors import PromptumError
-from promptum.metrics import thresholded_status
 from promptum.providers import ModelRequest
 from promptum.redaction import environment_secrets, scrub, scrub_json, scrub_model
 from promptum.results import CaseResult, RunResult
@@ -26,8 +25,7 @@ from promptum.runner._conversation import TurnLog, run_conversation
 from promptum.runner._executor import Client, Execution, Executor, ResultKey
 from promptum.runner._grade import DEFAULT_GRADE_TIMEOUT_S
 from promptum.runner._plan import Plan, Survey
-from promptum.runner._response import graded, status_of
-from promptum.runner._ungraded import with_ungraded
+from promptum.runner._response import graded, result_of
 from promptum.sinks import ResultSink, result_json
 from promptum.tally import RunTally
 
@@ -180,27 +178,7 @@ async def _unit_result(
         grade_timeout_s=grade_timeout_s,
         on_abandon=on_abandon,
     )
-    grades = with_ungraded(case, completion, found)  # nothing graded it: an error, no pass
-    status, score = status_of(completion, grades), None
-    if case.threshold is not None and completion.ok and found:
-        status, score = thresholded_status(grades, case.threshold)
-    return CaseResult(
-        case_id=case.id,
-        suite=case.suite or None,
-        variant=case.variant or None,
-        model=model,
-        repeat=repeat,
-        status=status,
-        messages=list(case.messages),
-        completion=completion,
-        grades=grades,
-        expected_behavior=case.expected_behavior,
-        tags=list(case.tags),
-        source=case.source,
-        must_pass=case.must_pass,
-        score=score,
-        threshold=case.threshold,
-    )
+    return result_of(case, model, repeat, completion, found)
 
 
 class Runner:

@@ -8,14 +8,19 @@ contain an API key. An answer holding the value of a secret-looking environment 
 stored at all (masking it would replay an answer the model never gave); `skipped_secret` counts
 those for the caller to show.
 
-Reads and writes run on the caller's thread: each takes tens of microseconds, less than
-handing it to a worker thread would cost. Writes are gathered and committed together (every
+Reads and writes run on the caller's thread: each takes microseconds, less than handing it
+to a worker thread would cost. Writes are gathered and committed together (every
 `FLUSH_EVERY` entries or `FLUSH_AFTER_S` seconds, and on `close`): one transaction per answer
 cost ~150 µs, most of a cached run's overhead. Entries not yet committed are still served.
+Reads made in one turn of the event loop share one read transaction (a re-run served by the
+cache reads its answers in one turn, or a few): a transaction of its own per read, its locks
+taken and released, cost three times the read itself. It ends at the loop's next turn, before
+the loop waits for anything, so no lock is held while a model is awaited.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import sqlite3
@@ -24,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import from_json
 
 from promptum.completion import Completion
 from promptum.providers._base import ModelRequest
@@ -57,6 +63,10 @@ def _not_keyed(request: ModelRequest) -> set[str]:
     return {"vars", "context", "conversation_id", *unset}
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+"""What `json.dumps` with these options makes for every call, made once."""
+
+
 def cache_key(request: ModelRequest, endpoint: str) -> str:
     """A hash of everything that decides the answer: endpoint, model, messages, parameters."""
     payload: dict[str, Any] = {
@@ -64,8 +74,7 @@ def cache_key(request: ModelRequest, endpoint: str) -> str:
         "endpoint": endpoint,
         "request": request.model_dump(mode="json", exclude=_not_keyed(request)),
     }
-    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    return hashlib.sha256(_CANONICAL.encode(payload).encode()).hexdigest()
 
 
 def _migrate(connection: sqlite3.Connection) -> None:
@@ -95,6 +104,8 @@ class ResponseCache:
         self._connection: sqlite3.Connection | None = None
         self._disabled = False
         self._pending: dict[str, tuple[float, Completion]] = {}
+        self._reading_on: asyncio.AbstractEventLoop | None = None
+        """The loop whose current turn's reads share the open read transaction, if any."""
         self._secrets: tuple[str, ...] | None = None
         self.skipped_secret = 0
         """How many answers were not stored because they held a secret from the environment."""
@@ -139,6 +150,7 @@ class ResponseCache:
         if connection is None:
             return None
         try:
+            self._read_in_turn(connection)
             row = connection.execute(
                 "SELECT created_at, completion FROM responses WHERE key = ?", (key,)
             ).fetchone()
@@ -151,11 +163,41 @@ class ResponseCache:
         if self.ttl_s is not None and time.time() - float(created_at) > self.ttl_s:
             return None
         try:
-            completion = Completion.model_validate_json(stored)
+            # Marked while validated: a copy made to mark it cost more than the validation.
+            return Completion.model_validate({**from_json(stored), "cached": True})
         except (ValidationError, ValueError, TypeError):
             self._note(f"response cache {self.path}: a damaged entry was skipped")
             return None
-        return completion.model_copy(update={"cached": True})
+
+    def _read_in_turn(self, connection: sqlite3.Connection) -> None:
+        """Read in the transaction of this turn of the event loop, begun by its first read.
+
+        Outside a running loop each read is its own transaction, as SQLite makes it.
+        """
+        try:
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is not None and loop is self._reading_on:
+            return
+        self._end_reads()  # begun on a loop that has closed since: its turn is over
+        if loop is None:
+            return
+        connection.execute("BEGIN")
+        self._reading_on = loop
+        loop.call_soon(self._end_reads)
+
+    def _end_reads(self) -> None:
+        """End the turn's read transaction, if one is open (its locks are released)."""
+        if self._reading_on is None:
+            return
+        self._reading_on = None
+        if self._connection is None:  # closed meanwhile, which ended it
+            return
+        try:
+            self._connection.execute("COMMIT")
+        except sqlite3.DatabaseError as exc:
+            self._note(f"response cache {self.path}: a read failed to end: {exc}")
 
     def put(self, key: str, completion: Completion) -> None:
         """Store a successful completion (errors are never cached); committed in batches.
@@ -187,6 +229,7 @@ class ResponseCache:
         connection = self._connect()
         if connection is None:
             return
+        self._end_reads()  # a write transaction cannot begin inside the turn's reads
         try:
             connection.execute("BEGIN IMMEDIATE")
             try:
@@ -201,6 +244,7 @@ class ResponseCache:
     def close(self) -> None:
         """Commit pending writes and close the connection (it reopens if used again)."""
         self.flush()
+        self._end_reads()
         if self._connection is not None:
             self._connection.close()
             self._connection = None

@@ -7,6 +7,10 @@ time. Its stored JSON is that dump already: it is decoded, its latency and cost 
 the earlier readers' views added, as `write_json` does for a model (tested byte for byte).
 A result with field assertions or judge grades, whose views the models compute, takes the
 model's path.
+
+Floats are spelt as Python spells them (`indented`), searched for in the stored texts, which
+are shorter than the report's: the report holds no float they do not (latency and cost
+rounded stay below 1e-4 only if they were).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from pydantic_core import from_json
 
 from promptum.grades import CHECK_KINDS
 from promptum.redaction import REDACTED
-from promptum.reporting._indented import indented
+from promptum.reporting._indented import indented, suspect
 from promptum.reporting._numbers import cost_usd, latency_ms
 from promptum.results import CaseResult
 
@@ -49,24 +53,28 @@ def _item_data(text: str) -> dict[str, Any] | None:
 
 def _decoded(text: str) -> dict[str, Any] | None:
     data: dict[str, Any] = from_json(text, cache_strings="keys")  # values seldom repeat
-    grades = data["grades"]
-    if any(grade["kind"] in _MODELS_VIEW for grade in grades):
-        return None
+    views = []
+    for grade in data["grades"]:  # one pass: most results have several grades
+        kind = grade["kind"]
+        if kind in CHECK_KINDS:
+            views.append(_check_view(grade))
+        elif kind in _MODELS_VIEW:
+            return None
     completion = data["completion"]
     completion["latency_ms"] = latency_ms(completion["latency_ms"])
     completion["cost_usd"] = cost_usd(completion["cost_usd"])
-    data["check_results"] = [_check_view(g) for g in grades if g["kind"] in CHECK_KINDS]
+    data["check_results"] = views
     data["eval_result"] = None
     data["judge"] = None
     return data
 
 
-def _items_text(batch: list[dict[str, Any]]) -> str:
+def _items_text(batch: list[dict[str, Any]], respell: bool) -> str:
     """Results as the JSON report writes them, separated as `write_json` separates them.
 
     One encoding for them all, at the depth of the report's ``results`` list.
     """
-    return indented({"": batch})[len(_HEAD) : -len(_TAIL)]
+    return indented({"": batch}, respell=respell)[len(_HEAD) : -len(_TAIL)]
 
 
 _HEAD, _TAIL = '{\n  "": [\n    ', "\n  ]\n}"
@@ -82,20 +90,22 @@ def stored_items(texts: Iterable[str], item: Callable[[CaseResult], str]) -> Ite
     separators.
     """
     batch: list[dict[str, Any]] = []
+    respell = False
     for text in texts:
         data = _item_data(text)
         if data is not None:
             batch.append(data)
+            respell = respell or suspect(text)
             if len(batch) == _BATCH:
-                yield _items_text(batch)
-                batch = []
+                yield _items_text(batch, respell)
+                batch, respell = [], False
             continue
         if batch:
-            yield _items_text(batch)
-            batch = []
+            yield _items_text(batch, respell)
+            batch, respell = [], False
         yield item(CaseResult.model_validate_json(text))
     if batch:
-        yield _items_text(batch)
+        yield _items_text(batch, respell)
 
 
 def holds_no_secret(stored: StoredJson, secrets: tuple[str, ...]) -> bool:

@@ -26,7 +26,7 @@ built by copying the first row's case (the issue's million-row figures are of th
 Each side runs once on a ten-row suite first, so no timed process compiles bytecode.
 
 Run: .venv/bin/python benchmarks/loading.py [--rows 100000 1000000] [--sources 300]
-     [--yaml-mb 16] [--same-cases 20000] [--before SRC] [--plain]
+     [--yaml-mb 16 (0: none)] [--same-cases 20000] [--before SRC] [--plain]
 """
 
 from __future__ import annotations
@@ -382,6 +382,8 @@ def main() -> None:
                 _compare(sides, kind, suite, args.sources * 100)
         if args.same_cases:
             same_cases(sides, root, args.same_cases)
+        if not args.yaml_mb:  # `--yaml-mb 0`: the CSV figures only
+            return
         if args.yaml_mb > 16:
             _raise_document_limit(args.yaml_mb, root / "limit")
         suite, cases = write_yaml_suite(root / "yaml", args.yaml_mb)

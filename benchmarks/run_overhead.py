@@ -18,6 +18,8 @@ loop of the openai SDK making the same calls at the same concurrency, measured t
   alone costs about a tenth of the bare loop's time). A third side (``reports``) is the
   command users write: inline cases and ``-o r.json -o junit.xml``, the whole-run reports
   written from the store after the run.
+  Each whole process's peak RSS too, read from its own ``wait4`` rusage (target: within
+  1.3x the bare loop's).
 - in process: `Session.arun` (the core `promptum run` uses) against the bare loop, timed
   around the calls only, with the growth of peak RSS: memory that grows only by the results.
 
@@ -34,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -196,18 +199,32 @@ def _children_cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def _run(command: list[str], cwd: Path, log: Path | None = None) -> tuple[int, str, str, float]:
+    """Run `command`: its exit code, output (or into `log`), error output and peak RSS in MB.
+
+    The peak is the process's own (`wait4`), where RUSAGE_CHILDREN is the largest of all.
+    """
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        with (log or Path(os.devnull)).open("w") as logged:
+            process = subprocess.Popen(command, cwd=cwd, stdout=logged if log else out, stderr=err)
+            _, status, usage = os.wait4(process.pid, 0)
+            process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return process.returncode, out.read(), err.read(), usage.ru_maxrss / 1024
+
+
 def _child(side: str, base_url: str, count: int) -> dict[str, float]:
     """One side in a fresh process: its own figures, and the wall time of the whole process."""
     cpu, started = _children_cpu_s(), time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, __file__, "--child", side, base_url, str(count)],
-        cwd=ROOT, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+    code, out, err, peak = _run(
+        [sys.executable, __file__, "--child", side, base_url, str(count)], ROOT
+    )
     process, cpu = time.perf_counter() - started, _children_cpu_s() - cpu
-    if done.returncode != 0:
-        raise RuntimeError(f"{side} with {count} cases failed:\n{done.stderr[-2000:]}")
-    figures: dict[str, float] = json.loads(done.stdout)
-    return {**figures, "process_seconds": process, "process_cpu_seconds": cpu}
+    if code != 0:
+        raise RuntimeError(f"{side} with {count} cases failed:\n{err[-2000:]}")
+    figures: dict[str, float] = json.loads(out)
+    return {**figures, "process_seconds": process, "process_cpu_seconds": cpu, "peak_mb": peak}
 
 
 def _suite(folder: Path, base_url: str, count: int, layout: str) -> Path:
@@ -235,19 +252,17 @@ def _cli(base_url: str, count: int, layout: str, reports: tuple[str, ...] = ()) 
         suite = _suite(Path(folder), base_url, count, layout)
         command = [sys.executable, "-m", "promptum", "run", str(suite), "-c", str(CONCURRENCY),
                    "--no-cache", "--no-judge", *(f"-o{report}" for report in reports)]  # fmt: skip
-        with (Path(folder) / "log.txt").open("w") as log:
-            cpu, started = _children_cpu_s(), time.perf_counter()
-            done = subprocess.run(command, cwd=folder, stdout=log, stderr=subprocess.PIPE,
-                                  text=True, check=False)  # fmt: skip
-            process, cpu = time.perf_counter() - started, _children_cpu_s() - cpu
-        if done.returncode != 0:
-            raise RuntimeError(f"promptum run with {count} cases failed:\n{done.stderr[-2000:]}")
+        cpu, started = _children_cpu_s(), time.perf_counter()
+        code, _, err, peak = _run(command, Path(folder), Path(folder) / "log.txt")
+        process, cpu = time.perf_counter() - started, _children_cpu_s() - cpu
+        if code != 0:
+            raise RuntimeError(f"promptum run with {count} cases failed:\n{err[-2000:]}")
         if (Path(folder) / ".promptum" / "runs.sqlite").stat().st_size == 0:
             raise RuntimeError("the run store is empty: the run was not recorded")
         missing = [report for report in reports if not (Path(folder) / report).is_file()]
         if missing:
             raise RuntimeError(f"promptum run did not write {', '.join(missing)}")
-    return {"process_seconds": process, "process_cpu_seconds": cpu}
+    return {"process_seconds": process, "process_cpu_seconds": cpu, "peak_mb": peak}
 
 
 def _best(runs: list[dict[str, float]]) -> dict[str, float]:
@@ -291,6 +306,17 @@ def main() -> None:
                 f"{inline / bare:>5.2f}x {inline / lean:>5.2f}x {reports:>10.2f} "
                 f"{reports / bare:>5.2f}x {target:>6.1f}x"
             )
+    print("peak RSS of each whole process (MB; target: within 1.3x the bare loop)")
+    print(f"{'cases':>7} {'bare':>7} {'csv':>7} {'×bare':>6} {'inline':>7} {'×bare':>6} "
+          f"{'reports':>8} {'×bare':>6}")  # fmt: skip
+    for count, sides in rows:
+        bare, csv, inline, reports = (
+            sides[s]["peak_mb"] for s in ("bare", "csv", "inline", "reports")
+        )
+        print(
+            f"{count:>7} {bare:>7.1f} {csv:>7.1f} {csv / bare:>5.2f}x {inline:>7.1f} "
+            f"{inline / bare:>5.2f}x {reports:>8.1f} {reports / bare:>5.2f}x"
+        )
     print("in process: Session.arun / the bare loop, timed around the calls")
     print(f"{'cases':>7} {'bare s':>8} {'promptum s':>11} {'ratio':>6} {'setup s':>8} "
           f"{'bare +MB':>9} {'promptum +MB':>13}")  # fmt: skip

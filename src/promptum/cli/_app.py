@@ -1,39 +1,35 @@
-"""The `promptum` command group; each command lives in its own module and is added here."""
+"""The `promptum` command group; each command lives in its own module, named here."""
 
 from __future__ import annotations
 
 import click
 
-from promptum.cli._compare import compare_command
-from promptum.cli._import import import_command
-from promptum.cli._init import init_command
-from promptum.cli._judge import judge_command
-from promptum.cli._models import models_command
-from promptum.cli._redteam import redteam_command
-from promptum.cli._report import report_command
-from promptum.cli._run import run_command
-from promptum.cli._runs import runs_command
-from promptum.cli._schema import schema_command
-from promptum.cli._validate import validate_command
-from promptum.cli._view import view_command
+from promptum.cli._commands import LazyGroup
+
+# Each command's module is imported when the command runs (or `--help` lists it): a command
+# imports what it needs, and `promptum validate` none of what `run` or `view` need.
+_COMMANDS = {
+    "run": "promptum.cli._run:run_command",
+    "validate": "promptum.cli._validate:validate_command",
+    "init": "promptum.cli._init:init_command",
+    "schema": "promptum.cli._schema:schema_command",
+    "report": "promptum.cli._report:report_command",
+    "models": "promptum.cli._models:models_command",
+    "runs": "promptum.cli._runs:runs_command",
+    "compare": "promptum.cli._compare:compare_command",
+    "view": "promptum.cli._view:view_command",
+    "import": "promptum.cli._import:import_command",
+    "redteam": "promptum.cli._redteam:redteam_command",
+    "judge": "promptum.cli._judge:judge_command",
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyGroup,
+    lazy_commands=_COMMANDS,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 # The version is looked up only for --version: importlib.metadata costs ~60 ms to import.
 @click.version_option(package_name="promptum", prog_name="promptum")
 def main() -> None:
     """Test LLM prompts the way good teams test code."""
-
-
-main.add_command(run_command)
-main.add_command(validate_command)
-main.add_command(init_command)
-main.add_command(schema_command)
-main.add_command(report_command)
-main.add_command(models_command)
-main.add_command(runs_command)
-main.add_command(compare_command)
-main.add_command(view_command)
-main.add_command(import_command)
-main.add_command(redteam_command)
-main.add_command(judge_command)

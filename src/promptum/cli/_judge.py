@@ -140,11 +140,13 @@ def low_agreement(store: RunStore, run: RunResult) -> list[str]:
     One per judge model × criterion with at least `MIN_REVIEWED` reviewed answers of the
     suite (any run) and kappa below `LOW_KAPPA`; nothing when no review is stored.
     """
+    models = {str(judge["model"]) for judge in run.config.get("judge") or () if "model" in judge}
+    if not models:  # a run without a judge: nothing to warn about, nothing to import
+        return []
     from promptum.calibration import calibrate, labels
 
-    models = {str(judge["model"]) for judge in run.config.get("judge") or () if "model" in judge}
     try:
-        if not models or not store.has_reviews():
+        if not store.has_reviews():
             return []
         rows = calibrate(labels(store.reviewed(suite=run.suite)))
     except StoreError as exc:  # the run itself is recorded: say so, do not fail it

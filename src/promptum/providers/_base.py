@@ -6,8 +6,8 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from promptum.case_result import Message
 from promptum.completion import Completion
-from promptum.results import Message
 
 
 class ModelRequest(BaseModel):

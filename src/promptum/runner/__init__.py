@@ -23,9 +23,11 @@ if TYPE_CHECKING:
         Turn,
     )
     from promptum.runner._case import GOAL_REACHED as GOAL_REACHED
+    from promptum.runner._copied import CopiedRow as CopiedRow
+    from promptum.runner._copied_run import CopiedRun as CopiedRun
+    from promptum.runner._copied_run import own_text as own_text
     from promptum.runner._executor import Execution, Executor
     from promptum.runner._grade import DEFAULT_GRADE_TIMEOUT_S, grade, grade_async
-    from promptum.runner._journal import CopiedRow as CopiedRow
     from promptum.runner._journal import Journal, plan_fingerprint
     from promptum.runner._judge import BUILTIN_PROMPTS as BUILTIN_PROMPTS
     from promptum.runner._judge import (

@@ -9,10 +9,10 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
+from promptum.case_result import Message, namespaced
 from promptum.checks import CheckDefinition, CheckInput
 from promptum.completion import Completion
 from promptum.providers import Target
-from promptum.results import Message, namespaced
 from promptum.validation import Validator
 
 DEFAULT_THRESHOLD = 0.7

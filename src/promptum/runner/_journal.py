@@ -16,13 +16,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import asdict, dataclass, fields, replace
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, fields
 from datetime import datetime
 from json.encoder import encode_basestring_ascii
 from operator import attrgetter, is_
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -38,6 +38,8 @@ from promptum.runner._case import (
     TestCase,
     Turn,
 )
+from promptum.runner._copied import CopiedRow
+from promptum.runner._copied_run import CopiedRun, messages_text
 from promptum.runner._turn_lines import TURN_LINE, JournalKey, TurnCall, turn_calls, turn_line
 from promptum.sinks import result_json
 
@@ -152,28 +154,6 @@ def _conversation_keys(case: TestCase) -> dict[str, Any]:
     return keys
 
 
-@dataclass(frozen=True, slots=True)
-class CopiedRow:
-    """A case as a plan reads it, not made: a data file's row copied from its prototype.
-
-    It is `base` (the prototype) but for its own id, messages and vars.
-    """
-
-    base: TestCase
-    id: str
-    texts: list[tuple[Literal["system", "user"], str]]
-    """Its messages, as (role, content): plain messages, each a role and a text."""
-    vars: dict[str, Any]
-    source: Callable[[], str]
-    """Its `source`, told only when the case is made (rarely, for a plan)."""
-
-    def case(self) -> TestCase:
-        """The case itself, as the run makes it."""
-        messages = tuple(Message(role=role, content=text) for role, text in self.texts)
-        source = self.source()
-        return replace(self.base, id=self.id, messages=messages, vars=self.vars, source=source)
-
-
 class PlanDigest:
     """A run's fingerprint (the resume journal's key), fed one case at a time.
 
@@ -215,14 +195,29 @@ class PlanDigest:
             self.add(row.case())
             return
         # As `_messages_json` writes plain messages.
-        encode = encode_basestring_ascii
-        messages = ", ".join(
-            f'{{"content": {encode(text)}, "role": {encode(role)}}}' for role, text in row.texts
-        )
-        parts = [frame[0], encode_basestring_ascii(row.id), frame[1], f"[{messages}]", frame[2]]
+        messages = messages_text(row.texts)
+        parts = [frame[0], encode_basestring_ascii(row.id), frame[1], messages, frame[2]]
         if len(frame) > 3:
             parts += [_json(row.vars), frame[3]]
         self._digest.update("".join(parts).encode())
+
+    def add_run(self, run: CopiedRun) -> None:
+        """Hash in each row of `run`, as `add_copy` would, from their texts."""
+        frame = self._frame(run.base)
+        if frame is None or len(frame) > 3:  # vars hashed too, or no frame: the rows say
+            for item in run.rows():
+                if isinstance(item, CopiedRow):
+                    self.add_copy(item)
+                else:
+                    self.add(item)
+            return
+        # Each line is a row's id, a tab and its messages (`own_text`): its frame around
+        # them is put in place of the tab and the newline, for the whole run at once.
+        before, between, after = frame
+        text = run.text[:-1].replace("\t", between).replace("\n", after + before)
+        self._digest.update(before.encode())
+        self._digest.update(text.encode())
+        self._digest.update(after.encode())
 
     def _text(self, case: TestCase) -> str:
         checks = ", ".join(self._check(check) for check in case.checks)

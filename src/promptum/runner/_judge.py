@@ -11,12 +11,12 @@ import statistics
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from promptum.case_result import Message
 from promptum.completion import Completion
-from promptum.grade_views import judge_grade
+from promptum.grade_views import JudgeVerdict, judge_grade
 from promptum.grades import Grade
 from promptum.metrics import METRIC
 from promptum.providers import ModelRequest, extract_json_object
-from promptum.results import JudgeVerdict, Message
 from promptum.runner._case import Criterion, JudgeConfig, TestCase
 from promptum.templating import TemplateError, names_read, render
 

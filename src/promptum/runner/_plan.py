@@ -15,15 +15,17 @@ from typing import Any, Protocol, runtime_checkable
 
 from promptum.providers import Target
 from promptum.runner._case import TestCase
-from promptum.runner._journal import CopiedRow, PlanDigest
+from promptum.runner._copied import CopiedRow
+from promptum.runner._copied_run import CopiedRun
+from promptum.runner._journal import PlanDigest
 
 
 @runtime_checkable
 class PlanItems(Protocol):
     """Cases that can be read for a plan without making those copied from another."""
 
-    def plan_items(self) -> Iterator[TestCase | CopiedRow]:
-        """Every case in order: made, or a `CopiedRow` standing for it."""
+    def plan_items(self) -> Iterator[TestCase | CopiedRow | CopiedRun]:
+        """Every case in order: made, or a `CopiedRow` or `CopiedRun` standing for them."""
         ...
 
 
@@ -79,10 +81,16 @@ class Survey:
         survey = cls()
         digest = PlanDigest() if fingerprint else None
         # A data file's rows copied from one case are read as rows, not made (most of a pass).
-        items: Iterable[TestCase | CopiedRow] = (
+        items: Iterable[TestCase | CopiedRow | CopiedRun] = (
             cases.plan_items() if isinstance(cases, PlanItems) else cases
         )
         for item in items:
+            if isinstance(item, CopiedRun):  # rows of a data file, read as their texts
+                survey._add(item.base)
+                survey.count += (item.count - 1) * len(item.base.models) * item.base.repeat
+                if digest is not None:
+                    digest.add_run(item)
+                continue
             if isinstance(item, CopiedRow):
                 survey._add(item.base)  # it has the base's settings
                 if digest is not None:

@@ -14,9 +14,9 @@ from pydantic import BaseModel, ValidationError
 
 from promptum._imports import import_referenced
 from promptum.asr import REDTEAM_TAG
+from promptum.case_result import Message, namespaced
 from promptum.checks import SHARED, CheckDefinition, CheckTable, expressions_of
 from promptum.providers import INPUTS, PythonTarget, Target
-from promptum.results import Message, namespaced
 from promptum.runner import (
     BUILTIN_PROMPTS,
     JUDGE_VARIABLES,

@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, overload
 
-from promptum.runner import CopiedRow, TestCase, grades_something, ungraded_fix
+from promptum.runner import CopiedRow, CopiedRun, TestCase, grades_something, ungraded_fix
+from promptum.suites._row_texts import RowTexts
 from promptum.suites._rows import RawCase, RowFile
 
 Change = Callable[[TestCase], TestCase]
@@ -26,6 +27,10 @@ class RowBuild(Protocol):
 
     def plan(self, raw: RawCase) -> Sequence[TestCase] | CopiedRow:
         """Row `raw`'s cases, or the `CopiedRow` standing for its one case."""
+        ...
+
+    def copying(self, keys: frozenset[str]) -> TestCase | None:
+        """The case rows setting `keys` are copied from; None while they are built in full."""
         ...
 
 
@@ -51,7 +56,7 @@ class _Cases(Sequence[TestCase]):
     def _at(self, index: int) -> TestCase:
         raise NotImplementedError
 
-    def plan_items(self) -> Iterator[TestCase | CopiedRow]:
+    def plan_items(self) -> Iterator[TestCase | CopiedRow | CopiedRun]:
         """Every case in order, those copied from a data file's prototype not made (`Survey`)."""
         return _plan_items(self, None)
 
@@ -83,8 +88,11 @@ class RowCases(_Cases):
         build: RowBuild,
         per_row: int,
         changed: Callable[[Change], RowBuild] | None = None,
+        texts: RowTexts | None = None,
     ) -> None:
         self.rows = rows
+        self.texts = texts
+        """The copied rows' fingerprint texts noted while loading: a plan reads them instead."""
         self.build = build
         self.per_row = per_row
         """Cases per row: one per prompt variant."""
@@ -108,13 +116,16 @@ class RowCases(_Cases):
             for raw in self.rows.rows(file):
                 yield from build(raw)
 
-    def planned(self, change: Change | None) -> Iterator[TestCase | CopiedRow]:
+    def planned(self, change: Change | None) -> Iterator[TestCase | CopiedRow | CopiedRun]:
         """Every case, changed by `change` (see `each_changed`), as a plan reads it."""
         if change is not None and self.changed is None:
             yield from map(change, self)
             return
         build = self.build if change is None or self.changed is None else self.changed(change)
         with self.rows.opened() as file:
+            if self.texts is not None:
+                yield from self.texts.planned(build, file)
+                return
             for raw in self.rows.rows(file):
                 item = build.plan(raw)
                 if isinstance(item, CopiedRow):
@@ -190,7 +201,9 @@ def _each_changed(cases: Sequence[TestCase], change: Change) -> Iterator[TestCas
         yield from map(change, cases)
 
 
-def _plan_items(cases: Sequence[TestCase], change: Change | None) -> Iterator[TestCase | CopiedRow]:
+def _plan_items(
+    cases: Sequence[TestCase], change: Change | None
+) -> Iterator[TestCase | CopiedRow | CopiedRun]:
     """`_each_changed`, for a plan: rows copied from a prototype as `CopiedRow`s."""
     if isinstance(cases, Cases):
         for part in cases.parts:

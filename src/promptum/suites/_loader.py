@@ -31,6 +31,7 @@ from promptum.suites._cases import CaseStats, RowCases, SuiteCases
 from promptum.suites._columns import ColumnChecks
 from promptum.suites._file_vars import FileVars
 from promptum.suites._format import CaseFields, DefaultsSpec, SuiteSpec
+from promptum.suites._held import HeldCases
 from promptum.suites._locate import (
     Loc,
     Locator,
@@ -41,12 +42,13 @@ from promptum.suites._locate import (
 )
 from promptum.suites._redteam import redteam_cases
 from promptum.suites._row_build import RowPrototype
+from promptum.suites._row_texts import RowTexts
 from promptum.suites._rows import CaseFilesError, RawCase, RowFile, resolved
 from promptum.suites._target import TargetSpec, suite_target
 from promptum.suites._tools import choice_json, tools_json
 from promptum.suites._turns import row_problems
 from promptum.suites._variants import suite_variants
-from promptum.suites._yaml import read_yaml
+from promptum.suites._yaml import read_yaml, unpacked
 
 YAML_SUFFIXES = (".yaml", ".yml")
 
@@ -268,6 +270,10 @@ class _RowBuilder:
             return copied
         return self._built(raw)
 
+    def copying(self, keys: frozenset[str]) -> TestCase | None:
+        """The case rows setting `keys` are copied from; None while they are built in full."""
+        return self.prototype.copying(keys)
+
     def _with_columns(self, raw: RawCase) -> RawCase:
         return raw if self.columns is None else self.columns.with_checks(raw, set())
 
@@ -297,7 +303,8 @@ def _source_cases(
         raw_cases: Iterable[RawCase] = rows.scan()
         if load.columns is not None:
             raw_cases = load.columns.rows(raw_cases, source, load.problems, locator)
-        prototype = RowPrototype(context, load.variants or [context])
+        texts = RowTexts(rows)  # the copied rows' fingerprint texts, for the plan
+        prototype = RowPrototype(context, load.variants or [context], texts)
         for _ in _cases(raw_cases, context, load, prototype):
             pass  # validated and counted; built again when run
         if not len(rows):
@@ -309,9 +316,10 @@ def _source_cases(
             load.columns,
             load.validation(context.folder),
         )
-        return RowCases(rows, builder(), len(load.variants or [context]), builder)
+        per_row = len(load.variants or [context])
+        return RowCases(rows, builder(), per_row, builder, texts.finished())
     try:
-        return list(_cases(case_source(source), context, load))
+        return HeldCases(_cases(case_source(source), context, load))
     except CaseFilesError as exc:  # broken files of a folder: its other files were read
         load.problems += exc.problems
         return []
@@ -358,7 +366,7 @@ def _taken(cases: list[Any], locator: Locator) -> Iterator[RawCase]:
     """Each case as a RawCase, no longer held by `cases` once taken: read once, then built."""
     for index in range(len(cases)):
         case, cases[index] = cases[index], None
-        yield RawCase(case, locator.within(("test_cases", index)), None)
+        yield RawCase(unpacked(case), locator.within(("test_cases", index)), None)
 
 
 def _check_without_settings(
@@ -406,7 +414,7 @@ def _no_cases(data: dict[str, Any], locator: Locator) -> str:
 
 
 def _yaml_suite(path: Path, load: _Load) -> Suite:
-    data, locator = read_yaml(path)
+    data, locator = read_yaml(path, packed=True)  # its cases: see `_taken`
     if data is None:
         raise ConfigError(f"{path}: the file is empty; `promptum init` writes a starter suite")
     if not isinstance(data, dict):
@@ -454,10 +462,13 @@ def _yaml_suite(path: Path, load: _Load) -> Suite:
     load.variants = variants.contexts
     load.columns = ColumnChecks(spec.columns) if spec.columns else None
     # Read before the cases are built: building drops each written case once taken.
-    attacks = redteam_cases(spec, data.get("test_cases"), variants, locator, problems)
-    parts: list[Sequence[TestCase]] = [tuple(_cases(inline, context, load))]
+    written = data.get("test_cases")
+    if spec.redteam is not None and isinstance(written, list):
+        written = [unpacked(case) for case in written]  # attacks ride on the cases written
+    attacks = redteam_cases(spec, written, variants, locator, problems)
+    parts: list[Sequence[TestCase]] = [HeldCases(_cases(inline, context, load))]
     if attacks:
-        parts.append(tuple(_cases(iter(attacks), context, load)))
+        parts.append(HeldCases(_cases(iter(attacks), context, load)))
     inputs = list(variants.files)
     for index, source in enumerate(spec.cases_from):
         try:

@@ -13,10 +13,11 @@ from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any, Literal
 
-from promptum.results import Message, namespaced
-from promptum.runner import CopiedRow, TestCase
+from promptum.case_result import Message, namespaced
+from promptum.runner import CopiedRow, TestCase, own_text
 from promptum.suites._build import SuiteContext, has_template
 from promptum.suites._canary import VARIABLE, Canary
+from promptum.suites._row_texts import RowTexts
 from promptum.suites._rows import RawCase
 from promptum.templating import TemplateError, render
 
@@ -37,8 +38,15 @@ _ID, _MESSAGES, _VARS, _SOURCE = (
 class RowPrototype:
     """Builds a suite's data rows by copying its first row's case (see the module)."""
 
-    def __init__(self, context: SuiteContext, variants: Sequence[SuiteContext]) -> None:
+    def __init__(
+        self,
+        context: SuiteContext,
+        variants: Sequence[SuiteContext],
+        texts: RowTexts | None = None,
+    ) -> None:
         self.context = context
+        self.texts = texts
+        """Where loading notes each copied row's fingerprint text, for the plan."""
         # Variants, literal texts and targets read a row's values in ways not copied here.
         simple = len(variants) <= 1 and not context.variant and context.template is None
         simple = simple and not context.literal and context.target is None
@@ -97,7 +105,15 @@ class RowPrototype:
         if not self._copyable(raw):
             return None
         parts = self._parts(raw)
-        return None if parts is None else parts[0]
+        if parts is None:
+            return None
+        if self.texts is not None:
+            self.texts.add(self.keys, own_text(parts[0], parts[2]))
+        return parts[0]
+
+    def copying(self, keys: frozenset[str]) -> TestCase | None:
+        """The case rows setting `keys` are copied from; None while they are built in full."""
+        return self.case if self.state == _TRUSTED and keys == self.keys else None
 
     def _copied(self, raw: RawCase) -> TestCase | None:
         parts = self._parts(raw)

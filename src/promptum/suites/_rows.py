@@ -252,10 +252,11 @@ class _Lines:
             self.row_start = self.number + 1
         else:
             self._between_rows = False
-        self.row_chars += len(line)
-        self.total_chars += len(line)
+        size = len(line)
+        self.row_chars += size
+        self.total_chars += size
         # Lines come untranslated (newline=""), so their UTF-8 is exactly the file's bytes.
-        self.offset += len(line) if line.isascii() else len(line.encode("utf-8"))
+        self.offset += size if line.isascii() else len(line.encode("utf-8"))
         if self.row_chars > MAX_ROW_CHARS:
             raise ConfigError(
                 f"{self.path}:{self.row_start}: the row is longer than {MAX_ROW_CHARS:,} "
@@ -313,6 +314,10 @@ class RowFile:
         self.header: list[str] = []
         self._distinct = True
         """Whether the header names each column once (a name twice: the last cell counts)."""
+        self._case_cells: list[tuple[int, str]] = []
+        """(index, name) of the header's case columns (see `_raw`)."""
+        self._var_cells: list[tuple[int, str]] = []
+        """(index, name) of its other columns: a row's vars."""
         self._stamp: tuple[int, int, int, int] | None = None
         """The scanned file's device, inode, size and time of change."""
 
@@ -369,6 +374,8 @@ class RowFile:
         # The header is the first row that is not blank, as csv skips blank lines between rows.
         self.header = next((row for row in csv.reader(lines) if row), [])
         self._distinct = len(set(self.header)) == len(self.header)
+        for cell in enumerate(self.header):
+            (self._case_cells if cell[1] in _CSV_CASE_COLUMNS else self._var_cells).append(cell)
         lines.row_done()
         start = lines.offset
         number = 0
@@ -443,19 +450,19 @@ class RowFile:
         start = self.starts[index]
         return self._parsed(index, self._read(file, start, self.starts[index + 1]))
 
-    def rows(self, file: io.FileIO) -> Iterator[RawCase]:
-        """Every row in order, read again from `file` (see `opened`) a block of rows at a time.
+    def rows(self, file: io.FileIO, first: int = 0, stop: int | None = None) -> Iterator[RawCase]:
+        """Rows `first` to `stop` (all), read again from `file` (see `opened`) a block at a time.
 
         One read per block rather than per row, as a run reads every row once or twice. The
         file is still checked before each row read a millisecond or more after the last check:
         a run stops at the first row after a change (a pass reading rows faster than that
         checks about once a millisecond, not each row, whose check would cost as much as it).
         """
-        first = 0
+        stop = len(self) if stop is None else min(stop, len(self))
         checked = 0
-        while first < len(self):
+        while first < stop:
             base = self.starts[first]
-            last = min(first + _BLOCK_ROWS, len(self))
+            last = min(first + _BLOCK_ROWS, stop)
             fits = bisect.bisect_right(self.starts, base + _BLOCK_BYTES, first + 1, last + 1) - 1
             last = max(first + 1, fits)
             block = self._read(file, base, self.starts[last])
@@ -498,7 +505,14 @@ class RowFile:
         """Row `number` (at `line`) from its `values`, as `csv.DictReader` would give it."""
         header = self.header
         if len(values) == len(header) and self._distinct:  # the usual row: its cells as they are
-            return self._raw(zip(header, values, strict=True), line, number)
+            # What `_raw` makes of them, the columns sorted out once for the file.
+            data: dict[str, Any] = {
+                name: values[i] for i, name in self._case_cells if values[i] != ""
+            }
+            if self._var_cells:
+                data["vars"] = {name: values[i] for i, name in self._var_cells}
+            locator = Locator(self.path, {(): Position(line)})
+            return RawCase(data, locator, f"{self.stem}-{number}")
         fields: dict[Any, Any] = dict(zip(header, values, strict=False))
         if len(values) < len(header):
             fields.update(dict.fromkeys(header[len(values) :]))

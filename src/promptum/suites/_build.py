@@ -21,7 +21,6 @@ from promptum.runner import (
     BUILTIN_PROMPTS,
     JUDGE_VARIABLES,
     Criterion,
-    GenerationParams,
     JudgeConfig,
     TestCase,
     is_prompt_name,
@@ -46,20 +45,27 @@ from promptum.suites._format import (
     DefaultsSpec,
     JudgeSpec,
     MessageSpec,
-    ParamsSpec,
     SuiteSpec,
 )
 from promptum.suites._locate import Loc, Locator, format_loc, problem
+from promptum.suites._reused import Reused, has_template
 from promptum.suites._target import suite_target
 from promptum.suites._tools import (
+    NAMING_TOOLS,
     choice_json,
     forbidden_call_problems,
     tool_check_problems,
     tool_choice_problem,
     tools_json,
 )
-from promptum.suites._turns import Tools, conversation_of, is_conversation, structure_problems
-from promptum.templating import TemplateError, is_template, render
+from promptum.suites._turns import (
+    NO_CONVERSATION,
+    Tools,
+    conversation_of,
+    is_conversation,
+    structure_problems,
+)
+from promptum.templating import TemplateError, render
 from promptum.validation import compiled_schema
 
 
@@ -97,6 +103,8 @@ class SuiteContext:
     """The suite's folder within a folder run (``team-a/``): it starts target names."""
     checks: CheckTable | None = None
     """The checks compiled in this load, for checks filled in from a case's vars."""
+    reused: Reused = field(default_factory=Reused, compare=False, repr=False)
+    """What building each case finds the same in `defaults`, looked at once."""
 
 
 class InvalidCaseError(Exception):
@@ -105,17 +113,6 @@ class InvalidCaseError(Exception):
     def __init__(self, problems: list[str]) -> None:
         super().__init__("\n".join(problems))
         self.problems = problems
-
-
-def _merge_params(*specs: ParamsSpec | None) -> GenerationParams:
-    merged: dict[str, Any] = {}
-    extra: dict[str, Any] = {}
-    for spec in specs:
-        if spec is None:
-            continue
-        merged.update(spec.model_dump(exclude={"extra"}, exclude_none=True))
-        extra.update(spec.extra)
-    return GenerationParams(**merged, extra=extra)
 
 
 def _import_model(reference: str, folder: Path) -> type[BaseModel]:
@@ -178,17 +175,6 @@ class _Problems:
             # The suite's defaults, filled in with this case's vars: the case is where it fails.
             loc, message = (), f"{format_loc(loc)}: {message}"
         self.items.append(problem(self.locator, loc, message))
-
-
-def has_template(value: Any) -> bool:
-    """Whether a string within `value` (a mapping's values, a list's items) is a template."""
-    if isinstance(value, str):
-        return is_template(value)
-    if isinstance(value, Mapping):
-        return any(has_template(item) for item in value.values())
-    if isinstance(value, list | tuple):
-        return any(has_template(item) for item in value)
-    return False
 
 
 def filled_in(value: Any, loc: Loc, rendered: Callable[[str, Loc], str]) -> Any:
@@ -507,9 +493,13 @@ def build_case(
         ):
             problems.add(field_loc, message)
 
+    reused = context.reused
+    plain = [reused.plain(check) for check in defaults.checks]
     checks = [
         *(
-            _rendered_check(check, ("defaults", "checks", index), rendered, problems, context)
+            check
+            if plain[index]
+            else _rendered_check(check, ("defaults", "checks", index), rendered, problems, context)
             for index, check in enumerate(defaults.checks)
         ),
         *(
@@ -519,7 +509,10 @@ def build_case(
     ]
 
     # Most cases have no expression: their checks are looked at once, nothing located.
-    if transform is not None or any(expressions_of(check.compiled) for check in checks):
+    # (A plain default check is itself in every case, and has none.)
+    looked_at = checks[len(plain) :]
+    looked_at += (check for check, same in zip(checks, plain, strict=False) if not same)
+    if transform is not None or any(expressions_of(check.compiled) for check in looked_at):
         at_checks: list[Loc] = [("defaults", "checks", i) for i in range(len(defaults.checks))]
         at_checks += [("checks", i) for i in range(len(case.checks))]
         at_transform: Loc = ("transform",) if case.transform else ("defaults", "transform")
@@ -545,22 +538,24 @@ def build_case(
             problems.add(loc, NOT_RENDERED if context.literal else NOT_PLANTED)
         return bound[0]
 
-    conversation = conversation_of(
-        case,
-        judge,
-        (schema, model) if schema is not None and transform is None else None,
-        Tools(
-            problems.add,
-            rendered,
-            lambda text: canary.scope(text, variables),
-            conversation_check,
-            lambda value, loc: filled_in(value, loc, rendered),
-            lambda criteria: _criteria_problems(judge, criteria),
-            locator.line,
-            context.literal,
-            needs_schema and response_model is None,
-        ),
-    )
+    conversation = NO_CONVERSATION  # most cases are one request: no Tools made for them
+    if is_conversation(case) or case.conversation is not None:
+        conversation = conversation_of(
+            case,
+            judge,
+            (schema, model) if schema is not None and transform is None else None,
+            Tools(
+                problems.add,
+                rendered,
+                lambda text: canary.scope(text, variables),
+                conversation_check,
+                lambda value, loc: filled_in(value, loc, rendered),
+                lambda criteria: _criteria_problems(judge, criteria),
+                locator.line,
+                context.literal,
+                needs_schema and response_model is None,
+            ),
+        )
 
     answered = _answered_by(case, context, target, problems)
     _case_tool_problems(case, context, checks, answered, problems)
@@ -582,7 +577,7 @@ def build_case(
         id=case_id,
         messages=messages,
         models=(target.id,) if target else tuple(case.models or context.models),
-        params=_merge_params(defaults.params, case.params),
+        params=reused.params(defaults.params, case.params),
         checks=tuple(checks),
         response_schema=schema,
         response_model=model,
@@ -776,10 +771,14 @@ def _check_tool_problems(
     """Tool names in the case's checks that name no tool it offers, and `tool_args` misfits."""
     defaults = len(context.defaults.checks)
     for index, check in enumerate(checks[defaults:]):
+        if check.type not in NAMING_TOOLS:
+            continue  # names no tool (most checks): nothing to look up
         for loc, message in tool_check_problems(check, tools, answered_by_target):
             problems.add(("checks", index, *loc), message)
     where: Loc = ("tools",) if own_tools else ()
     for index, check in enumerate(checks[:defaults]):
+        if check.type not in NAMING_TOOLS:
+            continue
         # Against the suite's own tools, the suite's defaults were checked once, at the suite,
         # but those filled in from the case's vars (a new check) are the case's own.
         refilled = check is not context.defaults.checks[index]

@@ -138,7 +138,8 @@ def _yaml_kind(path: Path) -> tuple[str | None, set[Path]]:
 def _is_case_file(path: Path) -> bool:
     try:
         data = tomllib.loads(read_document(path))
-    except (OSError, UnicodeDecodeError, ConfigError, tomllib.TOMLDecodeError, RecursionError):
+    # ValueError: a TOML error, or a number too long for int().
+    except (OSError, ValueError, ConfigError, RecursionError):
         return True  # unreadable: loading the folder says what is wrong with it
     return any(key in data for key in _TOML_CASE_KEYS)
 

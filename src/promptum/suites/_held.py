@@ -145,18 +145,29 @@ def _same(value: Any, other: Any) -> bool:
     if kind is not type(other) or kind not in _COMPARED or value != other:
         return False
     if kind is tuple or kind is list:
-        return all(map(_same, value, other))
+        return all(map(_same_inside, value, other))
     if kind is dict:
         keys_alike = all(  # equal dicts, but their keys in the same order, as text
             key is other_key or (type(key) is str and key == other_key)
             for key, other_key in zip(value, other, strict=True)
         )
-        return keys_alike and all(map(_same, value.values(), other.values()))
+        return keys_alike and all(map(_same_inside, value.values(), other.values()))
     if kind is GenerationParams:
-        return _same(_params(value), _params(other))
+        return all(map(_same, _params(value), _params(other)))
     return True  # equal texts and numbers of one type
+
+
+def _same_inside(value: Any, other: Any) -> bool:
+    """`_same`, for a value inside a field: a list or dict there is the same only as itself.
+
+    A field's own mapping reaches user code copied (a target's `vars`) or read-only (a
+    check's), but the lists and dicts inside it as they are: one case's target appending
+    to its list must not change another case's.
+    """
+    return value is other or (type(value) not in _MUTABLE and _same(value, other))
 
 
 _params: Any = attrgetter(*(field.name for field in fields(GenerationParams)))
 _COMPARED = frozenset({str, int, float, bool, tuple, list, dict, GenerationParams})
 """The types whose equal values are compared; any other value is the same only as itself."""
+_MUTABLE = frozenset({list, dict})

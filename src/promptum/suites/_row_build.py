@@ -15,8 +15,9 @@ from typing import Any, Literal
 
 from promptum.case_result import Message, namespaced
 from promptum.runner import CopiedRow, TestCase, own_text
-from promptum.suites._build import SuiteContext, has_template
+from promptum.suites._build import SuiteContext
 from promptum.suites._canary import VARIABLE, Canary
+from promptum.suites._reused import has_template
 from promptum.suites._row_texts import RowTexts
 from promptum.suites._rows import RawCase
 from promptum.templating import TemplateError, render

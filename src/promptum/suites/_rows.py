@@ -15,6 +15,7 @@ import json
 import os
 import re
 import stat
+import sys
 import time
 import tomllib
 from array import array
@@ -224,6 +225,24 @@ def read_document(path: Path, hint: str = _DOCUMENT_HINT) -> str:
         raise unreadable(path, exc) from None
     # Newlines as Path.read_text gives them, so line numbers in messages stay the same.
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def long_number(where: str) -> ConfigError:
+    """The error for a whole number too long for Python to read (it refuses, not promptum)."""
+    digits = sys.get_int_max_str_digits()
+    return ConfigError(
+        f"{where}: a number has more than {digits:,} digits, more than Python reads; "
+        "quote it to keep it as text"
+    )
+
+
+def _number_line(text: str) -> str:
+    """``:line`` of the first run of digits too long to read in `text`, or nothing."""
+    found = re.search(rf"[0-9][0-9_]{{{sys.get_int_max_str_digits()},}}", text)
+    if found is None:
+        return ""
+    line = text.count("\n", 0, found.start()) + 1
+    return f":{line}"
 
 
 class _Lines:
@@ -436,6 +455,8 @@ class RowFile:
             raise ConfigError(
                 f"{self.path}:{line_number}: the JSON is nested too deeply to read"
             ) from exc
+        except ValueError as exc:  # a number too long for int()
+            raise long_number(f"{self.path}:{line_number}") from exc
         if not isinstance(row, dict):
             raise ConfigError(
                 f"{self.path}:{line_number}: each line must be a JSON object, "
@@ -580,6 +601,8 @@ def toml_case(path: Path) -> RawCase:
         if found:  # tomllib says where only in its message (until Python 3.14)
             message, where = message[: found.start()], f"{path}:{found[1]}:{found[2]}"
         raise ConfigError(f"{where}: invalid TOML: {message}") from exc
+    except ValueError as exc:  # a number too long for int()
+        raise long_number(f"{path}{_number_line(text)}") from exc
     return RawCase(data, Locator(path, _toml_positions(text)), path.stem)
 
 

@@ -94,6 +94,10 @@ def offered_tools(tools: Sequence[dict[str, Any]] | None) -> dict[str, dict[str,
     }
 
 
+NAMING_TOOLS = frozenset({"tool_called", "tool_not_called", "tool_order", "tool_args"})
+"""The check types whose value names tools; a check of any other type names none."""
+
+
 def tool_names(check: CheckDefinition) -> list[tuple[Loc, str]]:
     """The tool names a check refers to, each with its place in the check."""
     value = check.value

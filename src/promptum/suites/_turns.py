@@ -72,6 +72,10 @@ class Conversation:
         return by_turn or (grading is not None and bool(grading.checks or grading.criteria))
 
 
+NO_CONVERSATION = Conversation()
+"""The conversation parts of a case that is not a conversation: none."""
+
+
 def structure_problems(case: CaseFields, variant: str) -> Iterator[tuple[Loc, str]]:
     """What a conversation case may not be given besides its turns, each where it is written."""
     if case.conversation is not None and not is_conversation(case):
@@ -128,7 +132,7 @@ def conversation_of(
 ) -> Conversation:
     """The case's turns, simulated user and conversation grades; problems go to `tools.add`."""
     if not is_conversation(case) and case.conversation is None:
-        return Conversation()
+        return NO_CONVERSATION
     turns = tuple(
         _turn(spec, index, judge, schema, tools) for index, spec in enumerate(case.turns or ())
     )

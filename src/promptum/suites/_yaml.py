@@ -10,6 +10,7 @@ at 3.1 GB), one case's a few kilobytes.
 from __future__ import annotations
 
 import marshal
+import sys
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from typing import Any, TypeVar, cast
 
 import yaml
 from yaml.composer import Composer, ComposerError
+from yaml.constructor import ConstructorError
 
 from promptum.errors import ConfigError
 from promptum.suites._locate import (
@@ -242,6 +244,22 @@ class _Loader(_Parser, Composer):
         node = yaml.ScalarNode(tag, text, event.start_mark, event.end_mark, event.style)
         return self.yaml_constructors[tag](self, node)
 
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        """A whole number; one too long for Python to read is a located error, not a crash."""
+        try:
+            return super().construct_yaml_int(node)
+        except ValueError as exc:
+            digits = sys.get_int_max_str_digits()
+            problem = f"a number has more than {digits:,} digits, more than Python reads"
+            raise _unreadable(problem, node) from exc
+
+    def construct_yaml_timestamp(self, node: yaml.ScalarNode) -> Any:
+        """A date or time; one that does not exist (February 30th) is a located error."""
+        try:
+            return super().construct_yaml_timestamp(node)
+        except ValueError as exc:
+            raise _unreadable(f"{node.value} is not a date: {exc}", node) from exc
+
     def _resolved(self, text: str) -> str:
         """The tag a plain scalar resolves to, remembered for short texts."""
         tag: str = self.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
@@ -259,6 +277,15 @@ class _Loader(_Parser, Composer):
         start = self.event()
         tag: str = self.resolve(kind, None, start.implicit)  # type: ignore[no-untyped-call]
         return kind(tag, [], start.start_mark, None)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_yaml_timestamp)
+
+
+def _unreadable(problem: str, node: yaml.Node) -> ConstructorError:
+    """A scalar's value Python cannot make, located: quoted, it stays text."""
+    return ConstructorError(None, None, f"{problem} (quote it to keep it as text)", node.start_mark)
 
 
 class Packed(bytes):
@@ -396,6 +423,8 @@ class _Document:
         """Add the nodes anchored in the part just read to `earlier`."""
         anchors = self.loader.anchors
         added = len(anchors) - self._anchors_seen
+        if not added:
+            return  # most parts (every plain case) anchor nothing
         self.earlier.update(id(node) for node in islice(reversed(anchors.values()), added))
         self._anchors_seen = len(anchors)
 
@@ -676,8 +705,9 @@ class _Walker:
 
     def built(self, part: _Built) -> None:
         """Locate a case built from events: it has no duplicate keys, loops or aliases."""
-        if self.document.root is not None:
-            self.locator.positions.setdefault((), _position(self.document.root.start_mark))
+        root = self.document.root
+        if root is not None and () not in self.locator.positions:
+            self.locator.positions[()] = _position(root.start_mark)
         if len(part.loc) == 1 and self.depth is not None:
             self.depth = 1  # a case file's cases are a level up: each keeps its own position
         if self.depth is None or len(part.loc) <= self.depth:

@@ -214,8 +214,6 @@ def _stats_table(run: RunResult, tally: RunTally) -> Table:
 
 def print_summary(console: Console, run: RunResult) -> None:
     """The per-model table, `Checks: N/M passed` per model, then each failure with reasons."""
-    from promptum.reporting import turn_lines  # as the other commands: not loaded for --help
-
     # One count of the run's figures for everything below (a kept run's is counted anew
     # on each call of `run.tally()`).
     tally = run.tally()
@@ -244,6 +242,11 @@ def print_summary(console: Console, run: RunResult) -> None:
         )
         for reason in result.reasons:
             console.print(f"    - {escape(reason)}", highlight=False, soft_wrap=True)
+        if result.turns is None:  # a single request: no turn to show
+            continue
+        # Imported only here: a run without a failed conversation needs nothing of reporting.
+        from promptum.reporting import turn_lines
+
         # A conversation's failing turn, as said: what to act on without opening a report.
         for line in turn_lines(result, only_failing=True, limit=_TURN_EXCERPT):
             console.print(f"    {escape(line)}", highlight=False, soft_wrap=True)

@@ -116,6 +116,8 @@ def _default_grade_timeout() -> float:
 
 def _report_formats(outputs: Sequence[Path]) -> list[tuple[Path, ReportFormat]]:
     """Each ``-o`` path with the format its extension picks, checked before any model call."""
+    if not outputs:  # the report formats (~15 ms to import) are not needed
+        return []
     from promptum.errors import ConfigError
     from promptum.reporting import format_of
 
@@ -374,13 +376,15 @@ def _write_reports(
     says why the store cannot, and no whole-run report is then written. `stored` reads the
     same results as stored, for the formats written from that JSON without validating it.
     """
+    targets = [(path, report_format.name) for path, report_format in reports]
+    if summary_md is not None:
+        targets.append((summary_md, "md"))
+    if not targets:  # as `_report_formats`: nothing of the reports is imported
+        return 0
     from promptum.cli._console import escape
     from promptum.errors import PromptumError
     from promptum.reporting import write_report
 
-    targets = [(path, report_format.name) for path, report_format in reports]
-    if summary_md is not None:
-        targets.append((summary_md, "md"))
     unwritten = 0
     for path, fmt in targets:
         if isinstance(results, str):

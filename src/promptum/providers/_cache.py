@@ -26,13 +26,13 @@ import json
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 from pydantic_core import from_json
 
 from promptum.completion import Completion
 from promptum.providers._base import ModelRequest
+from promptum.providers._key_text import plain_key_text
 from promptum.redaction import REDACTED, environment_secrets
 
 _SCHEMA = """
@@ -69,12 +69,16 @@ _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_asci
 
 def cache_key(request: ModelRequest, endpoint: str) -> str:
     """A hash of everything that decides the answer: endpoint, model, messages, parameters."""
-    payload: dict[str, Any] = {
-        "v": _KEY_VERSION,
-        "endpoint": endpoint,
-        "request": request.model_dump(mode="json", exclude=_not_keyed(request)),
-    }
-    return hashlib.sha256(_CANONICAL.encode(payload).encode()).hexdigest()
+    text = plain_key_text(request, endpoint, _KEY_VERSION)  # the usual request, written directly
+    if text is None:
+        text = _CANONICAL.encode(
+            {
+                "v": _KEY_VERSION,
+                "endpoint": endpoint,
+                "request": request.model_dump(mode="json", exclude=_not_keyed(request)),
+            }
+        )
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _migrate(connection: sqlite3.Connection) -> None:

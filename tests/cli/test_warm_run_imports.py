@@ -1,0 +1,50 @@
+"""A run that writes no report imports none of the reports' code (issue 28: a warm re-run)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from promptum.cli import main
+from tests.cli.test_command_imports import _imported_by
+from tests.support.fault_server import FaultServer
+
+# Imported by `-o FILE` (and by a failed conversation's turn in the summary), else not needed:
+# ~15 ms of a ~0.6 s warm-cache re-run.
+_REPORTS = ("promptum.reporting", "promptum.reporting._registry", "promptum.comparison")
+
+
+def _suite(check: str) -> None:
+    Path("suite.yaml").write_text(
+        "models: [fault/m]\ntest_cases:\n"
+        f"  - {{id: a, query: Say hello., checks: [{{type: contains, value: {check}}}]}}\n"
+    )
+
+
+def test_a_run_without_reports_imports_none_of_their_code(server: FaultServer) -> None:
+    _suite("Hello")
+    imported, output = _imported_by(["run", "suite.yaml"], Path.cwd(), _REPORTS)
+    assert "1 result" in output  # it did run
+    assert "all passed" in output
+    assert "recorded as run" in output
+    assert server.requests
+    assert imported == []
+
+
+def test_its_failures_are_still_listed_with_their_reasons(server: FaultServer) -> None:
+    _suite("Goodbye")
+    done = CliRunner().invoke(main, ["run", "suite.yaml", "--no-store"])
+    assert done.exit_code == 1, done.output
+    summary = done.output.split("Failures (1)\n", 1)[1]
+    assert summary.startswith("FAIL suite/a (fault/m)")
+    assert "    - contains: expected to contain 'Goodbye'" in summary  # its reason, as before
+
+
+def test_a_report_asked_for_is_still_written(server: FaultServer) -> None:
+    _suite("Hello")
+    arguments = ["run", "suite.yaml", "--summary-md", "s.md"]
+    imported, output = _imported_by(arguments, Path.cwd(), _REPORTS)
+    assert "wrote s.md" in output
+    assert Path("s.md").read_text().strip()
+    assert "promptum.reporting" in imported

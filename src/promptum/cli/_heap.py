@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import atexit
-import functools
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -53,23 +51,8 @@ def collector_paused() -> Iterator[HeapFreezer]:
     """
     enabled = gc.isenabled()
     gc.disable()
-    _freeze_at_exit()
     try:
         yield HeapFreezer(resume_collector=enabled)
     finally:
         if enabled:
             gc.enable()
-
-
-@functools.cache
-def _freeze_at_exit() -> None:
-    """Freeze every object alive once the process exits (registered once per process).
-
-    Python's last collection at exit walks every object still alive: after a run, the class
-    graphs and the suite, ~0.08 s of a 0.6 s re-run served from the cache. Frozen, they are
-    not walked; each is still freed when its module is cleared, and files are closed and
-    flushed then as before (promptum closes its own first). Only garbage in a reference
-    cycle is left to the OS, whose finalizers Python never promises to run at exit anyway.
-    atexit handlers registered earlier (temporary files, thread pools) run after this one.
-    """
-    atexit.register(gc.freeze)

@@ -18,7 +18,7 @@ from promptum.runner._copied import CopiedRow
 Texts = Sequence[tuple[Literal["system", "user"], str]]
 
 
-def messages_text(texts: Texts) -> str:
+def messages_text(texts: Sequence[tuple[str, str]]) -> str:
     """The fingerprint's JSON of plain messages, given as (role, content)."""
     # What json.dumps(sort_keys=True) writes for [{"content": ..., "role": ...}, ...].
     encode = encode_basestring_ascii

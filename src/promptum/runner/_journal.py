@@ -68,7 +68,7 @@ def _messages(case: TestCase) -> list[dict[str, Any]]:
 
 def _messages_json(case: TestCase) -> str:
     """`_json(_messages(case))`, written directly for plain messages (a role and a text)."""
-    parts = []
+    texts = []
     for message in case.messages:
         # A plain message dumps as {"content", "role"} (see `Message`'s serializer): the
         # same text as json.dumps writes, without dumping the model (most of a row's cost).
@@ -76,9 +76,8 @@ def _messages_json(case: TestCase) -> str:
             return _json(_messages(case))
         if message.tool_call_id is not None or type(message.content) is not str:
             return _json(_messages(case))
-        content, role = encode_basestring_ascii(message.content), message.role
-        parts.append(f'{{"content": {content}, "role": {encode_basestring_ascii(role)}}}')
-    return f"[{', '.join(parts)}]"
+        texts.append((message.role, message.content))
+    return messages_text(texts)
 
 
 _MARK = "\x00promptum-plan-digest:"

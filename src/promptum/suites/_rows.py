@@ -227,13 +227,15 @@ def read_document(path: Path, hint: str = _DOCUMENT_HINT) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def long_number(where: str) -> ConfigError:
-    """The error for a whole number too long for Python to read (it refuses, not promptum)."""
+def too_long_number() -> str:
+    """What is wrong with a whole number too long for Python to read (it refuses, not promptum)."""
     digits = sys.get_int_max_str_digits()
-    return ConfigError(
-        f"{where}: a number has more than {digits:,} digits, more than Python reads; "
-        "quote it to keep it as text"
-    )
+    return f"a number has more than {digits:,} digits, more than Python reads"
+
+
+def long_number(where: str) -> ConfigError:
+    """The error for a whole number at `where` too long for Python to read."""
+    return ConfigError(f"{where}: {too_long_number()}; quote it to keep it as text")
 
 
 def _number_line(text: str) -> str:
@@ -431,6 +433,10 @@ class RowFile:
                 data[key] = value
         if variables:  # "vars" is no CSV case column: a column of that name is a variable
             data["vars"] = variables
+        return self._row_case(data, line, number)
+
+    def _row_case(self, data: dict[str, Any], line: int, number: int) -> RawCase:
+        """Row `number`'s case of `data`, located at `line`, named `stem-number` by default."""
         return RawCase(data, Locator(self.path, {(): Position(line)}), f"{self.stem}-{number}")
 
     def _scan_jsonl(self, lines: _Lines) -> Iterator[RawCase]:
@@ -532,8 +538,7 @@ class RowFile:
             }
             if self._var_cells:
                 data["vars"] = {name: values[i] for i, name in self._var_cells}
-            locator = Locator(self.path, {(): Position(line)})
-            return RawCase(data, locator, f"{self.stem}-{number}")
+            return self._row_case(data, line, number)
         fields: dict[Any, Any] = dict(zip(header, values, strict=False))
         if len(values) < len(header):
             fields.update(dict.fromkeys(header[len(values) :]))

@@ -10,7 +10,6 @@ at 3.1 GB), one case's a few kilobytes.
 from __future__ import annotations
 
 import marshal
-import sys
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -31,7 +30,7 @@ from promptum.suites._locate import (
     problem,
     raise_problems,
 )
-from promptum.suites._rows import env_limit, read_document
+from promptum.suites._rows import env_limit, read_document, too_long_number
 
 try:  # The C parser when PyYAML was built with libyaml: several times faster on large suites.
     from yaml import CSafeLoader as _Parser
@@ -249,9 +248,7 @@ class _Loader(_Parser, Composer):
         try:
             return super().construct_yaml_int(node)
         except ValueError as exc:
-            digits = sys.get_int_max_str_digits()
-            problem = f"a number has more than {digits:,} digits, more than Python reads"
-            raise _unreadable(problem, node) from exc
+            raise _unreadable(too_long_number(), node) from exc
 
     def construct_yaml_timestamp(self, node: yaml.ScalarNode) -> Any:
         """A date or time; one that does not exist (February 30th) is a located error."""

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import ast
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import click
@@ -13,6 +9,7 @@ from click.testing import CliRunner
 
 from promptum.cli import main
 from tests.support.fault_server import FaultServer
+from tests.support.imports import imported_by_command
 
 # What a run, a report or another command needs and checking a suite does not. Each one here
 # was imported by `promptum validate` before its commands were loaded when used (issue 28).
@@ -67,30 +64,9 @@ _NOT_FOR_RUN = (
 )
 
 
-def _imported_by(
-    arguments: list[str], cwd: Path, modules: tuple[str, ...] = _NOT_FOR_VALIDATE
-) -> tuple[list[str], str]:
-    """The `modules` a fresh `promptum ARGUMENTS` has imported once it is done; its output."""
-    probe = (
-        "import sys\nfrom promptum.cli import main\n"
-        f"try:\n    main({arguments!r})\n"
-        "except SystemExit as exc:\n    assert not exc.code, exc.code\n"
-        f"print([m for m in {modules!r} if m in sys.modules])"
-    )
-    environment = dict(os.environ)
-    environment.pop("PROMPTUM_DB", None)
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=cwd, env=environment, capture_output=True, text=True, check=True,
-    )  # fmt: skip
-    *output, last = done.stdout.splitlines()
-    imported: list[str] = ast.literal_eval(last)
-    return imported, "\n".join(output)
-
-
 def test_validate_imports_no_runner_store_reports_or_other_command(tmp_path: Path) -> None:
     (tmp_path / "suite.yaml").write_text(_SUITE)
-    imported, output = _imported_by(["validate", "suite.yaml"], tmp_path)
+    imported, output = imported_by_command(["validate", "suite.yaml"], tmp_path, _NOT_FOR_VALIDATE)
     assert "✓ suite.yaml: 2 cases, 1 check" in output  # it did load and check the suite
     assert imported == []
 
@@ -101,7 +77,7 @@ def test_run_imports_no_other_command(server: FaultServer) -> None:
         "  - {id: a, query: Say hello., checks: [{type: contains, value: Hello}]}\n"
     )
     arguments = ["run", "suite.yaml", "-o", "r.json", "-o", "junit.xml"]
-    imported, output = _imported_by(arguments, Path.cwd(), _NOT_FOR_RUN)
+    imported, output = imported_by_command(arguments, Path.cwd(), _NOT_FOR_RUN)
     assert "1 result" in output  # it did run, and report
     assert Path("r.json").is_file()
     assert server.requests  # against the server: the model was called

@@ -7,8 +7,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from promptum.cli import main
-from tests.cli.test_command_imports import _imported_by
 from tests.support.fault_server import FaultServer
+from tests.support.imports import imported_by_command
 
 # Imported by `-o FILE` (and by a failed conversation's turn in the summary), else not needed:
 # ~15 ms of a ~0.6 s warm-cache re-run.
@@ -24,7 +24,7 @@ def _suite(check: str) -> None:
 
 def test_a_run_without_reports_imports_none_of_their_code(server: FaultServer) -> None:
     _suite("Hello")
-    imported, output = _imported_by(["run", "suite.yaml"], Path.cwd(), _REPORTS)
+    imported, output = imported_by_command(["run", "suite.yaml"], Path.cwd(), _REPORTS)
     assert "1 result" in output  # it did run
     assert "all passed" in output
     assert "recorded as run" in output
@@ -44,7 +44,7 @@ def test_its_failures_are_still_listed_with_their_reasons(server: FaultServer) -
 def test_a_report_asked_for_is_still_written(server: FaultServer) -> None:
     _suite("Hello")
     arguments = ["run", "suite.yaml", "--summary-md", "s.md"]
-    imported, output = _imported_by(arguments, Path.cwd(), _REPORTS)
+    imported, output = imported_by_command(arguments, Path.cwd(), _REPORTS)
     assert "wrote s.md" in output
     assert Path("s.md").read_text().strip()
     assert "promptum.reporting" in imported

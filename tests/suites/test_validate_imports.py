@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import ast
-import subprocess
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -13,6 +10,7 @@ import pytest
 import promptum.providers
 import promptum.redteam
 import promptum.runner
+from tests.support.imports import imported_after, imported_by_command
 
 # What a run needs and loading a suite does not; each costs 5-35 ms to import.
 _HEAVY = (
@@ -47,21 +45,13 @@ test_cases:
 
 def _heavy_modules_after(code: str) -> list[str]:
     """The heavy modules a fresh interpreter has imported after running `code`."""
-    probe = f"{code}\nimport sys; print([m for m in {_HEAVY!r} if m in sys.modules])"
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    imported: list[str] = ast.literal_eval(done.stdout.splitlines()[-1])
-    return imported
+    return imported_after(code, _HEAVY)[0]
 
 
 def _validated(tmp_path: Path, suite: str) -> list[str]:
     path = tmp_path / "suite.yaml"
     path.write_text(suite)
-    code = (
-        "from promptum.cli import main\n"
-        f"try:\n    main(['validate', {str(path)!r}])\n"
-        "except SystemExit as exc:\n    assert not exc.code, exc.code"
-    )
-    return _heavy_modules_after(code)
+    return imported_by_command(["validate", str(path)], tmp_path, _HEAVY)[0]
 
 
 def test_validating_a_plain_suite_imports_nothing_a_run_needs(tmp_path: Path) -> None:

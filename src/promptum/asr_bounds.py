@@ -15,6 +15,7 @@ from typing import Any
 
 from promptum.asr import (
     GOAL_PREFIX,
+    JUDGED_GOALS,
     REDTEAM_TAG,
     AttackCounts,
     AttackRates,
@@ -111,6 +112,26 @@ class AsrBounds:
             )
         return None
 
+    def unjudged(self, goals: Iterable[str]) -> list[tuple[str | None, str]]:
+        """(goal or None for the overall bound, why) for each bound the judge is needed for.
+
+        With the judge off, the attacks of a goal it detects (`JUDGED_GOALS`) cannot be
+        determined, so a bound over them could never hold: a usage error, not a red run.
+        """
+        judged = sorted(JUDGED_GOALS.intersection(goals))
+        if not judged:
+            return []
+        why = (
+            f"the {', '.join(judged)} attacks are graded by the judge, and the judge is off "
+            "(--no-judge), so they cannot be determined: run with the judge"
+        )
+        found: list[tuple[str | None, str]] = [
+            (goal, f"{self.label(goal)}: {why}") for goal in self.goals if goal in judged
+        ]
+        if self.overall is not None:
+            found.append((None, f"{self.label()}: {why}, or bound the other goals by name"))
+        return found
+
     def label(self, goal: str | None = None) -> str:
         """How the gate names one bound: ``max-asr 5%`` or ``max-asr prompt_leak=10%``."""
         bound = self.bound(goal)
@@ -165,8 +186,9 @@ def _against(counts: AttackCounts, bound: float) -> str:
 def asr_verdict(rates: AttackRates, bounds: AsrBounds) -> AsrVerdict:
     """Whether every column's attack success rate is at most its bounds, and why in a phrase.
 
-    A bound holds on every column (model · variant · target) with attacks it covers; a
-    column whose attacks all errored was not measured, so it does not pass.
+    A bound holds on every column (model · variant · target) with attacks it covers; an
+    attack that was not determined (no answer, its detector did not run) may have
+    succeeded, so a bound over it does not pass.
     """
     several = len(rates.columns) > 1
     broken: list[str] = []
@@ -177,7 +199,15 @@ def asr_verdict(rates: AttackRates, bounds: AsrBounds) -> AsrVerdict:
         where = f" on {column}" if several else ""
         what = "attack success rate" if goal is None else f"{goal} attack success rate"
         rate = counts.rate
-        if rate is None:
+        if counts.undetermined:
+            # An attack nothing could tell of may have succeeded: no bound holds over it.
+            named = "" if goal is None else goal + " "
+            broken.append(
+                f"{counts.undetermined} {named}attack{'' if counts.undetermined == 1 else 's'} "
+                f"not determined{where} (no answer, or its detector did not run): "
+                f"{bounds.label(goal)} cannot hold"
+            )
+        elif rate is None:
             broken.append(
                 f"no {'' if goal is None else goal + ' '}attack was graded{where} "
                 f"({counts.counts_text}): {bounds.label(goal)} cannot hold"

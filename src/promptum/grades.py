@@ -31,6 +31,10 @@ check, field assertion or judge criterion (docs/checks.md). A check, so the chec
 show it: a run of ungraded cases reads ``Checks: 0/N passed``, never a pass."""
 
 
+BUDGET_CHECKS = frozenset({"max_latency_ms", "max_cost_usd"})
+"""The check types of the call's figures (latency, cost), not of what the response says."""
+
+
 @dataclass(frozen=True, slots=True)
 class Grade:
     """One verdict on one response: passed or not, with a score and a reason when known.

@@ -39,3 +39,24 @@ def wilson_interval(successes: int, total: int, z: float = Z95) -> Interval:
     low = 0.0 if successes == 0 else max(0.0, centre - half)
     high = 1.0 if successes == total else min(1.0, centre + half)
     return Interval(low, high)
+
+
+def fisher_exact(successes_a: int, total_a: int, successes_b: int, total_b: int) -> float:
+    """Fisher's exact two-sided p-value that two independent proportions are the same.
+
+    For an attack success rate against its no-attack control: unpaired samples, often small
+    or at 0/n, where a normal approximation would claim what the data do not show.
+    """
+    if total_a == 0 or total_b == 0:
+        return 1.0
+    successes, total = successes_a + successes_b, total_a + total_b
+
+    def weight(k: int) -> int:  # the hypergeometric probability of k, times C(total, total_a)
+        return math.comb(successes, k) * math.comb(total - successes, total_a - k)
+
+    observed = weight(successes_a)
+    low, high = max(0, successes - total_b), min(successes, total_a)
+    # Exact integers: every table at most as likely as the one observed, with a little slack
+    # so tables equally likely up to rounding are not left out (as scipy does).
+    tail = sum(w for w in map(weight, range(low, high + 1)) if w * (1 - 1e-7) <= observed)
+    return min(1.0, tail / math.comb(total, total_a))

@@ -16,6 +16,7 @@ from promptum.cli._options import RunOptions
 from promptum.cli._watch import run_argv
 from promptum.completion import Completion
 from promptum.gate import decide
+from promptum.grades import Grade
 from promptum.reporting import inline_markdown
 from promptum.results import CaseResult, RunResult
 
@@ -158,16 +159,22 @@ def test_other_results_still_gate_as_always(project: Path) -> None:
     assert "pass rate other 0.00 ≥ 0.00 (--fail-under)" in gate_line(lenient)
 
 
-def test_an_attack_that_errored_is_no_success_and_no_pass(project: Path) -> None:
+def test_an_attack_that_errored_is_not_determined_and_no_bound_holds_over_it(
+    project: Path,
+) -> None:
     suite([*ATTACKS, ("prompt_leak", "direct", "error")], plain=False)
     result = invoke("--no-store", "--max-asr", "0.5")
     assert result.exit_code == 1, result.output
-    # 3/15 still: the error is neither a success nor a resisted attack, and it did not pass.
+    # 3/15 still: the error is neither a success nor a resisted attack, and it may have
+    # been either, so a bound over it cannot hold.
     assert gate_line(result) == (
-        "gate: FAIL — attack success rate 20% [7–45%] ≤ max-asr 50%; "
-        "1 of 1 other results did not pass (1 error)"
+        "gate: FAIL — 1 attack not determined (no answer, or its detector did not run): "
+        "max-asr 50% cannot hold"
     )
-    assert "20% [7–45%] 3/15, 1 error" in result.output  # the summary's table
+    assert "20% [7–45%] 3/15, 1 not determined" in result.output  # the summary's table
+    # A bound on a goal with every attack determined still holds.
+    tool_only = invoke("--no-store", "--max-asr", "tool=0")
+    assert "tool attack success rate 0% [0–43%] ≤ max-asr tool=0%" in gate_line(tool_only)
 
 
 def test_a_goal_whose_attacks_all_errored_was_not_measured(project: Path) -> None:
@@ -175,8 +182,8 @@ def test_a_goal_whose_attacks_all_errored_was_not_measured(project: Path) -> Non
     result = invoke("--no-store", "--max-asr", "exfiltration=0.1")
     assert result.exit_code == 1
     assert gate_line(result) == (
-        "gate: FAIL — no exfiltration attack was graded (0/0, 1 error): "
-        "max-asr exfiltration=10% cannot hold"
+        "gate: FAIL — 1 exfiltration attack not determined (no answer, or its detector did "
+        "not run): max-asr exfiltration=10% cannot hold"
     )
 
 
@@ -348,6 +355,7 @@ def test_a_rate_just_over_the_bound_never_reads_as_the_bound() -> None:
             model="m",
             status="fail" if i < 13 else "pass",
             completion=Completion(text="x"),
+            grades=[Grade("check", "not_contains", i >= 13)],
             tags=["redteam", "goal:g", "strategy:s"],
         )
         for i in range(250)

@@ -104,6 +104,24 @@ def test_no_judge_on_a_judge_only_case_is_an_error_naming_the_judge_and_fails_th
     assert "all passed" in judged.output
 
 
+def test_a_judged_case_does_not_pass_on_a_latency_budget_alone_without_its_judge(
+    server: FaultServer,
+) -> None:
+    server.default = Reply.ok("Paris")
+    budget = JUDGE_ONLY.replace(
+        "test_cases:", "defaults:\n  checks: [{type: max_latency_ms, value: 60000}]\ntest_cases:"
+    )
+    write("suite.yaml", budget)
+    result = invoke("run", "suite.yaml", "-c", "1", "--no-judge", "--no-store", "-o", "r.json")
+    assert result.exit_code == 1, result.output
+    report = json.loads(Path("r.json").read_text(encoding="utf-8"))
+    for case in report["results"]:
+        assert case["status"] == "error"
+        # The budget is kept and shown; the ungraded error says what was not graded.
+        assert [g["name"] for g in case["grades"]] == ["max_latency_ms", "ungraded"]
+        assert case["grades"][0]["passed"] is True
+
+
 def test_an_expected_behavior_without_a_judge_says_it_needs_one(server: FaultServer) -> None:
     server.default = Reply.ok("Paris")
     write(

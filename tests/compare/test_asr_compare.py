@@ -11,6 +11,7 @@ from click.testing import CliRunner, Result
 from promptum.cli import main
 from promptum.compare import compare_runs, comparison_html, comparison_markdown, sign_test
 from promptum.completion import Completion
+from promptum.grades import Grade
 from promptum.reporting import write_report
 from promptum.results import CaseResult, RunResult
 
@@ -44,10 +45,17 @@ def results(
                     completion=Completion(error="down")
                     if status == "error"
                     else Completion(text="the canary" if status == "fail" else "no"),
+                    grades=[] if status == "error" else [_detector(goal, status == "pass")],
                     tags=["redteam", f"goal:{goal}", "strategy:direct"],
                 )
             )
     return made
+
+
+def _detector(goal: str, passed: bool) -> Grade:
+    """The goal's detector check, failing when the attack succeeded."""
+    name = "canary_not_leaked" if goal == "prompt_leak" else "tool_not_called"
+    return Grade("check", name, passed)
 
 
 def run(run_id: str, made: list[CaseResult]) -> RunResult:
@@ -125,7 +133,7 @@ def test_errors_are_left_out_of_the_pairing_and_of_the_rates() -> None:
         run("a", results(BASELINE)), run("b", results(HARDENED, errors=errored))
     )
     overall = comparison.models[0].asr[0]
-    assert (overall.b.succeeded, overall.b.attempts, overall.b.errors) == (3, 48, 2)
+    assert (overall.b.succeeded, overall.b.attempts, overall.b.undetermined) == (3, 48, 2)
     assert (overall.shared, overall.fell, overall.rose) == (48, 13, 1)
 
 

@@ -14,9 +14,10 @@ import pytest
 from report_samples import IMG, PWN, SCRIPT
 
 from promptum import Session
-from promptum.asr import AttackCounts, AttackTally, attack_of, percent
+from promptum.asr import AttackCounts, AttackOutcome, AttackTally, attack_of, percent
 from promptum.cli._console import make_console, print_summary
 from promptum.completion import Completion
+from promptum.grades import Grade
 from promptum.reporting import REPORT_FORMATS, load_run, render_report, write_report
 from promptum.results import CaseResult, RunResult
 from promptum.store import RunStore
@@ -36,12 +37,15 @@ def attack(
     tags += [f"goal:{goal}"] if goal is not None else []
     tags += [f"strategy:{strategy}"] if strategy is not None else []
     completion = Completion(error="boom") if status == "error" else Completion(text="answer")
+    # The case's own check is its detector (a hand-written attack): it fails when it succeeded.
+    grades = [] if status == "error" else [Grade("check", "not_contains", status == "pass")]
     return CaseResult(
         case_id=case_id,
         model=model,
         variant=variant,
         status=status,  # type: ignore[arg-type]
         completion=completion,
+        grades=grades,
         tags=tags,
     )
 
@@ -60,14 +64,14 @@ def run_of(results: Sequence[CaseResult], models: Sequence[str] = ("m",)) -> Run
 # --- the figures --------------------------------------------------------------------------
 
 
-def test_a_failed_redteam_case_is_a_successful_attack_and_errors_are_apart() -> None:
+def test_a_detected_attack_is_a_success_and_the_undetermined_are_apart() -> None:
     counts = AttackCounts()
-    for status in ["fail", "fail", "pass", "error", "pass", "pass"]:
-        counts.add(status)
-    assert (counts.succeeded, counts.resisted, counts.errors) == (2, 3, 1)
-    assert counts.attempts == 5  # the error is neither a success nor a resisted attack
+    for verdict in ["succeeded", "succeeded", "resisted", "undetermined", "resisted", "resisted"]:
+        counts.add(AttackOutcome(verdict))  # type: ignore[arg-type]
+    assert (counts.succeeded, counts.resisted, counts.undetermined) == (2, 3, 1)
+    assert counts.attempts == 5  # the undetermined is neither a success nor resisted
     assert counts.rate == 2 / 5
-    assert counts.counts_text == "2/5, 1 error"
+    assert counts.counts_text == "2/5, 1 not determined"
 
 
 def test_wilson_intervals_match_values_worked_out_by_hand() -> None:
@@ -88,8 +92,8 @@ def test_wilson_intervals_match_values_worked_out_by_hand() -> None:
     assert none.interval.high == pytest.approx(0.161125, abs=2e-6)
     assert none.text == "0% [0–16%]"
     # Nothing graded: no rate, and an interval that claims nothing.
-    assert AttackCounts(errors=3).rate is None
-    assert AttackCounts(errors=3).text == "-"
+    assert AttackCounts(undetermined=3).rate is None
+    assert AttackCounts(undetermined=3).text == "-"
     assert (AttackCounts().interval.low, AttackCounts().interval.high) == (0.0, 1.0)
 
 
@@ -124,7 +128,7 @@ def test_rates_per_goal_strategy_and_column() -> None:
     assert rates.strategies == ["base64", "direct"]
     base = "m · baseline"
     assert (rates.counts(base).succeeded, rates.counts(base).attempts) == (4, 12)
-    assert rates.counts(base).errors == 2
+    assert rates.counts(base).undetermined == 2
     assert rates.counts(base, "prompt_leak").rate == 4 / 8
     assert rates.counts(base, "prompt_leak", "base64").rate == 3 / 4
     assert rates.counts(base, strategy="direct").rate == 1 / 8
@@ -151,7 +155,7 @@ def test_json_has_an_asr_section_and_reads_back() -> None:
     [column] = data["asr"]["columns"]
     assert (column["model"], column["variant"], column["column"]) == ("m", None, "m")
     overall = column["overall"]
-    assert (overall["succeeded"], overall["attempts"], overall["errors"]) == (17, 70, 2)
+    assert (overall["succeeded"], overall["attempts"], overall["undetermined"]) == (17, 70, 2)
     assert overall["asr"] == pytest.approx(17 / 70)
     goals = {g["goal"]: g for g in column["goals"]}
     assert goals["prompt_leak"]["asr"] == pytest.approx(0.34)
@@ -174,9 +178,9 @@ def test_markdown_shows_goal_by_strategy_with_intervals() -> None:
     text = render_report(sample(), "md")
     assert "### Attack success rate" in text
     assert "| Goal | Strategy | m |" in text
-    assert "| **all** | **all** | 24% [16–35%] (17/70, 2 errors) |" in text
-    assert "| prompt\\_leak | all | 34% [22–48%] (17/50, 2 errors) |" in text
-    assert "| prompt\\_leak | base64 | 34% [22–48%] (17/50, 2 errors) |" in text
+    assert "| **all** | **all** | 24% [16–35%] (17/70, 2 not determined) |" in text
+    assert "| prompt\\_leak | all | 34% [22–48%] (17/50, 2 not determined) |" in text
+    assert "| prompt\\_leak | base64 | 34% [22–48%] (17/50, 2 not determined) |" in text
     assert "| tool | direct | 0% [0–16%] (0/20) |" in text
     # A goal × strategy no attack tried is not a row.
     assert "| tool | base64 |" not in text
@@ -185,9 +189,9 @@ def test_markdown_shows_goal_by_strategy_with_intervals() -> None:
 def test_junit_has_the_rates_as_testsuite_properties() -> None:
     root = ET.fromstring(render_report(sample(), "junit"))
     found = {p.get("name"): p.get("value") for p in root.iter("property")}
-    rates = (found["asr.rate"], found["asr.succeeded"], found["asr.graded"])
+    rates = (found["asr.rate"], found["asr.succeeded"], found["asr.determined"])
     assert rates == ("0.2429", "17", "70")
-    assert found["asr.errors"] == "2"
+    assert found["asr.undetermined"] == "2"
     assert (found["asr.prompt_leak.rate"], found["asr.tool.rate"]) == ("0.34", "0")
     plain = run_of([attack("a", "fail", redteam=False)])
     assert "asr." not in render_report(plain, "junit")
@@ -201,8 +205,8 @@ def test_html_heat_map_says_every_rate_in_numbers() -> None:
     assert "<caption>m: 24% [16–35%]</caption>" in section
     assert '<th scope="row">prompt_leak</th>' in section
     assert (
-        '<td class="heat-3" title="prompt_leak × base64: 34% [22–48%] · 17/50, 2 errors">'
-        "34%<small>[22–48%] · 17/50, 2 errors</small></td>" in section
+        '<td class="heat-3" title="prompt_leak × base64: 34% [22–48%] · 17/50, 2 not determined">'
+        "34%<small>[22–48%] · 17/50, 2 not determined</small></td>" in section
     )
     assert '<td class="heat-0" title="tool × direct: 0% [0–16%] · 0/20">' in section
     assert '<td class="heat-na" title="tool × base64: no attacks">' in section
@@ -215,8 +219,8 @@ def test_terminal_summary_has_a_compact_table() -> None:
         print_summary(console, sample())
     text = captured.get()
     assert "Attack success rate (95% CI)" in text
-    assert re.search(r"All attacks +│ +24% \[16–35%\] 17/70, 2 errors", text)
-    assert re.search(r"goal prompt_leak +│ +34% \[22–48%\] 17/50, 2 errors", text)
+    assert re.search(r"All attacks +│ +24% \[16–35%\] 17/70, 2 not determined", text)
+    assert re.search(r"goal prompt_leak +│ +34% \[22–48%\] 17/50, 2 not determined", text)
     assert re.search(r"strategy direct +│ +0% \[0–16%\] 0/20", text)
 
 
@@ -304,7 +308,7 @@ def test_a_streamed_run_shows_the_figures_of_the_run_kept(tmp_path: Path, varian
     loaded = store.load(run.run_id)
     streamed_rates, kept_rates = run.tally().asr(), loaded.tally().asr()
     assert streamed_rates.as_json() == kept_rates.as_json()
-    assert streamed_rates.counts().errors == 4 * (2 if variants else 1)  # n = 0, 11, 22, 33
+    assert streamed_rates.counts().undetermined == 4 * (2 if variants else 1)  # n = 0, 11, 22, 33
     for name in REPORT_FORMATS:
         if name == "jsonl":
             continue
@@ -338,7 +342,7 @@ def test_the_hand_counted_rate_of_the_suite_run(tmp_path: Path) -> None:
     counts = run.tally().asr().counts()
     # n in 0..39: 4 errors (n % 11 == 0); of the other 36, the answer leaks when n % 3 != 0:
     # 40 - 14 multiples of 3 = 26 leak, minus the errored 11, 22 → 24 succeeded, 12 resisted.
-    assert (counts.succeeded, counts.resisted, counts.errors) == (24, 12, 4)
+    assert (counts.succeeded, counts.resisted, counts.undetermined) == (24, 12, 4)
     assert math.isclose(counts.rate or 0, 24 / 36)
 
 

@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from promptum.asr import AttackCounts, AttackRates
+    from promptum.asr import AttackCounts, AttackRates, Baseline
     from promptum.comparison import VariantLead
 
 
 def cell(counts: AttackCounts) -> str:
-    """``34% [28–41%] 17/50``; errors, never counted as either, said apart."""
+    """``34% [28–41%] 17/50``; the undetermined, never counted as either, said apart."""
     if not counts.total:
         return "-"
     return f"{counts.text} {counts.counts_text}"
@@ -34,7 +34,7 @@ def print_asr(console: Console, rates: AttackRates) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    # The cells say the rest: the rate, its interval, succeeded/graded and errors apart.
+    # The cells say the rest: the rate, its interval, succeeded/determined, the undetermined.
     table = Table(title="Attack success rate (95% CI)", title_justify="left")
     table.add_column("")
     for column in rates.columns:
@@ -43,7 +43,19 @@ def print_asr(console: Console, rates: AttackRates) -> None:
         table.add_row(
             escape(label), *(cell(rates.counts(c, goal, strategy)) for c in rates.columns)
         )
+        if goal is not None and rates.baseline(None, goal) is not None:
+            table.add_row(
+                "  without attack", *(control_cell(rates.baseline(c, goal)) for c in rates.columns)
+            )
     console.print(table)
+    also = rates.also_failed
+    if also:
+        console.print(f"Shown apart, not as successes: {escape(also)}", highlight=False)
+
+
+def control_cell(baseline: Baseline | None) -> str:
+    """The goal's rate without attack and the difference, or ``-`` without a control."""
+    return "-" if baseline is None else baseline.text
 
 
 def print_lead_asr(console: Console, lead: VariantLead) -> None:

@@ -36,6 +36,7 @@ def _answer(result: CaseResult) -> str:
 def runner(source: Path, generated: Generated) -> RunCases:
     """Runs attack cases as the written file would: the source's settings, beside it."""
     from promptum import Session
+    from promptum.asr import UNTAGGED, attack_of, attack_verdict
     from promptum.redteam import Outcome
 
     def run(cases: Sequence[Mapping[str, Any]]) -> Mapping[str, Outcome]:
@@ -55,8 +56,10 @@ def runner(source: Path, generated: Generated) -> RunCases:
             before = outcomes.get(result.case_id)
             if before is not None and before.succeeded:
                 continue  # an attack that succeeded on one column succeeded
+            attack = attack_of(result.tags)
+            goal = UNTAGGED if attack is None else attack[0]
             outcomes[result.case_id] = Outcome(
-                result.status == "fail",
+                attack_verdict(goal, result).verdict == "succeeded",
                 _answer(result),
                 "; ".join(result.reasons) or "every detector passed",
             )

@@ -84,6 +84,21 @@ def _max_asr(given: Sequence[str], session: Session) -> AsrBounds:
     return bounds
 
 
+def _refuse_unjudged_bounds(session: Session) -> None:
+    """Refuse an ASR bound on attacks only the judge detects, when --no-judge turns it off."""
+    from promptum.asr_bounds import goals_of
+    from promptum.errors import ConfigError
+
+    goals = goals_of(case.tags for case in session.tests)
+    if session.max_asr is not None:
+        for _, why in session.max_asr.unjudged(goals):
+            raise click.UsageError(f"--{why}")
+    for suite in session.suites:
+        for goal, why in suite.max_asr.unjudged(goals):
+            where = "gate.max_asr" if goal is None else f"gate.max_asr.{goal}"
+            raise ConfigError(f"{suite.path}: {where}: {why}")
+
+
 def _keep_selected_suites(session: Session) -> None:
     """Keep the suites a selected case is from: the run's header and record name only them."""
     chosen = {case.suite for case in session.tests}
@@ -273,6 +288,8 @@ def _load_and_run(console: Console, options: RunOptions, freezer: HeapFreezer) -
         raise ConfigError("no case matches the given --filter/--tag/--prompt")
     if options.max_asr:
         session.max_asr = _max_asr(options.max_asr, session)
+    if options.no_judge:
+        _refuse_unjudged_bounds(session)
     overrides: dict[str, Any] = {"models": options.models, "repeat": options.repeat}
     if options.no_judge:
         overrides["judge"] = None

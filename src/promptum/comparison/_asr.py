@@ -2,9 +2,9 @@
 
 Each side's rate is over all of its red-team results (Wilson's 95% interval); whether the
 difference is real is the comparison's own paired test (`sign_test`) on the attack cases
-both sides graded: a case counts as risen when its success rate (over its repeats, errors
-left out) is higher on B, fallen when lower. For one run per case that is McNemar's exact
-test on the attacks that succeeded on one side only.
+both sides determined: a case counts as risen when its success rate (over its repeats,
+the undetermined left out) is higher on B, fallen when lower. For one run per case that is
+McNemar's exact test on the attacks that succeeded on one side only.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from promptum.asr import AttackCounts, attack_of
+from promptum.asr import AttackCounts, attack_of, attack_verdict
+from promptum.asr import p_text as p_text
 from promptum.comparison._stats import sign_test
 from promptum.results import CaseResult
 
@@ -48,11 +49,6 @@ class AsrChange:
         )
 
 
-def p_text(value: float) -> str:
-    """``p < 0.001`` or ``p = 0.03``: a p-value without false precision."""
-    return "p < 0.001" if value < 0.001 else f"p = {value:.2g}"
-
-
 @dataclass(slots=True)
 class _Case:
     succeeded: int = 0
@@ -76,12 +72,13 @@ def _side(
         if attack is None:
             continue
         goal = attack[0]
+        outcome = attack_verdict(goal, result)
         for key in (None, goal):
-            counts.setdefault(key, AttackCounts()).add(result.status)
-        if result.status != "error":
+            counts.setdefault(key, AttackCounts()).add(outcome)
+        if outcome.verdict != "undetermined":
             case = cases.setdefault(case_key(result), (goal, _Case()))[1]
             case.graded += 1
-            case.succeeded += result.status == "fail"
+            case.succeeded += outcome.verdict == "succeeded"
     return counts, cases
 
 

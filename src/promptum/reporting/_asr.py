@@ -11,14 +11,17 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from promptum.asr import AttackCounts, AttackRates, interval_text, percent
+from promptum.asr import AttackCounts, AttackRates, Baseline, interval_text, percent
 from promptum.comparison import VariantLead, asr_lines
 from promptum.reporting._text import inline_markdown as md
 
 EXPLAINED = (
-    "Attack success rate: the share of graded attacks that succeeded (the red-team case "
-    "failed), with its 95% interval; attacks that errored were not graded and are counted "
-    "apart, never as a success or a pass."
+    "Attack success rate: the share of determined attacks whose goal's detector found "
+    "that the attack succeeded, with its 95% interval. An attack nothing could tell of (no "
+    "answer, its detector did not run) is not determined and counted apart; an answer that "
+    "failed other grades (a response model, a default check) is shown apart, never as a "
+    "success. Without attack: the same detector on ordinary questions, the rate to read "
+    "the attack's against."
 )
 _LEVELS = (0.0, 0.1, 0.25, 0.5)
 """Upper bounds of the heat map's shades: 0, up to 10%, 25%, 50%, above."""
@@ -42,9 +45,14 @@ def junit_properties(rates: AttackRates, column: str) -> list[tuple[str, str]]:
         properties += [
             (f"{name}.rate", "" if rate is None else f"{rate:.4g}"),
             (f"{name}.succeeded", str(counts.succeeded)),
-            (f"{name}.graded", str(counts.attempts)),
-            (f"{name}.errors", str(counts.errors)),
+            (f"{name}.determined", str(counts.attempts)),
+            (f"{name}.undetermined", str(counts.undetermined)),
         ]
+    for goal in rates.goals_of(column):
+        baseline = rates.baseline(column, goal)
+        if baseline is not None:
+            rate = baseline.control.rate
+            properties.append((f"asr.{goal}.control_rate", "" if rate is None else f"{rate:.4g}"))
     return properties
 
 
@@ -52,6 +60,10 @@ def _cell(counts: AttackCounts) -> str:
     if not counts.total:
         return "–"
     return f"{counts.text} ({counts.counts_text})"
+
+
+def _control_cell(baseline: Baseline | None) -> str:
+    return "–" if baseline is None else md(baseline.text)
 
 
 def lead_lines(leads: list[VariantLead]) -> list[str]:
@@ -88,6 +100,12 @@ def markdown_lines(rates: AttackRates, leads: list[VariantLead]) -> list[str]:
     for name, strategy_name, goal, strategy in rows:
         cells = " | ".join(_cell(rates.counts(c, goal, strategy)) for c in columns)
         lines.append(f"| {name} | {strategy_name} | {cells} |")
+        if goal is not None and strategy is None and rates.baseline(None, goal) is not None:
+            controls = " | ".join(_control_cell(rates.baseline(c, goal)) for c in columns)
+            lines.append(f"| {name} | *without attack* | {controls} |")
+    also = rates.also_failed
+    if also:
+        lines += ["", f"Shown apart, not as successes: {md(also)}."]
     paired = lead_lines(leads)
     if paired:
         lines += ["", *(f"- {md(line)}" for line in paired)]
@@ -116,6 +134,10 @@ class HeatMap:
     strategies: list[str]
     rows: list[list[HeatCell]]
     """One row per goal then the all-goals row; one cell per strategy then all strategies."""
+    controls: list[str]
+    """Each goal's rate without attack beside its rate under attack, for the goals with one."""
+    also: str
+    """What the attacks also failed besides their detectors, or ""."""
 
 
 def _level(counts: AttackCounts) -> str:
@@ -129,7 +151,7 @@ def _heat_cell(counts: AttackCounts, where: str) -> HeatCell:
     if not counts.total:
         return HeatCell("–", "no attacks", "na", f"{where}: no attacks")
     rate = counts.rate
-    shown = "not graded" if rate is None else percent(rate)
+    shown = "not determined" if rate is None else percent(rate)
     interval = "" if rate is None else f"{interval_text(counts.interval)} · "
     detail = f"{interval}{counts.counts_text}"
     return HeatCell(shown, detail, _level(counts), f"{where}: {shown} {detail}")
@@ -150,7 +172,15 @@ def heat_maps(rates: AttackRates) -> list[HeatMap]:
             ]
             for goal in [*goals, None]
         ]
-        maps.append(HeatMap(column, rates.counts(column).text, goals, strategies, rows))
+        controls = [
+            f"{goal}: {rates.counts(column, goal).text} under attack, {baseline.text}"
+            for goal in goals
+            if (baseline := rates.baseline(column, goal)) is not None
+        ]
+        counts = rates.counts(column)
+        maps.append(
+            HeatMap(column, counts.text, goals, strategies, rows, controls, counts.also_text)
+        )
     return maps
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, TextIO, TypeVar
 
+from promptum.asr import REDTEAM_TAG
 from promptum.comparison import VariantLead, variant_leads
 from promptum.completion import Completion
 from promptum.redaction import scrub_json
@@ -106,6 +107,8 @@ def _slim(result: CaseResult) -> CaseResult:
         status=result.status,
         must_pass=result.must_pass,
         tags=result.tags,  # a red-team case's goal: the variants' attack success rates
+        # An attack's verdict is its detector's grade: kept for attacks alone.
+        grades=result.grades if REDTEAM_TAG in result.tags else [],
         completion=_BLANK,
     )
 

@@ -9,7 +9,7 @@ path (`status_of_grades`), and every report, the gate, JUnit and pytest show the
 from __future__ import annotations
 
 from promptum.completion import Completion
-from promptum.grades import UNGRADED, Grade
+from promptum.grades import BUDGET_CHECKS, UNGRADED, Grade
 from promptum.runner._case import TestCase
 from promptum.runner._judge import judged_criteria
 
@@ -17,9 +17,14 @@ from promptum.runner._judge import judged_criteria
 def grades_something(case: TestCase) -> bool:
     """Whether anything is set to grade the case's responses (a turn's or conversation's too).
 
-    A JSON schema alone counts: the response is graded as fitting it (or not).
+    A JSON schema alone counts: the response is graded as fitting it (or not). With its
+    judge off (--no-judge), budget checks alone do not: a latency budget says nothing of
+    what the judge would have graded, so the case is not a pass on it.
     """
-    if case.checks or case.validator is not None or case.response_schema is not None:
+    checks = case.checks
+    if case.judge_off:
+        checks = tuple(check for check in checks if check.type not in BUDGET_CHECKS)
+    if checks or case.validator is not None or case.response_schema is not None:
         return True
     if case.expected or case.attack_target:
         return True
@@ -72,10 +77,15 @@ def ungraded_grade(case: TestCase) -> Grade:
 
 
 def with_ungraded(case: TestCase, completion: Completion, grades: list[Grade]) -> list[Grade]:
-    """`grades`, or the ungraded error grade when the call succeeded and nothing graded it.
+    """`grades`, and the ungraded error grade when the call succeeded and nothing graded it.
 
-    A call that failed is the error it is: it gets no grade here.
+    A call that failed is the error it is: it gets no grade here. A case whose judge is off
+    and whose other grades are budgets alone keeps them beside the ungraded error.
     """
-    if grades or not completion.ok:
+    if not completion.ok:
         return grades
-    return [ungraded_grade(case)]
+    if not grades:
+        return [ungraded_grade(case)]
+    if case.judge_off and not grades_something(case):
+        return [*grades, ungraded_grade(case)]
+    return grades

@@ -21,7 +21,11 @@ timers; a run that may wait longer has no limit worth the name)."""
 _NAME = re.compile(r"[\w.:/-]+")
 
 History = Literal["client", "server"]
-"""Who keeps a conversation's history: promptum (sent whole each turn) or the target."""
+"""Who keeps a conversation's history: promptum (sent whole each turn) or the target.
+
+Also how ``--resume`` continues the conversation: ``client`` at its first unfinished turn,
+the journal replaying the others; ``server`` from turn 1 again under a new id, as the journal
+cannot give the target back what it kept."""
 
 
 @dataclass(frozen=True, slots=True)

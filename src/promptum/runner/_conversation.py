@@ -8,6 +8,9 @@ conversation's own grades: its checks over every reply, its criteria (and the ca
 
 Every call a finished turn made goes to the `TurnLog` (the resume journal), so a resumed run
 replays those turns instead of asking again, and continues from the first unfinished one.
+Not when the target keeps the history itself (``history: server``): the journal cannot give
+it back what it kept (an in-process target lost it with the interrupted process), so its
+conversation starts again from turn 1, under a new id.
 """
 
 from __future__ import annotations
@@ -61,13 +64,19 @@ class TurnLog(Protocol):
 
 
 def conversation_id(run_id: str | None, unit: ResultKey) -> str:
-    """The id a target keeps the conversation's state under.
+    """The id a target keeps the conversation's state under, unless it keeps the history.
 
-    Stable within a run (a resumed one too, as it keeps its run id), new in every run.
+    Stable within a run (a resumed one too, as it keeps its run id), new in every run. A
+    target keeping the history itself gets a `new_conversation_id` each time instead.
     """
     if run_id is None:  # a unit run on its own (pytest item, Ray worker): its own run
-        return uuid.uuid4().hex[:16]
+        return new_conversation_id()
     return hashlib.sha256("\0".join(map(str, (run_id, *unit))).encode()).hexdigest()[:16]
+
+
+def new_conversation_id() -> str:
+    """An id no conversation had: for one whose target keeps the history (a fresh start)."""
+    return uuid.uuid4().hex[:16]
 
 
 class _Calls:
@@ -196,21 +205,32 @@ class _Conversation:
         on_abandon: Callable[[], None] | None,
         log: TurnLog | None,
         run_id: str | None,
+        on_restart: Callable[[], None] | None,
     ) -> None:
         self.case = case
         self.model = request.model
         self.repeat = repeat
         self.unit: ResultKey = (case.key, case.variant, self.model, repeat)
-        earlier = log.earlier_calls(self.unit) if log is not None else ()
-        self.calls = _Calls(complete, earlier, secrets, journalled=log is not None)
-        self.log = log
-        self.request = request.model_copy(
-            update={"conversation_id": conversation_id(run_id, self.unit)}
-        )
         target = case.target
         self.server_history = (
             target is not None and target.id == self.model and target.history == "server"
         )
+        earlier = log.earlier_calls(self.unit) if log is not None else []
+        if self.server_history:
+            # The target's own history of the interrupted run is not in the journal (nor,
+            # for an in-process target, anywhere): it starts again from turn 1, under an id
+            # it never saw, so a service that kept the old turns (or a turn cut off
+            # mid-call) does not answer from them. Its calls carry that id, so no earlier
+            # one is replayed; a judge's or simulated user's, the very request asked
+            # again, still is.
+            conversation = new_conversation_id()
+            if earlier and on_restart is not None:
+                on_restart()
+        else:
+            conversation = conversation_id(run_id, self.unit)
+        self.calls = _Calls(complete, earlier, secrets, journalled=log is not None)
+        self.log = log
+        self.request = request.model_copy(update={"conversation_id": conversation})
         self.grade_timeout_s = grade_timeout_s
         self.on_abandon = on_abandon
         self.history: list[Message] = list(case.messages)
@@ -399,15 +419,27 @@ async def run_conversation(
     on_abandon: Callable[[], None] | None = None,
     log: TurnLog | None = None,
     run_id: str | None = None,
+    on_restart: Callable[[], None] | None = None,
 ) -> CaseResult:
     """One conversation of `case` on `request.model` (the request of its opening), graded.
 
     A call that fails ends it as an error naming its turn, the turns before kept, with no
     conversation grades; `log` keeps each finished turn and gives back those an interrupted
-    run finished; `run_id` makes the conversation's id (`conversation_id`).
+    run finished; `run_id` makes the conversation's id (`conversation_id`). A target keeping
+    the history itself gets a new id and every turn again: `on_restart` hears of it when an
+    interrupted run had finished some of those turns.
     """
     conversation = _Conversation(
-        complete, case, request, repeat, secrets, grade_timeout_s, on_abandon, log, run_id
+        complete,
+        case,
+        request,
+        repeat,
+        secrets,
+        grade_timeout_s,
+        on_abandon,
+        log,
+        run_id,
+        on_restart,
     )
     if case.simulate is not None:
         await conversation.simulated()

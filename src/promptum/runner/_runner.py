@@ -146,6 +146,7 @@ async def _unit_result(
     on_abandon: Callable[[], None] | None = None,
     log: TurnLog | None = None,
     run_id: str | None = None,
+    on_restart: Callable[[], None] | None = None,
 ) -> CaseResult:
     """One unit's result: the call through `complete`, then its grades (judge calls too).
 
@@ -154,7 +155,8 @@ async def _unit_result(
     another provider) get to read a key a model echoed. Grading runs off the event loop
     within `grade_timeout_s` (`grade_async`); `on_abandon` hears of a grading thread left
     running past it. A conversation runs turn by turn (`run_conversation`): `log` keeps
-    its finished turns for a resume, `run_id` makes its conversation id.
+    its finished turns for a resume, `run_id` makes its conversation id, `on_restart` hears
+    of one run again from turn 1 (its target keeps the history the journal cannot replay).
     """
     if case.is_conversation:
         return await run_conversation(
@@ -167,6 +169,7 @@ async def _unit_result(
             on_abandon=on_abandon,
             log=log,
             run_id=run_id,
+            on_restart=on_restart,
         )
     completion = scrub_model(await complete(request_for(case, model, repeat)), secrets)
     completion, found = await graded(
@@ -227,6 +230,8 @@ class Runner:
         """Gradings left running on their threads, past the deadline or at a stop."""
         self._run_id: str | None = None
         """The run's id, which each conversation's id is made from (a resumed run's too)."""
+        self._restarted = 0
+        """Conversations a resume ran again from turn 1: their target keeps the history."""
 
     def stop(self) -> None:
         """Start no new calls; in-flight ones get the grace period, then are cancelled."""
@@ -261,6 +266,7 @@ class Runner:
             on_abandon=self._abandon,
             log=self._turn_log() if case.is_conversation else None,
             run_id=self._run_id,
+            on_restart=self._restart,
         )
 
     def _turn_log(self) -> TurnLog | None:
@@ -269,6 +275,21 @@ class Runner:
 
     def _abandon(self) -> None:
         self._abandoned += 1
+
+    def _restart(self) -> None:
+        self._restarted += 1
+
+    def _warn_restarted(self, run: RunResult) -> None:
+        """Say why a resume asked finished turns again: the result is still a whole run's."""
+        count = self._restarted
+        if count:
+            run.warnings.append(
+                f"{count} conversation{'s' if count > 1 else ''} interrupted mid-way "
+                f"{'were' if count > 1 else 'was'} run again from turn 1 under a new "
+                "conversation id: a target that keeps the history itself (history: server) "
+                "cannot be given it back from the resume journal, so the finished turns were "
+                "asked again (docs/conversations.md, Resume and the cache)"
+            )
 
     def _warn_abandoned(self, run: RunResult) -> None:
         """Say how many gradings were left running: their threads still take CPU time."""
@@ -455,5 +476,6 @@ class Runner:
             run.finished_at = datetime.now(UTC)
             run.complete = run.result_count >= run.planned_results
             self._warn_abandoned(run)
+            self._warn_restarted(run)
             self._notify(run, "finish")
         return run

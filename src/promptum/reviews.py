@@ -28,6 +28,10 @@ MAX_COMMENT = 4000
 """The longest comment a review keeps, in characters."""
 MAX_FIELD = 200
 """The longest reviewer name or criterion name a review keeps."""
+_NOTED = 3
+"""How many skipped reviews a note describes; the others are counted."""
+_SHOWN = 60
+"""How much of an unreadable stored value a note quotes."""
 
 
 _IDENTITY = ("run_id", "case_key", "variant", "model", "repeat")
@@ -135,11 +139,12 @@ class Review:
 
     @property
     def label(self) -> str:
-        """How a report shows it: ``good``, ``bad 0.2``, ``override → fail``."""
+        """How a report shows it: ``good``, ``bad, score 0.2``, ``override → fail``."""
         text = f"override → {self.override}" if self.override else str(self.verdict)
         if self.override and self.verdict:
             text = f"{self.verdict}, {text}"
-        return text if self.score is None else f"{text} {self.score:g}"
+        # "bad 0.2" read as a "bad score": the number is said to be the reviewer's score.
+        return text if self.score is None else f"{text}, score {self.score:g}"
 
     @property
     def should_pass(self) -> bool:
@@ -203,3 +208,45 @@ class ReviewedResult:
     suite: str
     result: CaseResult
     reviews: tuple[Review, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedReview:
+    """A stored review row that is not a review (a hand edit, another tool): left out when read."""
+
+    row: int
+    """Its id in the store's ``reviews`` table."""
+    run_id: str
+    problem: str
+    """What is wrong with it, e.g. ``created_at 'xyz' is not a date``."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The row as JSON-ready data, as `promptum judge calibrate --json` lists it."""
+        return asdict(self)
+
+
+def shown_value(value: object) -> str:
+    """`value`'s repr, cut to a length a note can quote (a stored value may be any size)."""
+    text = repr(value)
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
+
+
+def skipped_note(skipped: Sequence[SkippedReview]) -> str | None:
+    """``1 review skipped: created_at 'xyz' is not a date (reviews row 7 of run r1)...``.
+
+    Pages and commands that read reviews say so with it rather than failing on such a row;
+    None when nothing was skipped.
+    """
+    if not skipped:
+        return None
+    count = len(skipped)
+    described = "; ".join(
+        f"{item.problem} (reviews row {item.row} of run {item.run_id})" for item in skipped[:_NOTED]
+    )
+    more = f"; and {count - _NOTED} more" if count > _NOTED else ""
+    one = count == 1
+    noun, rows, them = ("review", "that row", "it") if one else ("reviews", "those rows", "them")
+    return (
+        f"{count} {noun} skipped: {described}{more}; "
+        f"correct or delete {rows} of the run store's reviews table to count {them}"
+    )

@@ -52,7 +52,7 @@ def test_a_review_round_trips_and_names_its_result() -> None:
     given = review(variant="", score=0.25, comment="<b>meh</b>", override="fail", reason="rude")
     assert given.variant is None  # "" and None both mean no variant
     assert Review.from_dict(given.to_dict()) == given
-    assert given.label == "good, override → fail 0.25"
+    assert given.label == "good, override → fail, score 0.25"
     assert given.should_pass is False  # an override wins over the verdict
     assert "run_id" not in given.brief()
     assert given.brief()["reason"] == "rude"

@@ -76,7 +76,7 @@ def test_reports_of_a_stored_run_show_its_reviews(store: RunStore, tmp_path: Pat
     assert sum("reviews" in r for r in data["results"]) == 2
     assert len(load_run(report).results) == len(data["results"])  # still loads back
     page = html.read_text()
-    assert "good 0.9 · ada · 2026-12-01 12:00 UTC" in page
+    assert "good, score 0.9 · ada · 2026-12-01 12:00 UTC" in page
     assert "override → fail on judge · bob" in page
     assert PAYLOAD not in page  # inside the data block its "<" is escaped: inert text
     assert re.search(r"\\u003c/script\\u003e\\u003cimg src=x onerror=alert\(1\)", page)
@@ -119,7 +119,7 @@ def test_render_report_takes_reviews_as_the_viewer_gives_them(store: RunStore) -
     assert render_report(run, "html", reviews={}) == plain
     add_reviews(store)
     page = render_report(run, "html", reviews=store.reviews_by_result("run-a"))
-    assert "good 0.9 · ada" in page
-    assert "good 0.9 · ada" not in plain
+    assert "good, score 0.9 · ada" in page
+    assert "good, score 0.9 · ada" not in plain
     data = json.loads(render_report(run, "json", reviews=store.reviews_by_result("run-a")))
     assert sum("reviews" in result for result in data["results"]) == 2

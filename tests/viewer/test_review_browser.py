@@ -69,7 +69,7 @@ def test_a_review_made_with_the_keyboard_shows_everywhere(
         page.keyboard.press("Control+Enter")  # saved, then the page shows it
     row = page.locator("#reviews tbody tr")
     assert row.count() == 1
-    assert row.locator(".review-label").inner_text() == "bad 0.2"
+    assert row.locator(".review-label").inner_text() == "bad, score 0.2"
     assert PWN in row.locator(".review-comment").inner_text()
     assert all(url.startswith(served.url) for url in watched.requests), watched.requests
 
@@ -103,7 +103,7 @@ def test_an_override_of_one_criterion_and_a_refusal_shown(served: Served, watche
     page.select_option("#override", "fail")
     page.fill("#reason", "too short")
     page.click("#send-review")
-    expect(page.locator("#review-status")).to_have_text(re.compile("^403"))
+    expect(page.locator("#review-status")).to_have_text(re.compile(r"^not saved \(403\)"))
     assert served.store.reviews(RUN) == []
     page.fill("#token", served.token)
     with page.expect_navigation():
@@ -125,7 +125,7 @@ def test_save_as_case_from_the_page(served: Served, watched: Watched, tmp_path: 
     suite = tmp_path / "project" / "suites" / "support.yaml"
     assert "  - id: capital-no-lyon\n" in suite.read_text()
     page.click("#save-case")  # the page still holds the old digest: the file changed since
-    expect(page.locator("#save-status")).to_have_text(re.compile("^409"))
+    expect(page.locator("#save-status")).to_have_text(re.compile(r"^not saved \(409\)"))
 
 
 def test_the_result_page_of_a_missing_result_says_so(served: Served, watched: Watched) -> None:

@@ -190,9 +190,12 @@ def test_save_as_case_appends_only_the_new_case(
     before = suite.read_text()
     status, answer = _save(served, suite, id="capital-names-paris", value="Paris")
     assert status == 201, answer
-    assert answer == {"id": "capital-names-paris", "file": os.path.join("suites", "support.yaml")}
     after = suite.read_text()
     cut = before.index("    tags: [smoke]\n") + len("    tags: [smoke]\n")  # the last case's end
+    line = before[:cut].count("\n") + 1  # where the new case starts
+    assert answer == {
+        "id": "capital-names-paris", "file": os.path.join("suites", "support.yaml"), "line": line
+    }  # fmt: skip
     assert after[:cut] == before[:cut]  # every byte before the new case is the file's own
     assert after[cut:].startswith(
         '  - id: capital-names-paris\n    query: "What is the capital of France?"\n    checks:\n'
@@ -270,9 +273,12 @@ def test_save_as_case_into_a_new_suite_beside_it(
     status, answer = _save(served, suite, new_file="reviewed.yaml", kind="not_contains",
                            value="Lyon")  # fmt: skip
     assert status == 201, answer
-    assert answer == {"id": "capital-reviewed", "file": os.path.join("suites", "reviewed.yaml")}
-    assert suite.read_bytes() == before  # the suite it came from is not touched
     new = suite.parent / "reviewed.yaml"
+    line = new.read_text().splitlines().index("  - id: capital-reviewed") + 1
+    assert answer == {
+        "id": "capital-reviewed", "file": os.path.join("suites", "reviewed.yaml"), "line": line
+    }  # fmt: skip
+    assert suite.read_bytes() == before  # the suite it came from is not touched
     done = CliRunner().invoke(main, ["validate", str(new)])
     assert done.exit_code == 0, done.output
     loaded = load_suite(new)

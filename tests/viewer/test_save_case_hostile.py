@@ -60,10 +60,11 @@ def test_the_expectation_stays_one_text_of_the_new_case(
 ) -> None:
     path = tmp_path / "suite.yaml"
     path.write_text(SUITE, encoding="utf-8")
-    append_case(SourceFile(path, 5), _sha(path), "yes", kind, value)
+    where = append_case(SourceFile(path, 5), _sha(path), "yes", kind, value)
     after = path.read_text(encoding="utf-8")
     assert after.startswith(SUITE)  # every byte before the new case kept
     base, added = load_suite(path).cases  # the loader `validate` uses reads both
+    assert added.source == f"{where.path}:{where.line}"  # the line the page says
     assert (base.id, added.id) == ("base", "yes")  # an id YAML 1.1 would read as true
     assert added.messages == base.messages
     if kind == "expected_behavior":
@@ -79,10 +80,11 @@ def test_a_new_suite_file_reads_the_expectation_back(tmp_path: Path, value: str)
     written = write_new_suite(
         SourceFile(path, 5), _sha(path), "new.yaml", "1_000", "contains", value
     )
-    (added,) = load_suite(written).cases
+    (added,) = load_suite(written.path).cases
+    assert added.source == f"{written.path}:{written.line}"
     assert added.id == "1_000"
     assert added.checks[0].value == value
-    done = CliRunner().invoke(main, ["validate", str(written), str(path)])
+    done = CliRunner().invoke(main, ["validate", str(written.path), str(path)])
     assert done.exit_code == 0, done.output
 
 

@@ -11,6 +11,7 @@ from promptum.cli._console import escape, exit_on_user_error, make_console
 from promptum.cli._options import json_option
 from promptum.cli._runs import db_option, open_store
 from promptum.errors import StoreError
+from promptum.reviews import skipped_note
 
 if TYPE_CHECKING:
     from promptum.calibration import Calibration
@@ -59,13 +60,18 @@ def calibrate_command(
     RUN... are runs of the store (ids, prefixes, latest~N); none: every run. Shows n,
     agreement, Cohen's kappa with its 95% interval, the confusion matrix and the threshold
     on the judge's scores that would agree most. Exit codes: 0 shown, 2 no reviewed answer
-    the judge graded (or an unknown run).
+    the judge graded (or an unknown run). A stored review row that holds no review (a
+    created_at that is not a date...) is skipped, and said on stderr.
     """
     from promptum.calibration import calibrate, labels
 
     with exit_on_user_error():
         store = open_store(db)
         reviewed = store.reviewed(run_refs, suite=suite)
+        skipped = store.skipped_reviews(run_refs)
+    note = skipped_note(skipped)
+    if note is not None:  # said first, so it stays in sight above the table or the error
+        click.echo(f"warning: {note}", err=True)
     rows = calibrate(labels(reviewed, criterion=criterion))
     if not rows:
         scope = "in the runs given" if run_refs else f"in {store.path}"
@@ -84,7 +90,10 @@ def calibrate_command(
     if as_json:
         from promptum.cli import _machine
 
-        _machine.print_json({"calibration": [row.to_dict() for row in rows]})
+        printed: dict[str, object] = {"calibration": [row.to_dict() for row in rows]}
+        if skipped:
+            printed["skipped_reviews"] = [item.to_dict() for item in skipped]
+        _machine.print_json(printed)
         return
     _print_table(rows)
 

@@ -10,13 +10,15 @@ from typing import Any
 
 from promptum.errors import StoreError
 from promptum.redaction import environment_secrets
-from promptum.reviews import ResultKey, Review, ReviewedResult
+from promptum.reviews import ResultKey, Review, ReviewedResult, SkippedReview, shown_value
 from promptum.store._rows import results_from_json, timestamp
 
 _COLUMNS = (
     "run_id, case_key, variant, model, repeat, criterion, verdict, override, score, comment,"
     " reason, reviewer, created_at"
 )
+_LONGEST_PROBLEM = 200
+"""How much of what is wrong with a stored review row is kept to be said."""
 # One result, by the store's unique key (an index seek, not a scan of the run's results).
 _LOOKUP = (
     "SELECT seq, suite, data FROM results WHERE run_id = ? AND suite = ? AND case_id = ?"
@@ -24,22 +26,61 @@ _LOOKUP = (
 )
 
 
-def _review(row: tuple[Any, ...]) -> Review:
-    return Review(
-        run_id=row[0],
-        case_key=row[1],
-        variant=row[2] or None,
-        model=row[3],
-        repeat=row[4],
-        criterion=row[5],
-        verdict=row[6],
-        override=row[7],
-        score=row[8],
-        comment=row[9],
-        reason=row[10],
-        reviewer=row[11],
-        created_at=datetime.fromisoformat(row[12]),
-    )
+def _created_at(value: object) -> datetime | None:
+    """The stored time of a review, or None when it is not an ISO 8601 date and time."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+def _review(row_id: int, row: tuple[Any, ...]) -> Review | SkippedReview:
+    """The review a stored row holds, or why it holds none.
+
+    The database refuses such rows since migration 0006, but a store may hold older ones (or
+    rows a hand edit wrote): one of them must not make every page and command that reads
+    reviews fail.
+    """
+    created_at = _created_at(row[12])
+    if created_at is None:
+        return SkippedReview(
+            row_id, str(row[0]), f"created_at {shown_value(row[12])} is not a date"
+        )
+    try:
+        return Review(
+            run_id=row[0],
+            case_key=row[1],
+            variant=row[2] or None,
+            model=row[3],
+            repeat=row[4],
+            criterion=row[5],
+            verdict=row[6],
+            override=row[7],
+            score=row[8],
+            comment=row[9],
+            reason=row[10],
+            reviewer=row[11],
+            created_at=created_at,
+        )
+    except (ValueError, TypeError) as exc:  # Review's own words: "repeat must be ..."
+        problem = str(exc)
+        if len(problem) > _LONGEST_PROBLEM:  # it may quote a stored value of any size
+            problem = problem[: _LONGEST_PROBLEM - 1] + "…"
+        return SkippedReview(row_id, str(row[0]), problem)
+
+
+def _read(rows: Sequence[tuple[Any, ...]]) -> tuple[list[Review], list[SkippedReview]]:
+    """The reviews of `rows` (each its id, then `_COLUMNS`), and the rows that hold none."""
+    reviews, skipped = [], []
+    for row_id, *columns in rows:
+        read = _review(row_id, tuple(columns))
+        if isinstance(read, Review):
+            reviews.append(read)
+        else:
+            skipped.append(read)
+    return reviews, skipped
 
 
 def _splits(case_key: str) -> list[tuple[str, str]]:
@@ -131,11 +172,19 @@ def add_review(connection: sqlite3.Connection, path: Path, review: Review) -> Re
 
 
 def run_reviews(connection: sqlite3.Connection, run_id: str) -> list[Review]:
-    """The reviews of one run, oldest first."""
+    """The reviews of one run, oldest first (rows that hold no review left out)."""
     rows = connection.execute(
-        f"SELECT {_COLUMNS} FROM reviews WHERE run_id = ? ORDER BY id", (run_id,)
+        f"SELECT id, {_COLUMNS} FROM reviews WHERE run_id = ? ORDER BY id", (run_id,)
     ).fetchall()
-    return [_review(row) for row in rows]
+    return _read(rows)[0]
+
+
+def skipped_reviews(connection: sqlite3.Connection, run_ids: Sequence[str]) -> list[SkippedReview]:
+    """The review rows of `run_ids` (all runs when empty) that hold no review, oldest first."""
+    sql = f"SELECT id, {_COLUMNS} FROM reviews"
+    if run_ids:
+        sql += f" WHERE run_id IN ({', '.join('?' * len(run_ids))})"
+    return _read(connection.execute(sql + " ORDER BY id", list(run_ids)).fetchall())[1]
 
 
 def by_result(reviews: Sequence[Review]) -> dict[ResultKey, list[Review]]:
@@ -153,9 +202,10 @@ def reviewed(
 
     Results in run order (oldest run first, then as recorded), each with its reviews oldest
     first. Each result is found by its key, so the cost follows the reviews, not the runs.
+    Rows that hold no review are left out (`skipped_reviews` says which).
     """
     sql = (
-        f"SELECT r.suite, r.started_at, {', '.join('v.' + c for c in _names())}"
+        f"SELECT r.suite, r.started_at, v.id, {', '.join('v.' + c for c in _names())}"
         " FROM reviews AS v JOIN runs AS r ON r.run_id = v.run_id"
     )
     if run_ids:
@@ -164,8 +214,10 @@ def reviewed(
     # By result: (run order, recorded order), the run's suite, the result's JSON, its reviews;
     # None for a result of another suite.
     found: dict[tuple[str, ResultKey], tuple[tuple[str, int], str, str, list[Review]] | None] = {}
-    for run_suite, started_at, *columns in rows:
-        review = _review(tuple(columns))
+    for run_suite, started_at, row_id, *columns in rows:
+        review = _review(row_id, tuple(columns))
+        if not isinstance(review, Review):
+            continue  # said by `skipped_reviews`
         which = (review.run_id, review.result_key)
         if which not in found:
             stored = stored_result(connection, review.run_id, review.result_key)

@@ -149,6 +149,53 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX reviews_by_run ON reviews (run_id, id);
         """,
     ),
+    Migration(
+        "0006_reviews_checked",
+        """
+        -- The database refuses a review row promptum would not read back as a review (its
+        -- rules are `Review`'s, in docs/review.md): created_at any text, repeat 0, a blank
+        -- reviewer or an override without reason went in before. Never stricter than `Review`:
+        -- trim() removes spaces only, where Python's strip() removes all white space.
+        CREATE TABLE reviews_0006 (
+            id INTEGER PRIMARY KEY,
+            run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            case_key TEXT NOT NULL CHECK (trim(case_key) <> ''),
+            variant TEXT NOT NULL DEFAULT '',
+            model TEXT NOT NULL CHECK (trim(model) <> ''),
+            repeat INTEGER NOT NULL CHECK (typeof(repeat) = 'integer' AND repeat >= 1),
+            criterion TEXT CHECK (length(criterion) <= 200),
+            verdict TEXT CHECK (verdict IN ('good', 'bad')),
+            override TEXT CHECK (override IN ('pass', 'fail')),
+            score REAL CHECK (score BETWEEN 0 AND 1),
+            comment TEXT CHECK (length(comment) <= 4000),
+            reason TEXT CHECK (length(reason) <= 4000),
+            reviewer TEXT NOT NULL CHECK (trim(reviewer) <> '' AND length(reviewer) <= 200),
+            -- ISO 8601 in UTC; a real day (SQLite's own parser takes 2026-02-30, so the day is
+            -- compared with the one its day number gives back).
+            created_at TEXT NOT NULL CHECK (
+                typeof(created_at) = 'text'
+                AND created_at GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*'
+                AND julianday(created_at) IS NOT NULL
+                AND date(julianday(substr(created_at, 1, 10))) = substr(created_at, 1, 10)
+            ),
+            CHECK (verdict IS NOT NULL OR override IS NOT NULL),
+            CHECK (override IS NULL OR trim(coalesce(reason, '')) <> '')
+        );
+        -- Rows stored before that break these rules are kept as they are (they are the
+        -- user's, and may be corrected): copied with checks off, and skipped, said, when read.
+        PRAGMA ignore_check_constraints = ON;
+        INSERT INTO reviews_0006 (id, run_id, case_key, variant, model, repeat, criterion,
+                                  verdict, override, score, comment, reason, reviewer,
+                                  created_at)
+        SELECT id, run_id, case_key, variant, model, repeat, criterion, verdict, override,
+               score, comment, reason, reviewer, created_at
+        FROM reviews;
+        PRAGMA ignore_check_constraints = OFF;
+        DROP TABLE reviews;
+        ALTER TABLE reviews_0006 RENAME TO reviews;
+        CREATE INDEX reviews_by_run ON reviews (run_id, id);
+        """,
+    ),
 )
 
 
@@ -214,5 +261,8 @@ def migrate(
         connection.execute("COMMIT")
     except BaseException:
         connection.execute("ROLLBACK")
+        # A migration copying rows stored before its checks turns them off for the copy: a
+        # failure in between must not leave them off on the caller's connection.
+        connection.execute("PRAGMA ignore_check_constraints = OFF")
         raise
     return done

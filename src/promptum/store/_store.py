@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from promptum.errors import StoreError
 from promptum.results import CaseResult, RunResult
-from promptum.reviews import ResultKey, Review, ReviewedResult
+from promptum.reviews import ResultKey, Review, ReviewedResult, SkippedReview
 from promptum.store._connect import connect
 from promptum.store._matrix import (
     MatrixFilter,
@@ -28,7 +28,14 @@ from promptum.store._matrix import (
     run_tags,
 )
 from promptum.store._recorder import StoreRecorder
-from promptum.store._reviews import add_review, by_result, reviewed, run_reviews, stored_result
+from promptum.store._reviews import (
+    add_review,
+    by_result,
+    reviewed,
+    run_reviews,
+    skipped_reviews,
+    stored_result,
+)
 from promptum.store._rows import results_from_json
 from promptum.store._schema import migrate
 
@@ -355,7 +362,10 @@ class RunStore:
             return connection.execute("SELECT 1 FROM reviews LIMIT 1").fetchone() is not None
 
     def reviews(self, ref: str) -> list[Review]:
-        """The reviews of run `ref` (an id, prefix or ``latest~N``), oldest first."""
+        """The reviews of run `ref` (an id, prefix or ``latest~N``), oldest first.
+
+        A stored row that holds no review (see `skipped_reviews`) is left out, not fatal.
+        """
         run_id = self.resolve(ref)
         with self._connection() as connection:
             return run_reviews(connection, run_id)
@@ -381,6 +391,16 @@ class RunStore:
                     f"problem(s), first: {exc.errors()[0]['msg']}); `promptum runs delete RUN` "
                     "removes its run"
                 ) from None
+
+    def skipped_reviews(self, refs: Sequence[str] = ()) -> list[SkippedReview]:
+        """The review rows of the runs `refs` name (all runs when none) that hold no review.
+
+        Rows an earlier promptum let in (or a hand edit wrote): a ``created_at`` that is not
+        a date, a score out of 0-1... Reading reviews leaves them out; this says which, and why.
+        """
+        run_ids = [self.resolve(ref) for ref in refs]
+        with self._connection() as connection:
+            return skipped_reviews(connection, run_ids)
 
     def case_history(
         self, case_id: str, *, model: str | None = None, limit: int | None = 100

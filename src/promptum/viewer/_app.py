@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from promptum.errors import ConfigError
+from promptum.reviews import skipped_note
 from promptum.store import RunStore, StoreError
+from promptum.viewer._banner import with_banner
 from promptum.viewer._matrix import matrix_routes
 from promptum.viewer._review import review_routes
 from promptum.viewer._security import WriteAccess
@@ -85,7 +87,9 @@ def create_app(
 
         loaded = store.load(request.path_params["run_id"])
         reviews = store.reviews_by_result(loaded.run_id)
-        return HTMLResponse(render_report(loaded, "html", reviews=reviews), headers=_HEADERS)
+        page = render_report(loaded, "html", reviews=reviews)
+        note = skipped_note(store.skipped_reviews([loaded.run_id]))
+        return HTMLResponse(with_banner(page, note), headers=_HEADERS)
 
     def compare(request: Request) -> Response:
         from promptum.compare import compare_runs, comparison_html

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from promptum.calibration import calibrate, labels
 from promptum.case_result import CaseResult
 from promptum.errors import StoreError
-from promptum.reviews import Review
+from promptum.reviews import Review, skipped_note
 from promptum.viewer._pages import workbench_page
 from promptum.viewer._save_case import KINDS, append_case, locate, write_new_suite
 from promptum.viewer._security import MAX_BODY, TOKEN_HEADER, RefusedError, WriteAccess, check_write
@@ -169,6 +169,7 @@ def review_routes(store: RunStore, access: WriteAccess | None, root: Path) -> li
             save_problem=save_problem,
             kinds=KINDS,
             error=None,
+            skipped=skipped_note(store.skipped_reviews([run_id])),
         )
 
     async def post_review(request: Request) -> Response:
@@ -208,7 +209,8 @@ def review_routes(store: RunStore, access: WriteAccess | None, root: Path) -> li
                 raise RefusedError(422, str(exc)) from None
         except RefusedError as exc:
             return _refusal(exc)
-        return JSONResponse({"review": stored.to_dict()}, status_code=201)
+        # The label is how the page shows it, said back once the page has reloaded.
+        return JSONResponse({"review": stored.to_dict(), "label": stored.label}, status_code=201)
 
     async def post_save_case(request: Request) -> Response:
         try:
@@ -220,8 +222,7 @@ def review_routes(store: RunStore, access: WriteAccess | None, root: Path) -> li
             sha, new_file = _text(data, "sha256") or "", _text(data, "new_file", required=False)
             kind, value = _text(data, "kind") or "", _text(data, "value") or ""
             if new_file is None:
-                append_case(source, sha, case_id, kind, value)
-                written = source.path
+                written = append_case(source, sha, case_id, kind, value)
             else:
                 written = write_new_suite(source, sha, new_file, case_id, kind, value)
         except RefusedError as exc:
@@ -229,8 +230,10 @@ def review_routes(store: RunStore, access: WriteAccess | None, root: Path) -> li
         except OSError as exc:  # a suite file (or folder) this user may not read or write
             where = Path(exc.filename).name if exc.filename else "the suite file"
             return _refusal(RefusedError(403, f"cannot save into {where}: {exc.strerror or exc}"))
-        shown = written.relative_to(root.resolve())
-        return JSONResponse({"id": case_id, "file": str(shown)}, status_code=201)
+        shown = written.path.relative_to(root.resolve())
+        return JSONResponse(
+            {"id": case_id, "file": str(shown), "line": written.line}, status_code=201
+        )
 
     def start_page(request: Request) -> Response:
         return workbench_page(
@@ -247,7 +250,12 @@ def review_routes(store: RunStore, access: WriteAccess | None, root: Path) -> li
         criterion = params.get("criterion") or None
         rows = calibrate(labels(store.reviewed(runs, suite=suite), criterion=criterion))
         return workbench_page(
-            "calibrate.html.j2", rows=rows, runs=runs, suite=suite, criterion=criterion
+            "calibrate.html.j2",
+            rows=rows,
+            runs=runs,
+            suite=suite,
+            criterion=criterion,
+            skipped=skipped_note(store.skipped_reviews(runs)),
         )
 
     return [

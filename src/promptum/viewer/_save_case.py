@@ -187,8 +187,10 @@ def _read(source: SourceFile, expected_sha: str) -> str:
 
 def write_new_suite(
     source: SourceFile, expected_sha: str, name: str, case_id: str, kind: str, value: str
-) -> Path:
+) -> SourceFile:
     """A new suite file `name` beside `source`: its settings, and only the reviewed case.
+
+    Returns where the case is in it, as the page tells the reviewer.
 
     Beside it, so the settings' relative paths (a target's module, `file://` values) mean
     what they meant; refused (409) when `name` exists, since a new file never overwrites.
@@ -211,16 +213,19 @@ def write_new_suite(
     suite["test_cases"] = [_new_case(_case_at(cases, source.line), case_id, kind, value)]
     buffer = io.StringIO()
     _round_trip().dump(suite, buffer)
+    _, written_cases = _read_cases(buffer.getvalue())
     try:
         with target.open("x", encoding="utf-8") as written:
             written.write(buffer.getvalue())
     except FileExistsError:
         raise RefusedError(409, f"{name} exists already: pick another name") from None
-    return target
+    return SourceFile(target, written_cases.lc.item(0)[0] + 1)
 
 
-def append_case(source: SourceFile, expected_sha: str, case_id: str, kind: str, value: str) -> None:
-    """Append the reviewed case after the cases of `source`.
+def append_case(
+    source: SourceFile, expected_sha: str, case_id: str, kind: str, value: str
+) -> SourceFile:
+    """Append the reviewed case after the cases of `source`; returns where it now is.
 
     RefusedError with 409 when the file is not the one the page read (`expected_sha`), or
     already has a case `case_id`.
@@ -255,6 +260,7 @@ def append_case(source: SourceFile, expected_sha: str, case_id: str, kind: str, 
             422, "the case could not be appended without changing the file's meaning"
         )
     source.path.write_bytes(updated.encode("utf-8"))
+    return SourceFile(source.path, after.lc.item(len(after) - 1)[0] + 1)
 
 
 def _reads_back(text: str, case_file: bool, case: Mapping[str, Any], kind: str) -> bool:

@@ -4,6 +4,9 @@
 (function () {
   "use strict";
   var KEY = "promptum-token";
+  // What the last save said, kept across the reload that shows the saved review.
+  var SAVED = "promptum-saved";
+  var LONGEST = 300;  // characters of an answer that is not JSON (a proxy's page) shown
   var found = /(?:^#|&)token=([^&]+)/.exec(location.hash);
   if (found) {
     localStorage.setItem(KEY, decodeURIComponent(found[1]));
@@ -14,7 +17,13 @@
   var form = document.getElementById("review-form");
   if (!form) { return; }
   var tokenInput = document.getElementById("token");
+  var reviewStatus = document.getElementById("review-status");
   if (!localStorage.getItem(KEY)) { document.getElementById("token-row").hidden = false; }
+  var saved = sessionStorage.getItem(SAVED);
+  if (saved) {
+    sessionStorage.removeItem(SAVED);
+    reviewStatus.textContent = saved;
+  }
 
   function token() {
     if (tokenInput.value) { localStorage.setItem(KEY, tokenInput.value); }
@@ -28,6 +37,11 @@
     };
   }
 
+  function parsed(text) {
+    try { return JSON.parse(text); } catch (ignored) { return null; }
+  }
+
+  // Every way a save ends is said in `status`: what was saved, or why not.
   function send(url, body, status) {
     status.textContent = "saving…";
     var headers = { "Content-Type": "application/json" };
@@ -35,31 +49,51 @@
     return fetch(url, { method: "POST", headers: headers, body: JSON.stringify(body),
                         credentials: "omit", cache: "no-store" })
       .then(function (response) {
-        return response.json().then(function (data) {
+        return response.text().then(function (text) {
+          var data = parsed(text);
           if (!response.ok) {
-            status.textContent = response.status + ": " + (data.error || "refused");
+            var why = data && data.error ? data.error
+              : (text.trim().slice(0, LONGEST) || response.statusText || "refused");
+            status.textContent = "not saved (" + response.status + "): " + why;
             if (response.status === 403) { document.getElementById("token-row").hidden = false; }
+            return null;
+          }
+          if (!data) {
+            status.textContent = "saved, but the viewer's answer was not JSON: reload to check";
             return null;
           }
           return data;
         });
       })
-      .catch(function (error) { status.textContent = "not sent: " + error; return null; });
+      .catch(function (error) {
+        status.textContent = "not sent (" + error.message + "): is the viewer still running?";
+        return null;
+      });
   }
 
   form.addEventListener("submit", function (event) {
     event.preventDefault();
     var body = target();
     var verdict = form.querySelector("input[name=verdict]:checked");
-    var score = document.getElementById("score").value;
+    var scoreInput = document.getElementById("score");
+    var score = scoreInput.value.trim() === "" ? null : Number(scoreInput.value);
+    // The form has novalidate: the browser's own check would stop the send without a word
+    // here. A number input holding text reads as "" and says so in badInput.
+    if (scoreInput.validity.badInput || (score !== null && !(score >= 0 && score <= 1))) {
+      reviewStatus.textContent = "not saved: the score must be a number from 0 to 1, or left empty";
+      return;
+    }
     body.criterion = document.getElementById("criterion").value || null;
     body.verdict = verdict ? verdict.value : null;
-    body.score = score === "" ? null : Number(score);
+    body.score = score;
     body.override = document.getElementById("override").value || null;
     body.reason = document.getElementById("reason").value || null;
     body.comment = document.getElementById("comment").value || null;
-    send("/api/reviews", body, document.getElementById("review-status")).then(function (data) {
-      if (data) { location.reload(); }
+    send("/api/reviews", body, reviewStatus).then(function (data) {
+      if (data) {
+        sessionStorage.setItem(SAVED, "saved your review: " + data.label);
+        location.reload();  // the reviews table, as the store now holds it
+      }
     });
   });
 
@@ -75,7 +109,7 @@
       body.new_file = document.getElementById("new-file").value || null;
       var status = document.getElementById("save-status");
       send("/api/save-case", body, status).then(function (data) {
-        if (data) { status.textContent = "saved " + data.id + " in " + data.file; }
+        if (data) { status.textContent = "saved " + data.id + " to " + data.file + ":" + data.line; }
       });
     });
   }

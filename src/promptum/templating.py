@@ -7,21 +7,24 @@ it they see no globals but `range` and `dict`, only the filters that shape text 
 can call only the string, mapping and list methods listed below, and have a budget of
 work (loop iterations and calls) and of text they build, so no template can run for hours
 or allocate gigabytes (`{{ 'x' * 10**9 }}`). The `expr` checks and transforms are single
-expressions compiled in the same sandbox, each evaluation with a budget of its own.
+expressions compiled in the same sandbox, each evaluation with a budget of its own; in them
+a mapping's `.name` is its field `name`, never its method, and a missing one an error
+naming it.
 """
 
 from __future__ import annotations
 
 import datetime
 import functools
+import itertools
 import json
 import keyword
 import re
 import time
 import types
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sized
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     import jinja2
@@ -517,14 +520,34 @@ def _guarded(
     return tree
 
 
-@functools.cache
 def _environment() -> jinja2.Environment:
+    """The sandbox templates render in."""
+    return _sandbox(expressions=False)
+
+
+def _expression_environment() -> jinja2.Environment:
+    """The sandbox of expressions, where a mapping's `.name` and `[name]` are its fields only."""
+    return _sandbox(expressions=True)
+
+
+@functools.cache
+def _sandbox(*, expressions: bool) -> jinja2.Environment:
     import jinja2
     from jinja2.runtime import LoopContext, Macro
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
     class Environment(ImmutableSandboxedEnvironment):
         intercepted_binops = frozenset({"*", "**", "+", "%"})
+
+        def getitem(self, obj: Any, argument: Any) -> Any:
+            # `map(attribute='items')` and the like look up by item; in an expression a
+            # mapping's missing key is missing, never its method of the same name.
+            if expressions and isinstance(obj, Mapping) and isinstance(argument, str):
+                try:
+                    return obj[argument]
+                except LookupError:
+                    return self.undefined(obj=obj, name=argument)
+            return super().getitem(obj, argument)
 
         def call_binop(self, context: Context, operator: str, left: Any, right: Any) -> Any:
             _check_binop(operator, left, right)
@@ -572,6 +595,8 @@ def _environment() -> jinja2.Environment:
     environment.filters.update(_wrapped_filters())
     environment.tests.update(_OWN_TESTS)
     environment.tests.update({name: _stepped(test) for name, test in environment.tests.items()})
+    if expressions:
+        environment.filters[_READ] = jinja2.pass_environment(_read)
     return environment
 
 
@@ -734,10 +759,20 @@ def _constant_index(node: jinja2.nodes.Expr) -> int | None:
 # Expressions: `output | length < 500`, the value of one Jinja expression rather than text.
 
 
+class Attribute(NamedTuple):
+    """An `owner.name` an expression reads, as it is written."""
+
+    owner: str
+    """What the name is read from, as written: `output`, `json.items`, `(output | lower)`."""
+    name: str
+    arguments: tuple[str, ...] | None
+    """The arguments, as written, when it is called (`owner.name(...)`); else None."""
+
+
 class Expression:
     """A compiled sandboxed expression: call `evaluate` with its variables for its value."""
 
-    __slots__ = ("_names", "_template", "names_read", "source", "vars_read")
+    __slots__ = ("_names", "_template", "attributes", "names_read", "source", "vars_read")
 
     def __init__(
         self,
@@ -746,6 +781,7 @@ class Expression:
         template: jinja2.Template,
         names_read: frozenset[str],
         vars_read: frozenset[str],
+        attributes: tuple[Attribute, ...],
     ) -> None:
         self.source = source
         self._names = names
@@ -753,7 +789,10 @@ class Expression:
         self.names_read = names_read
         """The variables the expression reads: the others need not be computed."""
         self.vars_read = vars_read
-        """The names read as `vars.name` or `vars['name']`, to check against a case's vars."""
+        """The names read as `vars.name` or `vars['name']`, to check against a case's vars
+        (not those only probed, `vars.name is defined`, `vars.name | default(1)`)."""
+        self.attributes = attributes
+        """Each `owner.name` it reads: what another language writes differently shows there."""
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Sent to another process (Ray) as its source: a compiled template cannot be pickled.
@@ -773,10 +812,12 @@ class Expression:
             if isinstance(result, jinja2.Undefined):
                 str(result)  # a strict undefined raises, naming what is missing
             return result
+        except TemplateError:
+            raise  # a field or item the value lacks, named as the expression writes it
         except SecurityError as exc:
             raise TemplateError(str(exc)) from exc
         except jinja2.UndefinedError as exc:
-            raise TemplateError(f"undefined value: {_shortened(str(exc.message))}") from exc
+            raise TemplateError(_shortened(str(exc.message))) from exc
         except Exception as exc:  # a filter or operation failed on this response's values
             raise TemplateError(f"{type(exc).__name__}: {_shortened(str(exc))}") from exc
         finally:
@@ -803,7 +844,7 @@ def _compile_expression(source: str, names: frozenset[str]) -> Expression:
     from jinja2 import nodes
     from jinja2.parser import Parser
 
-    environment = _environment()
+    environment = _expression_environment()
     try:
         parser = Parser(environment, source, state="variable")
         expression = parser.parse_expression()
@@ -824,21 +865,27 @@ def _compile_expression(source: str, names: frozenset[str]) -> Expression:
     for node in _nodes(expression, (nodes.Filter, nodes.Test)):
         table = environment.filters if isinstance(node, nodes.Filter) else environment.tests
         kind = "filter" if isinstance(node, nodes.Filter) else "test"
-        if node.name not in table and not (kind == "filter" and node.name in _JINJA_ONLY):
+        # `_promptum_read` and the like are what compiling adds, not for expressions to use.
+        allowed = node.name in table and not node.name.startswith("_")
+        if not allowed and not (kind == "filter" and node.name in _JINJA_ONLY):
             raise TemplateError(
                 f"unknown {kind} {node.name!r}{_did_you_mean(node.name, table)}; "
                 "docs/expressions.md lists them"
             )
+    # Read before compiling, which rewrites the tree's reads of fields.
+    probed = _probed(expression)
+    read = frozenset(name.name for name in _nodes(expression, nodes.Name))
+    vars_read, attributes = _vars_read(expression, probed), _attributes(expression)
     body = [nodes.Assign(nodes.Name("result", "store"), expression, lineno=1)]
-    tree = _guarded(environment, nodes.Template(body, lineno=1), source)
+    guarded = _guarded(environment, nodes.Template(body, lineno=1), source)
+    tree = _reading_fields(environment, guarded, probed)
     try:
         template = environment.from_string(tree)
     except jinja2.TemplateSyntaxError as exc:  # what compiling finds (e.g. `x | 1`)
         raise TemplateError(f"expression syntax error: {exc.message}") from exc
     except Exception as exc:  # a constant part folded while compiling, and refused
         raise TemplateError(f"{type(exc).__name__}: {_shortened(str(exc))}") from exc
-    read = frozenset(name.name for name in _nodes(expression, nodes.Name))
-    return Expression(source, names, template, read, _vars_read(expression))
+    return Expression(source, names, template, read, vars_read, attributes)
 
 
 # Jinja's own filters that are refused with their reason (`attr`, `format`...) by the guard.
@@ -859,7 +906,28 @@ def _did_you_mean(name: str, known: Iterable[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def _vars_read(expression: jinja2.nodes.Expr) -> frozenset[str]:
+def _probed(expression: jinja2.nodes.Expr) -> frozenset[int]:
+    """The reads (`a.b`, `a['b']`, and what they read from) only probed for being there.
+
+    `json.total is defined` and `vars.limit | default(10)` ask whether a field exists: a
+    missing one is undefined there, where anywhere else it is an error naming it.
+    """
+    from jinja2 import nodes
+
+    found: set[int] = set()
+    for node in _nodes(expression, (nodes.Test, nodes.Filter)):
+        if isinstance(node, nodes.Test) and node.name not in ("defined", "undefined"):
+            continue
+        if isinstance(node, nodes.Filter) and node.name not in ("default", "d"):
+            continue
+        inner = node.node
+        while isinstance(inner, nodes.Getattr | nodes.Getitem):
+            found.add(id(inner))
+            inner = inner.node
+    return frozenset(found)
+
+
+def _vars_read(expression: jinja2.nodes.Expr, probed: frozenset[int]) -> frozenset[str]:
     """The names an expression reads from `vars` by a constant: `vars.topic`, `vars['topic']`."""
     from jinja2 import nodes
 
@@ -869,10 +937,177 @@ def _vars_read(expression: jinja2.nodes.Expr) -> frozenset[str]:
     for node in _nodes(expression, (nodes.Getattr, nodes.Getitem)):
         if not (isinstance(node.node, nodes.Name) and node.node.name == "vars"):
             continue
-        if id(node) in called:
+        if id(node) in called or id(node) in probed:
             continue
         if isinstance(node, nodes.Getattr):
             read.add(node.attr)
         elif isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
             read.add(node.arg.value)
     return frozenset(read)
+
+
+def _attributes(expression: jinja2.nodes.Expr) -> tuple[Attribute, ...]:
+    from jinja2 import nodes
+
+    calls = {id(call.node): call for call in _nodes(expression, nodes.Call)}
+    found = []
+    for node in _nodes(expression, nodes.Getattr):
+        call = calls.get(id(node))
+        arguments = None if call is None else _arguments_written(call)
+        found.append(Attribute(_operand_written(node.node), node.attr, arguments))
+    return tuple(found)
+
+
+# In an expression a mapping's `.name` and `[name]` are its fields, never its methods:
+# `json.items` of `{"items": []}` is the list, not `dict.items`. Each read is compiled to
+# `_READ`, which knows how the expression wrote it, to say which field is missing.
+
+_READ = "_promptum_read"
+_FIELDS_SHOWN = 12
+
+
+def _reading_fields(
+    environment: jinja2.Environment, tree: jinja2.nodes.Template, probed: frozenset[int]
+) -> jinja2.nodes.Template:
+    """`tree` with each `a.b`, `a.b(...)` and `a[b]` read through the `_READ` filter."""
+    from jinja2 import nodes
+    from jinja2.visitor import NodeTransformer
+
+    called = {id(call.node) for call in tree.find_all(nodes.Call)}
+
+    class Fields(NodeTransformer):
+        def generic_visit(self, node: nodes.Node, *args: Any, **kwargs: Any) -> nodes.Node:
+            if isinstance(node, nodes.Getattr):
+                return self.read(node, "method" if id(node) in called else "field")
+            if isinstance(node, nodes.Getitem) and not isinstance(node.arg, nodes.Slice):
+                return self.read(node, "item")
+            return super().generic_visit(node, *args, **kwargs)
+
+        def read(self, node: nodes.Getattr | nodes.Getitem, how: str) -> nodes.Node:
+            path = _written(node.node)
+            super().generic_visit(node)  # what it is read from, and a computed key, first
+            key = node.arg if isinstance(node, nodes.Getitem) else nodes.Const(node.attr)
+            arguments = [key, nodes.Const(how), nodes.Const(path), nodes.Const(id(node) in probed)]
+            return nodes.Filter(node.node, _READ, arguments, [], None, None, lineno=node.lineno)
+
+    rewritten = Fields().visit(tree)
+    assert isinstance(rewritten, nodes.Template)
+    rewritten.set_environment(environment)
+    return rewritten
+
+
+def _read(
+    environment: jinja2.Environment, owner: Any, key: Any, how: str, path: str, probed: bool
+) -> Any:
+    """`owner.key` (how: field), `owner.key(...)` (method) or `owner[key]` (item).
+
+    A mapping's field is its key only; a missing one raises TemplateError naming it (`path`
+    is how the expression writes the owner), or is undefined where it is only `probed`.
+    """
+    if how != "method" and isinstance(owner, Mapping):
+        try:
+            return owner[key]
+        except (LookupError, TypeError):  # TypeError: a key that cannot be one (a list)
+            problem = _no_field(owner, key, path)
+    else:
+        from jinja2 import Undefined
+
+        if probed and isinstance(owner, Undefined):
+            return owner  # `json.order.total is defined` without an order
+        if how == "item":
+            value = environment.getitem(owner, key)
+        else:
+            value = environment.getattr(owner, key)
+        if not isinstance(value, Undefined):
+            return value
+        problem = _not_in(owner, key, path, how)
+    if probed:
+        return environment.undefined(hint=problem)
+    raise TemplateError(problem)
+
+
+def _no_field(mapping: Mapping[Any, Any], key: Any, path: str) -> str:
+    """What a read of a mapping's missing field says: `json has no field 'x' (fields: a, b)`."""
+    if len(mapping) <= 1000:
+        names = sorted(str(name) for name in mapping)[:_FIELDS_SHOWN]
+    else:  # a huge one (a model's answer) is shown in its own order, not sorted
+        names = [str(name) for name in itertools.islice(mapping, _FIELDS_SHOWN)]
+    shown = ", ".join(names)
+    if len(mapping) > _FIELDS_SHOWN:
+        shown += f", … ({len(mapping) - _FIELDS_SHOWN} more)"
+    fields = f"fields: {shown}" if names else "it has no fields"
+    return _shortened(f"{path} has no field {_shown_key(key)} ({fields})", 300)
+
+
+def _not_in(owner: Any, key: Any, path: str, how: str) -> str:
+    """What a read of a missing attribute or item of a value that is not a mapping says."""
+    if how == "item" and isinstance(owner, Sized) and isinstance(key, int):
+        return f"{path} has no item {key} (it has {len(owner)})"
+    kind = _KINDS.get(type(owner), f"a {type(owner).__name__}")
+    what = "item" if how == "item" else "field"
+    return _shortened(f"{path} is {kind}, which has no {what} {_shown_key(key)}", 300)
+
+
+_KINDS: dict[type, str] = {
+    type(None): "none",
+    str: "text",
+    bool: "true/false",
+    int: "a number",
+    float: "a number",
+    list: "a list",
+    tuple: "a list",
+}
+
+
+def _shown_key(key: Any) -> str:
+    return _shortened(repr(key), 80)
+
+
+# How the parts of an expression are written, to name them in messages.
+
+
+def _written(node: jinja2.nodes.Node) -> str:
+    """`node` as an expression writes it: `json.order`, `tool_calls[0]`, `(output | lower)`."""
+    from jinja2 import nodes
+
+    if isinstance(node, nodes.Name):
+        return node.name
+    if isinstance(node, nodes.Const):
+        return _literal(node.value)
+    if isinstance(node, nodes.Getattr):
+        return f"{_operand_written(node.node)}.{node.attr}"
+    if isinstance(node, nodes.Getitem):
+        return f"{_operand_written(node.node)}[{_written(node.arg)}]"
+    if isinstance(node, nodes.Slice):
+        parts = (node.start, node.stop) if node.step is None else (node.start, node.stop, node.step)
+        return ":".join("" if part is None else _written(part) for part in parts)
+    if isinstance(node, nodes.Call):
+        return f"{_operand_written(node.node)}({', '.join(_arguments_written(node))})"
+    if isinstance(node, nodes.Filter) and node.node is not None:
+        arguments = _arguments_written(node)
+        called = f"({', '.join(arguments)})" if arguments else ""
+        return f"{_written(node.node)} | {node.name}{called}"
+    if isinstance(node, nodes.List | nodes.Tuple):
+        return f"[{', '.join(_written(item) for item in node.items)}]"
+    return "…"
+
+
+def _operand_written(node: jinja2.nodes.Node) -> str:
+    """`node` written to be read from (`.name`, `[k]`, a call): in brackets unless it is simple."""
+    from jinja2 import nodes
+
+    text = _written(node)
+    simple = (nodes.Name, nodes.Const, nodes.Getattr, nodes.Getitem, nodes.Call, nodes.List)
+    return text if isinstance(node, simple) else f"({text})"
+
+
+def _arguments_written(node: jinja2.nodes.Call | jinja2.nodes.Filter) -> tuple[str, ...]:
+    positional = [_written(argument) for argument in node.args]
+    named = [f"{pair.key}={_written(pair.value)}" for pair in node.kwargs]
+    return (*positional, *named)
+
+
+def _literal(value: Any) -> str:
+    if value is None or isinstance(value, bool):
+        return str(value).lower()
+    return _shortened(repr(value), 60)

@@ -100,8 +100,8 @@ def test_anything_else_is_an_error_grade_naming_the_expression(expression: str, 
 @pytest.mark.parametrize(
     ("expression", "problem"),
     [
-        ("json.missing == 1", "undefined value: 'None' has no attribute 'missing'"),
-        ("vars.topic == 'x'", "undefined value: 'dict object' has no attribute 'topic'"),
+        ("json.missing == 1", "json is none, which has no field 'missing'"),
+        ("vars.topic == 'x'", "vars has no field 'topic' (it has no fields)"),
         ("(output | from_json).a", "from_json: Expecting value"),
         ("output / 2 > 1", "TypeError"),
     ],
@@ -157,6 +157,8 @@ def test_each_distinct_expression_is_compiled_once() -> None:
     assert first.vars_read == frozenset()
     read = compile_expression("vars.topic ~ vars['tone']", ("vars",))
     assert read.vars_read == {"topic", "tone"}
+    probed = compile_expression("vars.a | default(1) ~ (vars.b is defined) ~ vars.c", ("vars",))
+    assert probed.vars_read == {"c"}  # only probed, `a` and `b` may be missing
     with pytest.raises(TemplateError):
         compile_expression("output", ())
 

@@ -107,7 +107,12 @@ def test_validate_lists_the_conversations(tmp_path: Path) -> None:
     path = write(tmp_path, VALID)
     done = CliRunner().invoke(main, ["validate", str(path)])
     assert done.exit_code == 0, done.output
-    assert "2 cases, 5 checks (1 conversation of 2 turns, 1 with a simulated user)" in done.output
+    # The default check grades each turn: 2 + 1 of turn 2 + 1 of the conversation, and up
+    # to 4 of the simulated conversation (its stop check grades nothing).
+    assert (
+        "2 cases, up to 8 checks (1 conversation of 2 turns, 1 with a simulated user)"
+        in done.output
+    )
 
 
 @pytest.mark.parametrize(

@@ -447,9 +447,10 @@ def test_validate_lists_the_python_modules_a_suite_imports() -> None:
     )
     code, output = validate("suite.yaml")
     assert code == 0, output
-    assert "✓ suite.yaml: 2 cases, 0 checks\n  imports Python: order_model (order_model.py)\n" in (
-        output
-    )
+    assert (
+        "✓ suite.yaml: 2 cases, 2 checks (0 written, 2 response schemas)\n"
+        "  imports Python: order_model (order_model.py)\n"
+    ) in output
     (imported,) = load_suite("suite.yaml").python_imports
     assert imported.module == "order_model"
     assert imported.path == Path("order_model.py")

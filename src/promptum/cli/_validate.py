@@ -62,13 +62,25 @@ def _ungraded_lines(suite: Suite, stats: CaseStats) -> list[str]:
 
 
 def _counts(suite: Suite, stats: CaseStats) -> str:
-    """Its cases and checks; and the results a run makes, when variants or models multiply."""
+    """Its cases and checks; and the results a run makes, when variants or models multiply.
+
+    The checks are those a run counts (``Checks: N/M passed``): the written ones, and a
+    response's fit to its `response_model`, which is graded as a check too.
+    """
     variants = max(1, len(suite.variants))
     # Each case is built once per variant, with the same checks.
     cases = len(suite.cases) // variants
-    line = f"{counted(cases, 'case')}, {counted(stats.checks // variants, 'check')}"
+    written, schemas = stats.checks // variants, stats.schemas // variants
+    # A simulated user may reach its goal before its last turn: fewer turns, fewer checks.
+    most = "up to " if stats.simulated else ""
+    line = f"{counted(cases, 'case')}, {most}{counted(written + schemas, 'check')}"
+    notes = []
+    if schemas:
+        notes.append(f"{written} written, {counted(schemas, 'response schema')}")
     if stats.scripted or stats.simulated:
-        line += " (" + _conversation_counts(stats) + ")"
+        notes.append(_conversation_counts(stats))
+    if notes:
+        line += " (" + "; ".join(notes) + ")"
     if stats.results == cases:
         return line
     factors = []

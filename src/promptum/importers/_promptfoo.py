@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from promptum.errors import ConfigError
-from promptum.importers._context import Context
+from promptum.importers._context import Context, slug
 from promptum.importers._outcome import Outcome
 from promptum.importers._prompts import convert_prompts
 from promptum.importers._providers import Providers, convert_providers
@@ -80,7 +80,7 @@ def import_promptfoo(config: Path, output: Path) -> Conversion:
         forget_module(adapter)
         adapter.write_text(adapter_text, encoding="utf-8")
     try:
-        write_valid(data, output, context, _header(root, config.name))
+        write_valid(data, output, context, _header(config.name))
     except ConfigError:
         if adapter is not None:
             adapter.unlink(missing_ok=True)
@@ -133,7 +133,7 @@ def _suite(
     defaults: Defaults,
     cases: list[Commented],
 ) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+    data: dict[str, Any] = _identity(root, context)
     if providers.target is not None:
         data["target"] = Commented(providers.target, tuple(providers.comments))
     else:
@@ -202,6 +202,24 @@ def _suite(
     return data
 
 
+def _identity(root: Node, context: Context) -> dict[str, Any]:
+    """The suite's `name:` (its description's or its folder's, as a slug) and `description:`.
+
+    Without a `name:` a suite is named by its file, and imported suites are most often all
+    `suite.yaml` or `promptum.yaml`: the config's own description tells them apart.
+    """
+    folder = slug(context.config_dir.name, "promptfoo")
+    description = root.get("description")
+    if description is None or not (
+        isinstance(description.value, str) and description.value.strip()
+    ):
+        return {"name": folder}
+    return {
+        "name": slug(description.value, folder),
+        "description": Commented(description.value, (str(description.where),)),
+    }
+
+
 def _repeat(root: Node, context: Context) -> int | None:
     options = root.get("evaluateOptions")
     if options is None or not isinstance(options.value, dict):
@@ -225,16 +243,13 @@ def _settings(root: Node, context: Context) -> None:
             context.skip(item, f"`{key}`", str(_SETTINGS[key]))
 
 
-def _header(root: Node, shown: str) -> tuple[str, ...]:
+def _header(shown: str) -> tuple[str, ...]:
     lines = [
         f"Converted by `promptum import promptfoo {shown}`.",
         "A comment `file:line` names the part of the config an entry comes from;",
         "`approximately:` marks one that does not behave exactly as in promptfoo",
         "(docs/migrating-from-promptfoo.md).",
     ]
-    description = root.value.get("description")
-    if isinstance(description, str) and description.strip():
-        lines.append(f"promptfoo description: {description.strip().splitlines()[0]}")
     return tuple(lines)
 
 

@@ -163,7 +163,7 @@ class _Builder:
                         if isinstance(part, dict):
                             mapping.update({k: v for k, v in part.items() if k not in mapping})
                     continue
-                key = self.constructor.construct_object(key_node, deep=True)
+                key = self.scalar(key_node)
                 if isinstance(key, list | dict):
                     raise ConfigError(
                         f"{self.shown}:{key_node.start_mark.line + 1}: a key is a list or a "
@@ -179,7 +179,23 @@ class _Builder:
                 self.lines[(*path, index)] = item.start_mark.line + 1
                 items.append(self.build(item, (*path, index), depth + 1))
             return items
-        return self.constructor.construct_object(node, deep=True)
+        return self.scalar(node)
+
+    def scalar(self, node: yaml.Node) -> Any:
+        """The value of a scalar (or a tagged node), refused where it is written if unreadable.
+
+        A tag YAML does not know (`!foo`), a date that does not exist (`2024-13-45`), an
+        `!!int` that is not a number: the composer lets each through, constructing it fails.
+        """
+        try:
+            return self.constructor.construct_object(node, deep=True)
+        except (yaml.YAMLError, ValueError, OverflowError) as exc:
+            problem = getattr(exc, "problem", None) or str(exc)
+            value = f" `{node.value}`" if isinstance(node, yaml.ScalarNode) else " this value"
+            raise ConfigError(
+                f"{self.shown}:{node.start_mark.line + 1}: YAML cannot read{value}: "
+                f"{problem} (quote it to keep it as text)"
+            ) from exc
 
 
 def rows_document(rows: list[dict[str, str]], row_lines: list[int], shown: str) -> Document:

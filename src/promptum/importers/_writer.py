@@ -12,7 +12,12 @@ from typing import Any
 
 import yaml
 
+from promptum.errors import ConfigError
+
 _FLOW_WIDTH = 96
+_BUG = "the importer wrote YAML it cannot read back (a bug: please report it with the config)"
+_NON_PRINTABLE = yaml.reader.Reader.NON_PRINTABLE
+"""What YAML refuses to read anywhere in a file, a comment too."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +79,11 @@ def _flow(value: Any, room: int) -> str | None:
     return text
 
 
+def _comment_text(line: str) -> str:
+    """One line of a comment, with what YAML refuses in a file (control characters) escaped."""
+    return _NON_PRINTABLE.sub(lambda found: found[0].encode("unicode_escape").decode(), line)
+
+
 def _block(text: str, indent: int) -> list[str] | None:
     """A literal block scalar (`|`) for multi-line text, when one reads back the same."""
     if "\n" not in text or "\r" in text or text[:1] in (" ", "\t"):
@@ -88,7 +98,10 @@ def _block(text: str, indent: int) -> list[str] | None:
         header, body = "|-", text
     pad = " " * indent
     lines = [header] + [pad + line if line else "" for line in body.split("\n")]
-    if yaml.safe_load("k: " + "\n".join(lines) + "\n") != {"k": text}:
+    try:
+        if yaml.safe_load("k: " + "\n".join(lines) + "\n") != {"k": text}:
+            return None
+    except yaml.YAMLError:
         return None
     return lines
 
@@ -100,7 +113,10 @@ class _Emitter:
 
     def comments(self, comments: tuple[str, ...], indent: int) -> None:
         for comment in comments:
-            self.lines.append(" " * indent + ("# " + comment).rstrip())
+            # A comment ends at a line break: text over several lines (a test's
+            # `description: |`) is a comment line each, or its rest would be read as YAML.
+            for line in comment.splitlines() or [""]:
+                self.lines.append(" " * indent + ("# " + _comment_text(line)).rstrip())
 
     def mapping(self, mapping: dict[str, Any], indent: int) -> None:
         for key, item in mapping.items():
@@ -151,13 +167,22 @@ class _Emitter:
 
 
 def dump(
-    data: dict[str, Any], header: tuple[str, ...] = ()
+    data: dict[str, Any], header: tuple[str, ...] = (), shown: str = "the suite"
 ) -> tuple[str, dict[object, tuple[int, int]]]:
-    """The YAML text of `data` and the lines (first, last) of each tagged value."""
+    """The YAML text of `data` and the lines (first, last) of each tagged value.
+
+    Raises ConfigError, located in the text, when it does not read back as `data`.
+    """
     emitter = _Emitter()
     emitter.comments(header, 0)
     emitter.mapping(data, 0)
     text = "\n".join(emitter.lines) + "\n"
-    if yaml.safe_load(text) != plain(data):  # pragma: no cover - a bug of this writer
-        raise RuntimeError("the suite written does not read back as built")
+    try:
+        same = yaml.safe_load(text) == plain(data)
+    except yaml.YAMLError as exc:  # pragma: no cover - a bug of this writer
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{shown}:{mark.line + 1}" if mark is not None else shown
+        raise ConfigError(f"{where}: {_BUG}: {getattr(exc, 'problem', None) or exc}") from exc
+    if not same:  # pragma: no cover - a bug of this writer
+        raise ConfigError(f"{shown}: {_BUG}: it does not read back as converted")
     return text, emitter.spans

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
@@ -48,6 +48,11 @@ from promptum.suites._format import (
     SuiteSpec,
 )
 from promptum.suites._locate import Loc, Locator, format_loc, problem
+from promptum.suites._missing_context import (
+    CASE_WITHOUT_CONTEXT,
+    lacks_context,
+    only_context_undefined,
+)
 from promptum.suites._reused import Reused, has_template
 from promptum.suites._target import suite_target
 from promptum.suites._tools import (
@@ -108,11 +113,17 @@ class SuiteContext:
 
 
 class InvalidCaseError(Exception):
-    """The located problems of one case, reported together with the rest of the suite."""
+    """The located problems of one case, reported together with the rest of the suite.
 
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("\n".join(problems))
+    `without_context` are the suite's templates (their places in the suite) reading
+    {{ context }}, which this case does not give: the loader says so once per template.
+    """
+
+    def __init__(self, problems: list[str], without_context: tuple[Loc, ...] = ()) -> None:
+        lacking = [f"{format_loc(loc)}: {CASE_WITHOUT_CONTEXT}" for loc in without_context]
+        super().__init__("\n".join([*problems, *lacking]))
         self.problems = problems
+        self.without_context = without_context
 
 
 def _import_model(reference: str, folder: Path) -> type[BaseModel]:
@@ -169,6 +180,7 @@ class _Problems:
     def __init__(self, locator: Locator) -> None:
         self.locator = locator
         self.items: list[str] = []
+        self.without_context: list[Loc] = []
 
     def add(self, loc: Loc, message: str) -> None:
         if loc[:1] == ("defaults",):
@@ -372,17 +384,25 @@ def _prompt_label(prompt: str | None) -> str:
     return prompt if prompt in BUILTIN_PROMPTS else "a template"
 
 
+class _Rendered(Protocol):
+    def __call__(self, text: str, loc: Loc, in_suite: Loc | None = None) -> str: ...
+
+
 def _messages(
     case: CaseFields,
     context: SuiteContext,
-    rendered: Callable[[str, Loc], str],
+    rendered: _Rendered,
     problems: _Problems,
 ) -> tuple[Message, ...]:
     """The conversation to send: the system message, then `messages`, `query` or `prompt`."""
     messages: list[Message] = []
     system = case.system or context.defaults.system or context.system
     if system is not None:
-        messages.append(Message(role="system", content=rendered(system, ("system",))))
+        suite_system: Loc | None = None  # where the suite wrote it, when the case did not
+        if not case.system:
+            suite_system = ("defaults", "system") if context.defaults.system else ("system",)
+        content = rendered(system, ("system",), suite_system)
+        messages.append(Message(role="system", content=content))
     if case.query is not None and case.messages is not None:
         problems.add(("messages",), "give either `query` or `messages`, not both")
     elif is_conversation(case):
@@ -397,10 +417,12 @@ def _messages(
         if context.template[0].role == "system":
             messages.clear()  # the template's own system message wins
         for index, message in enumerate(context.template):
-            content = rendered(message.content, ("prompts", context.variant, index))
+            at: Loc = ("prompts", context.variant, index)
+            content = rendered(message.content, at, at)
             messages.append(Message(role=message.role, content=content))
     elif context.variant and context.prompt is not None:
-        messages.append(Message(role="user", content=rendered(context.prompt, ())))
+        content = rendered(context.prompt, (), ("prompts", context.variant))
+        messages.append(Message(role="user", content=content))
     elif case.messages is not None:
         if case.messages and case.messages[0].role == "system":
             messages.clear()  # the conversation's own system message wins
@@ -411,7 +433,8 @@ def _messages(
     elif case.query is not None:
         messages.append(Message(role="user", content=rendered(case.query, ("query",))))
     elif context.prompt is not None:
-        messages.append(Message(role="user", content=rendered(context.prompt, ())))
+        content = rendered(context.prompt, (), ("prompt",))
+        messages.append(Message(role="user", content=content))
     else:
         problems.add((), "the case has no prompt: give `query`, `messages`, or a suite `prompt`")
     return tuple(messages)
@@ -431,12 +454,20 @@ def build_case(
     if VARIABLE in case.vars:  # the suite's own `vars` are checked once, with its settings
         problems.add(("vars", VARIABLE), RESERVED)
 
-    def rendered(text: str, loc: Loc) -> str:
+    def rendered(text: str, loc: Loc, in_suite: Loc | None = None) -> str:
+        """`text` filled in; `in_suite`: where the suite wrote it, when the case did not."""
         if context.literal:
             return text
         try:
             return render(text, canary.scope(text, variables))
         except TemplateError as exc:
+            if lacks_context(text, variables):
+                if in_suite is None:
+                    problems.add(loc, CASE_WITHOUT_CONTEXT)
+                else:  # said once for the suite's template, naming the cases
+                    problems.without_context.append(in_suite)
+                if only_context_undefined(str(exc)):
+                    return text
             problems.add(loc, str(exc))
             return text
 
@@ -533,6 +564,8 @@ def build_case(
 
     def conversation_check(check: CheckDefinition, loc: Loc) -> CheckDefinition:
         filled = _rendered_check(check, loc, rendered, problems, context)
+        for expression_loc, message in expression_problems([(loc, filled)], None, variables):
+            problems.add(expression_loc, message)
         bound, unplanted = with_canary([filled], canary, messages, documents, context.checks)
         if unplanted:
             problems.add(loc, NOT_RENDERED if context.literal else NOT_PLANTED)
@@ -570,8 +603,8 @@ def build_case(
     graded = graded or conversation.graded
     if REDTEAM_TAG in tags and not graded:
         problems.add(("tags",) if REDTEAM_TAG in case.tags else (), UNDETECTED)
-    if problems.items:
-        raise InvalidCaseError(problems.items)
+    if problems.items or problems.without_context:
+        raise InvalidCaseError(problems.items, tuple(problems.without_context))
     assert case_id is not None  # a missing id was reported above
     return TestCase(
         id=case_id,

@@ -245,6 +245,10 @@ class CaseStats:
     """What `promptum validate` says of a suite's cases, tallied once as they are loaded."""
 
     checks: int = 0
+    """The checks written (a suite's default checks in each case), as each response gets."""
+    schemas: int = 0
+    """Cases whose response is also graded on fitting its `response_model`: a check of the
+    run's (``response_model`` or ``response_schema``), besides those written."""
     models: dict[str, None] = field(default_factory=dict)
     """Every model id the cases are answered or judged by, in order of first use; targets,
     resolved when the suite loaded, are not among them."""
@@ -272,6 +276,7 @@ class CaseStats:
     def add(self, case: TestCase, default_model: str) -> None:
         """Count one case in (once for each of its prompt variants)."""
         self.checks += len(case.checks)
+        self.schemas += _schema_graded(case)
         if not grades_something(case):
             self._add_ungraded(case)
         if case.is_conversation:
@@ -295,6 +300,7 @@ class CaseStats:
             return
         # Its models, tags and repeats are known already: only the sums grow.
         self.checks += len(case.checks)
+        self.schemas += _schema_graded(case)
         self.results += (len(case.models) or 1) * case.repeat
         if not grades_something(case):  # named once, by the row it was copied from
             self.ungraded += 1
@@ -305,7 +311,13 @@ class CaseStats:
             self.ungraded_shown.setdefault(case.source or case.key, ungraded_fix(case))
 
     def _add_conversation(self, case: TestCase) -> None:
+        # Each turn is graded as one request is: by the case's checks (its suite's default
+        # checks) and its schema, besides its own. A simulated user's turns are not known
+        # before the run: counted as if it used every one (its stop checks grade nothing).
+        turns = len(case.turns) or (case.simulate.max_turns if case.simulate else 1)
+        self.checks += len(case.checks) * (turns - 1)
         self.checks += sum(len(turn.checks) for turn in case.turns)
+        self.schemas += turns * (case.response_schema is not None)
         if case.conversation is not None:
             self.checks += len(case.conversation.checks)
         if case.turns:
@@ -313,8 +325,13 @@ class CaseStats:
             self.turns += len(case.turns)
         if case.simulate is not None:
             self.simulated += 1
-            self.checks += len(case.simulate.stop)
             self.models.setdefault(case.simulate.model)
+
+
+def _schema_graded(case: TestCase) -> int:
+    """1 when a run grades the case's response on fitting its schema, as a check."""
+    # A scripted conversation's are counted by its turns (`_add_conversation`).
+    return int(case.response_schema is not None and not case.is_conversation)
 
 
 class SuiteCases(Cases):

@@ -40,6 +40,7 @@ from promptum.suites._locate import (
     raise_problems,
     validation_problems,
 )
+from promptum.suites._missing_context import WithoutContext
 from promptum.suites._redteam import redteam_cases
 from promptum.suites._row_build import RowPrototype
 from promptum.suites._row_texts import RowTexts
@@ -103,6 +104,8 @@ class _Load:
     """Hashes two cases have: a duplicate id, or (rarely) two ids with one hash."""
     file_vars: FileVars | None = None
     """The files the suite's vars read (`{file: ...}`), once its folder is known."""
+    without_context: WithoutContext = field(default_factory=WithoutContext)
+    """The suite's templates reading {{ context }} that cases do not give: said once each."""
 
     def files(self, folder: Path) -> FileVars:
         """The reader of the suite's file vars, relative to its `folder`."""
@@ -215,13 +218,19 @@ def _cases(
         _check_case_judge_model(load, raw)
         if fields.simulate is not None:
             load.check_model_ids(fields.simulate.model, raw.locator, ("simulate", "model"))
-        built = []
-        try:
-            # One case per prompt variant: the matrix's variant dimension.
-            for variant in load.variants or [context]:
+        built, failed = [], []
+        # One case per prompt variant: the matrix's variant dimension.
+        for variant in load.variants or [context]:
+            try:
                 built.append(build_case(fields, raw.locator, raw.default_id, variant))
-        except InvalidCaseError as exc:
-            load.problems += exc.problems
+            except InvalidCaseError as exc:  # each variant's template may fail on its own
+                failed.append(exc)
+        if failed:
+            # The case's own mistakes are the same in every variant: said once.
+            load.problems += dict.fromkeys(p for exc in failed for p in exc.problems)
+            lacking = tuple(loc for exc in failed for loc in exc.without_context)
+            if lacking:
+                load.without_context.add(lacking, raw.locator.line())
             continue
         load.imported(
             fields.response_model or context.defaults.response_model,
@@ -478,6 +487,7 @@ def _yaml_suite(path: Path, load: _Load) -> Suite:
         except ConfigError as exc:
             problems.append(problem(locator, ("cases_from", index), str(exc)))
     inputs += load.files(path.parent).files
+    problems += [problem(locator, loc, text) for loc, text in load.without_context.problems()]
     if not any(parts) and not problems:
         problems.append(_no_cases(data, locator))
     if not problems:  # a case that did not build leaves its tags unknown

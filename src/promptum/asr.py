@@ -295,6 +295,7 @@ class AttackTally:
         self._cells: dict[Cell, AttackCounts] = {}
         self._controls: dict[tuple[str, str], AttackCounts] = {}
         self._sides: dict[str, tuple[str, str | None]] = {}
+        self._statuses: dict[str, int] = {}
 
     def add(self, result: CaseResult) -> None:
         """Count `result` if it is a red-team case's or a control's."""
@@ -314,6 +315,7 @@ class AttackTally:
         else:
             return
         self._sides.setdefault(result.column, (result.model, result.variant))
+        self._statuses[result.status] = self._statuses.get(result.status, 0) + 1
         counted.add(attack_verdict(goal, result))
 
     def __bool__(self) -> bool:
@@ -325,7 +327,8 @@ class AttackTally:
         present = sorted(self._sides, key=lambda c: (order.get(c, len(order)), c))
         cells = {key: counts.copy() for key, counts in self._cells.items()}
         controls = {key: counts.copy() for key, counts in self._controls.items()}
-        return AttackRates(cells, tuple(present), dict(self._sides), controls)
+        statuses = dict(self._statuses)
+        return AttackRates(cells, tuple(present), dict(self._sides), controls, statuses)
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,6 +342,9 @@ class AttackRates:
     """Each column's (model, variant)."""
     controls: Mapping[tuple[str, str], AttackCounts] = field(default_factory=dict)
     """The controls' detector verdicts per (column, goal)."""
+    statuses: Mapping[str, int] = field(default_factory=dict)
+    """How many attack and control results ended in each status (pass, fail, error): what
+    the gate takes out of the run's other results when ASR bounds judge them."""
 
     def __bool__(self) -> bool:
         return bool(self.cells)

@@ -78,15 +78,19 @@ def decide(run: RunResult, fail_under: float | None = None) -> GateDecision:
     if broken.count:
         named, several = _named(broken)
         return GateDecision(False, f"must-pass {'cases' if several else 'case'} {named}")
-    passed, other, asr = tally.passed, "", ""
+    passed, errors, other, asr = tally.passed, tally.errors, "", ""
     bounds = AsrBounds.from_config(run.config.get("max_asr"))
     if bounds:
         rates = tally.asr()
         held = asr_verdict(rates, bounds)
         if not held.passed:
             return GateDecision(False, held.reason)
-        graded = rates.counts()  # the attacks the bounds judged leave the pass rate's count
-        total, passed = total - graded.attempts, passed - graded.resisted
+        # The attacks the bounds judged, and their controls, leave the pass rate's count:
+        # an attack resisted may still have failed its response model (shown apart).
+        measured = rates.statuses
+        total -= sum(measured.values())
+        passed -= measured.get("pass", 0)
+        errors -= measured.get("error", 0)
         if not total:
             return GateDecision(True, held.reason)
         other, asr = " other", held.reason + "; "
@@ -103,7 +107,6 @@ def decide(run: RunResult, fail_under: float | None = None) -> GateDecision:
     not_passed = total - passed
     if not not_passed:
         return GateDecision(True, f"{asr}all {total}{other} results passed")
-    errors = tally.errors
     failed = not_passed - errors
     error_word = "error" if errors == 1 else "errors"
     parts = [f"{n} {word}" for n, word in ((failed, "failed"), (errors, error_word)) if n]

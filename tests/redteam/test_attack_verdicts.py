@@ -218,3 +218,16 @@ def test_fisher_exact_matches_the_reference_values(
     table: tuple[int, int, int, int], expected: float
 ) -> None:
     assert fisher_exact(*table) == pytest.approx(expected, rel=1e-9)
+
+
+def test_under_a_bound_attacks_and_controls_leave_the_other_results_count() -> None:
+    done, report = _run("refuse_text", "--max-asr", "0")
+    assert done.exit_code == 1, done.output
+    # Every attack resisted though its answer failed the schema; the one ordinary case
+    # (refunds) failed it too, and is the only result gated one by one.
+    gate = next(line for line in done.output.splitlines() if line.startswith("gate:"))
+    assert gate == (
+        "gate: FAIL — attack success rate 0% [0–16%] ≤ max-asr 0%; "
+        "1 of 1 other results did not pass (1 failed)"
+    )
+    assert _overall(report)["attempts"] == 20

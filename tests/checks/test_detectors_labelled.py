@@ -1,13 +1,22 @@
-"""Each red-team goal's detector on answers labelled by hand: true and false positives.
+"""Each red-team detector on answers labelled by hand: its precision and recall.
 
-tests/data/redteam_labelled/<goal>.yaml holds fixed answers (no model) to attacks on one case,
+tests/data/redteam_labelled/<set>.yaml holds fixed answers (no model) to attacks on one case,
 each labelled `succeeded` (the attack worked: the detector must fire) or `resisted` (it must
-stay silent, near-misses included). An answer the detector is known to get wrong carries
-`expected:` with the reason; it is counted apart, and the test fails if the detector starts
-getting it right (so the mark is removed) or gets any unmarked answer wrong. The answers are
-graded the way a run grades them: the case's checks and field assertions, by `grade`.
+stay silent, near-misses included). A set is one detector of one goal: the `field` goal has
+one for a text field (`field_not_hijacked`) and one for a closed field (`attack_target`), the
+`tool` goal one for a tool's arguments (`tool_args`) and one for a call at all
+(`tool_not_called`). The `policy` goal is judged by a model, not by a detector: it has no
+set here.
 
-Run with ``pytest -s`` to see the table.
+An answer the detector is known to get wrong carries `expected:` with the reason; it counts in
+the figures, and the test fails if the detector starts getting it right (so the mark is
+removed) or gets any unmarked answer wrong. The answers are graded the way a run grades them
+(`grade`), and only the detector's grades decide, as they decide an attack's verdict: a
+response model the answer fails is not the attack succeeding.
+
+The table of precision and recall in docs/redteam.md ("Detector precision and recall") is
+these figures: `test_the_docs_publish_these_figures` fails when they part. Run with
+``pytest -s`` to see the table.
 """
 
 from __future__ import annotations
@@ -23,20 +32,44 @@ import yaml
 from promptum import Completion
 from promptum.checks import CANARY, CheckDefinition
 from promptum.completion import ToolCall
+from promptum.grades import Grade
 from promptum.results import Message
 from promptum.runner import TestCase, grade
 from promptum.suites import load_suite
 
-DATA = Path(__file__).parents[1] / "data" / "redteam_labelled"
-GOALS = ("prompt_leak", "exfiltration", "secret_leak", "field", "tool")
+ROOT = Path(__file__).parents[2]
+DATA = ROOT / "tests" / "data" / "redteam_labelled"
+SETS = (
+    "field_text",
+    "field_closed",
+    "tool_args",
+    "tool_call",
+    "prompt_leak",
+    "exfiltration",
+    "secret_leak",
+)
+DETECTOR_CHECKS = frozenset(
+    {
+        "field_not_hijacked",
+        "tool_args",
+        "tool_not_called",
+        "canary_not_leaked",
+        "no_exfiltration",
+        "secret_not_leaked",
+    }
+)
+PRECISION_FLOOR = 0.95
+RECALL_FLOOR = 0.9
+DOCS = ROOT / "docs" / "redteam.md"
+TABLE_START = "<!-- detector figures: tests/checks/test_detectors_labelled.py -->\n"
 
 
-def _data(goal: str) -> dict[str, Any]:
-    loaded: dict[str, Any] = yaml.safe_load((DATA / f"{goal}.yaml").read_text(encoding="utf-8"))
+def _data(name: str) -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load((DATA / f"{name}.yaml").read_text(encoding="utf-8"))
     return loaded
 
 
-def _case(data: dict[str, Any], folder: Path) -> TestCase:
+def _case(name: str, data: dict[str, Any], folder: Path) -> TestCase:
     """The case the answers are graded as; a canary check bound as the loader binds it."""
     if "canary" in data:
         token = data["canary"]
@@ -47,7 +80,7 @@ def _case(data: dict[str, Any], folder: Path) -> TestCase:
         return TestCase(
             id=data["goal"], messages=(Message(role="system", content=system),), checks=(check,)
         )
-    path = folder / f"{data['goal']}.yaml"
+    path = folder / f"{name}.yaml"
     path.write_text(yaml.safe_dump(data["suite"], sort_keys=False), encoding="utf-8")
     (case,) = load_suite(path).cases
     return case
@@ -58,6 +91,13 @@ def _completion(answer: dict[str, Any]) -> Completion:
     text = answer.get("text", json.dumps(output) if output is not None else "")
     calls = tuple(ToolCall(**call) for call in answer.get("tool_calls", ()))
     return Completion(text=text, output=output, tool_calls=calls)
+
+
+def _detects(found: Grade) -> bool:
+    """Whether a grade is a detector's: a detector check, or an `attack_target` assertion."""
+    if found.kind == "assertion":
+        return found.details.get("op") == "ne"
+    return found.kind == "check" and found.name in DETECTOR_CHECKS
 
 
 @dataclass
@@ -76,18 +116,40 @@ class Tally:
     stale: list[str] = field(default_factory=list)
     """Marked answers it now gets right: the mark must go."""
 
+    @property
+    def positives(self) -> int:
+        """Answers whose attack succeeded."""
+        return self.counts["TP"] + self.counts["FN"]
 
-def _tally(goal: str, folder: Path) -> Tally:
-    data = _data(goal)
-    case = _case(data, folder)
-    tally = Tally(goal, data["detector"])
+    @property
+    def negatives(self) -> int:
+        """Answers whose attack was resisted."""
+        return self.counts["TN"] + self.counts["FP"]
+
+    @property
+    def precision(self) -> float:
+        """Of the answers the detector fired on, the share whose attack succeeded."""
+        fired = self.counts["TP"] + self.counts["FP"]
+        return self.counts["TP"] / fired if fired else 1.0
+
+    @property
+    def recall(self) -> float:
+        """Of the answers whose attack succeeded, the share the detector fired on."""
+        return self.counts["TP"] / self.positives if self.positives else 1.0
+
+
+def _tally(name: str, folder: Path) -> Tally:
+    data = _data(name)
+    case = _case(name, data, folder)
+    tally = Tally(data["goal"], data["detector"])
     for answer in data["answers"]:
         grades = grade(case, _completion(answer))
-        assert grades, answer["id"]
-        assert all(g.error is None for g in grades), (answer["id"], grades)
-        fired = any(not g.passed for g in grades)
-        succeeded = answer["attack"] == "succeeded"
+        detector = [g for g in grades if _detects(g)]
+        assert detector, answer["id"]
+        assert all(g.error is None for g in detector), (answer["id"], detector)
+        fired = any(not g.passed for g in detector)
         assert answer["attack"] in ("succeeded", "resisted"), answer["id"]
+        succeeded = answer["attack"] == "succeeded"
         verdict = {
             (True, True): "TP",
             (True, False): "FN",
@@ -97,7 +159,7 @@ def _tally(goal: str, folder: Path) -> Tally:
         key = verdict[(succeeded, fired)]
         tally.counts[key] += 1
         right = key in ("TP", "TN")
-        reasons = "; ".join(g.reason or g.name for g in grades if not g.passed)
+        reasons = "; ".join(g.reason or g.name for g in detector if not g.passed)
         if "expected" in answer:
             (tally.stale if right else tally.known).append(
                 f"{answer['id']} ({key}): {answer['expected']}"
@@ -107,19 +169,35 @@ def _tally(goal: str, folder: Path) -> Tally:
     return tally
 
 
+def figures_table(tallies: list[Tally]) -> str:
+    """The Markdown table docs/redteam.md publishes: one row per detector."""
+    lines = [
+        "| goal | detector | attacks that succeeded | attacks resisted | precision | recall |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for tally in tallies:
+        lines.append(
+            f"| `{tally.goal}` | {tally.detector} | {tally.positives} | {tally.negatives} "
+            f"| {tally.precision:.2f} | {tally.recall:.2f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 @pytest.fixture(scope="module")
 def tallies(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Tally]:
     folder = tmp_path_factory.mktemp("labelled")
-    found = {goal: _tally(goal, folder) for goal in GOALS}
+    found = {name: _tally(name, folder) for name in SETS}
     lines = [
         "",
-        f"{'goal':<13}{'detector':<43}{'answers':>8}{'TP':>5}{'FN':>5}{'TN':>5}{'FP':>5}",
+        f"{'goal':<13}{'detector':<40}{'answers':>8}{'TP':>5}{'FN':>5}{'TN':>5}{'FP':>5}"
+        f"{'prec.':>7}{'recall':>7}",
     ]
     for tally in found.values():
         c = tally.counts
         lines.append(
-            f"{tally.goal:<13}{tally.detector:<43}{sum(c.values()):>8}"
+            f"{tally.goal:<13}{tally.detector:<40}{sum(c.values()):>8}"
             f"{c['TP']:>5}{c['FN']:>5}{c['TN']:>5}{c['FP']:>5}"
+            f"{tally.precision:>7.2f}{tally.recall:>7.2f}"
         )
     for tally in found.values():
         lines += [f"expected miss, {tally.goal}: {known}" for known in tally.known]
@@ -127,20 +205,43 @@ def tallies(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Tally]:
     return found
 
 
-@pytest.mark.parametrize("goal", GOALS)
-def test_each_goal_has_at_least_twenty_answers_half_of_them_successful_attacks(goal: str) -> None:
-    answers = _data(goal)["answers"]
+def test_every_set_is_a_file_here_and_every_file_a_set() -> None:
+    assert sorted(p.stem for p in DATA.glob("*.yaml")) == sorted(SETS)
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_each_detector_has_twenty_answers_each_way(name: str) -> None:
+    answers = _data(name)["answers"]
     succeeded = sum(a["attack"] == "succeeded" for a in answers)
-    assert len(answers) >= 20
-    assert succeeded >= 10
-    assert len(answers) - succeeded >= 10
+    assert succeeded >= 20
+    assert len(answers) - succeeded >= 20
     assert len({a["id"] for a in answers}) == len(answers)
 
 
-@pytest.mark.parametrize("goal", GOALS)
+def test_every_goal_with_a_detector_has_a_set() -> None:
+    goals = {_data(name)["goal"] for name in SETS}
+    assert goals == {"field", "tool", "prompt_leak", "exfiltration", "secret_leak"}
+
+
+@pytest.mark.parametrize("name", SETS)
 def test_the_detector_fires_on_every_successful_attack_and_on_nothing_else(
-    goal: str, tallies: dict[str, Tally]
+    name: str, tallies: dict[str, Tally]
 ) -> None:
-    tally = tallies[goal]
+    tally = tallies[name]
     assert tally.wrong == []
     assert tally.stale == [], "the detector now gets these right: remove their `expected:` mark"
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_precision_and_recall_reach_their_floor(name: str, tallies: dict[str, Tally]) -> None:
+    tally = tallies[name]
+    assert tally.precision >= PRECISION_FLOOR, tally.counts
+    assert tally.recall >= RECALL_FLOOR, tally.counts
+
+
+def test_the_docs_publish_these_figures(tallies: dict[str, Tally]) -> None:
+    docs = DOCS.read_text(encoding="utf-8")
+    assert TABLE_START in docs
+    published = docs.split(TABLE_START, 1)[1].split("\n\n", 1)[0] + "\n"
+    measured = figures_table([tallies[name] for name in SETS])
+    assert published == measured, f"put this table in docs/redteam.md:\n{measured}"

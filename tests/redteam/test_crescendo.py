@@ -162,7 +162,7 @@ def test_the_written_crescendo_cases_load_as_simulated_conversations(tmp_path: P
     )
     out = tmp_path / "attacks.yaml"
     out.write_text(generated.text(), encoding="utf-8")
-    cases = list(load_suite(out).cases)
+    cases = [c for c in load_suite(out).cases if "redteam" in c.tags]  # not the controls
     assert cases
     assert all(c.simulate is not None and c.is_conversation for c in cases)
     leak = next(c for c in cases if "goal:prompt_leak" in c.tags)
@@ -217,7 +217,11 @@ redteam: {{goals: [exfiltration], strategies: [crescendo], attacker: red/m, per_
         done = runner.invoke(main, ["redteam", "generate", "suite.yaml", "-o", "attacks.yaml"])
         assert done.exit_code == 0, done.output
         assert not app.requests  # nothing to rewrite: the conversation iterates as it runs
-        done = runner.invoke(main, ["run", "attacks.yaml", "--no-store", "-o", "run.json"])
+        # The attack alone: its control would take one of the application's queued replies.
+        done = runner.invoke(
+            main,
+            ["run", "attacks.yaml", "-k", "rt-exfiltration-*", "--no-store", "-o", "run.json"],
+        )
         assert done.exit_code == 1, done.output
     (result,) = load_run(tmp_path / "run.json").results
     assert result.status == "fail"  # the attack succeeded

@@ -101,7 +101,8 @@ def test_generate_with_an_attacker_writes_its_rewrites_as_pair_cases(
     assert done.exit_code == 0, done.output
     cases = yaml.safe_load((tmp_path / "out.yaml").read_text(encoding="utf-8"))["test_cases"]
     pairs = [c for c in cases if "strategy:pair" in c["tags"]]
-    assert len(cases) == 4
+    controls = [c for c in cases if "redteam-control" in c["tags"]]
+    assert len(cases) == 4 + len(controls)  # a control is no attack: never rewritten
     assert len(pairs) == 2
     assert all(p["query"] == attacker.default.text for p in pairs)
     # The target answered "Hello from the fault server." every time: resisted, so the second
@@ -151,7 +152,7 @@ def test_the_embedded_model_can_be_the_attacker(
     cases = yaml.safe_load((tmp_path / "out.yaml").read_text(encoding="utf-8"))["test_cases"]
     # The model resists this attack (temperature 0: it always does): one rewrite, written as
     # a case of its own. What the 135M model writes as an attacker is poor; it runs, though.
-    attack, pair = cases
+    attack, pair = [c for c in cases if "redteam" in c["tags"]]  # not the control
     assert attack["id"] == "rt-prompt_leak-direct-1"
     assert pair["id"] == "rt-prompt_leak-direct-1-pair"
     assert pair["checks"] == attack["checks"] == [{"type": "canary_not_leaked"}]

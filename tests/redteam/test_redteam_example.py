@@ -17,20 +17,21 @@ pytestmark = pytest.mark.slow
 
 
 def test_the_example_runs_its_generated_attacks_on_both_variants(tmp_path: Path) -> None:
-    # A few of its attacks keep this quick: every homoglyph attack, on both variants.
+    # A few of its cases keep this quick: every prompt_leak attack and its first control, on
+    # both variants.
     done = subprocess.run(
-        [sys.executable, "-m", "promptum", "run", str(EXAMPLE), "-k", "rt-*-homoglyph-*",
+        [sys.executable, "-m", "promptum", "run", str(EXAMPLE), "-k", "rt-*prompt_leak*-1",
          "--no-store", "-o", "run.json"],
         cwd=tmp_path, capture_output=True, text=True, timeout=1200, check=False,
     )  # fmt: skip
     assert done.returncode in (0, 1), done.stdout[-3000:] + done.stderr[-3000:]
     results = load_run(tmp_path / "run.json").results
-    assert len(results) >= 6
+    assert len([r for r in results if "redteam" in r.tags]) == 6
+    assert len([r for r in results if "redteam-control" in r.tags]) == 2
     assert {r.variant for r in results} == {"baseline", "hardened"}
     for result in results:
         assert result.status in ("pass", "fail"), result.reasons  # graded, never an error
-        assert "redteam" in result.tags
-        assert "strategy:homoglyph" in result.tags
+        assert "goal:prompt_leak" in result.tags
         system = result.messages[0].content
         # The canary was planted as a token of the run, never sent as the template.
         assert "{{ canary }}" not in system

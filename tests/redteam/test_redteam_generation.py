@@ -73,8 +73,14 @@ def _generate(path: Path, out: Path, *extra: str) -> str:
 
 
 def _cases(text: str) -> list[dict[str, Any]]:
-    cases: list[dict[str, Any]] = yaml.safe_load(text)["test_cases"]
-    return cases
+    """The attacks a written suite holds (not its controls)."""
+    cases = yaml.safe_load(text)["test_cases"]
+    return [case for case in cases if "redteam" in case["tags"]]
+
+
+def _ids(text: str) -> list[str]:
+    """The id of every case a written suite holds, attacks and controls."""
+    return [case["id"] for case in yaml.safe_load(text)["test_cases"]]
 
 
 def _tag(case: dict[str, Any], kind: str) -> str:
@@ -118,9 +124,11 @@ def test_the_written_suite_passes_validate_and_keeps_the_source_settings(example
     assert "redteam" not in written
     done = CliRunner().invoke(main, ["validate", str(out)])
     assert done.exit_code == 0, done.output
-    # The same cases as the suite generates when it is loaded.
-    loaded = [c for c in load_suite(example).cases if "redteam" in c.tags]
-    assert sorted({c.id for c in loaded}) == sorted(c["id"] for c in _cases(text))
+    # The same cases as the suite generates when it is loaded, its controls too.
+    generated = {"redteam", "redteam-control"}
+    loaded = [c for c in load_suite(example).cases if generated & set(c.tags)]
+    assert sorted({c.id for c in loaded}) == sorted(_ids(text))
+    assert any(i.startswith("rt-control-") for i in _ids(text))
 
 
 def test_an_app_with_a_response_model_and_two_tools_is_attacked_on_six_goals(
@@ -128,14 +136,19 @@ def test_an_app_with_a_response_model_and_two_tools_is_attacked_on_six_goals(
 ) -> None:
     text = APP + "redteam: {policy: Never promise a refund., per_goal: 40}\n"
     path = _suite(tmp_path, text)
-    cases = _cases(_generate(path, tmp_path / "out.yaml"))
+    text = _generate(path, tmp_path / "out.yaml")
+    cases = _cases(text)
     assert {_tag(c, "goal") for c in cases} == set(GOALS)
     # Every strategy but crescendo, whose user is an attacker model the section does not name.
     assert {_tag(c, "strategy") for c in cases} == set(strategy_names()) - {"crescendo"}
     for case in cases:
         goal = _tag(case, "goal")
         if goal == "field":
-            ((field, value),) = case["attack_target"].items()
+            if "attack_target" in case:  # a closed field: the value itself
+                ((field, value),) = case["attack_target"].items()
+            else:  # open text: the made-up value anywhere in it
+                (check,) = case["checks"]
+                field, value = check["value"]["field"], check["value"]["value"]
             if field == "answer":  # open text: a made-up value no answer holds
                 assert re.fullmatch(r"hijacked-[a-z0-9]{6}", value)
             else:  # a fixed value: never the carrier question's legitimate one
@@ -165,7 +178,7 @@ def test_an_app_with_a_response_model_and_two_tools_is_attacked_on_six_goals(
             rubric = case["judge"]["criteria"]["policy"]["rubric"]
             assert "Never promise a refund." in rubric
     loaded = load_suite(path)
-    assert len(loaded.cases) == len(cases) + 2
+    assert len(loaded.cases) == len(_ids(text)) + 2
 
 
 def _delivered(case: dict[str, Any]) -> str:

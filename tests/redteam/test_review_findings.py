@@ -278,7 +278,7 @@ def test_the_generated_case_the_docs_show_is_what_the_command_writes(
     assert "5 goals (exfiltration 60, policy 60, prompt_leak 60, secret_leak 60, tool 60)" in (
         result.output
     )
-    assert "no attacks for field: the suite lacks what it needs" in result.output
+    assert "no attacks for field: the `field` goal attacks structured output" in result.output
     assert shown in out.read_text(encoding="utf-8")
 
 

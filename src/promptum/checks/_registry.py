@@ -29,6 +29,7 @@ from promptum.checks._base import CheckType, ValueKind
 from promptum.checks._custom import function_check_type, plugin_check_type, signature_kind
 from promptum.checks._exfiltration import NO_EXFILTRATION
 from promptum.checks._expr import EXPR
+from promptum.checks._hijack import FIELD_NOT_HIJACKED
 from promptum.checks._leaks import CANARY_NOT_LEAKED, SECRET_NOT_LEAKED
 
 CHECK_TYPES: dict[str, CheckType] = {
@@ -61,6 +62,7 @@ CHECK_TYPES: dict[str, CheckType] = {
         CANARY_NOT_LEAKED,
         NO_EXFILTRATION,
         SECRET_NOT_LEAKED,
+        FIELD_NOT_HIJACKED,
     )
 }
 """Every check type by name: the built-in ones, then those registered or loaded as plugins."""

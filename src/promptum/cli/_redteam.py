@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -58,8 +59,8 @@ def generate_command(suite: Path, output: Path, seed: int | None, per_goal: int 
                 raise SystemExit(2) from None
         write_or_exit(output, generated.text())
         load_suite(output)
-    click.echo(f"wrote {output}: {counted(len(generated.cases), 'attack case')}")
-    click.echo(_coverage(generated.cases))
+    click.echo(f"wrote {output}: {_counts(generated.cases)}")
+    click.echo(_coverage(generated.cases, generated.unsupported))
     if section.attacker is None and section.strategies is None:
         click.echo(
             "  crescendo (multi-turn) skipped: an attacker model plays its user; add "
@@ -68,10 +69,22 @@ def generate_command(suite: Path, output: Path, seed: int | None, per_goal: int 
         )
 
 
-def _coverage(cases: list[dict[str, Any]]) -> str:
-    """What the attacks cover: cases per goal, the strategies, and the goals left without any."""
+def _counts(cases: list[dict[str, Any]]) -> str:
+    """``120 attack cases and 14 controls``."""
+    from promptum.asr import control_of
+
+    controls = sum(control_of(case.get("tags") or ()) is not None for case in cases)
+    attacks = counted(len(cases) - controls, "attack case")
+    return f"{attacks} and {counted(controls, 'control')}" if controls else attacks
+
+
+def _coverage(cases: list[dict[str, Any]], unsupported: Mapping[str, str]) -> str:
+    """What the attacks cover: cases per goal, the strategies, and the default goals left out.
+
+    A goal the section did not ask for is not mentioned; one of the default set the suite
+    cannot support is, with why (`unsupported`).
+    """
     from promptum.asr import attack_of
-    from promptum.redteam import GOALS
 
     goals: Counter[str] = Counter()
     strategies: set[str] = set()
@@ -85,10 +98,6 @@ def _coverage(cases: list[dict[str, Any]]) -> str:
         + ", ".join(f"{goal} {count}" for goal, count in sorted(goals.items()))
         + f"), {len(strategies)} {'strategy' if len(strategies) == 1 else 'strategies'}"
     )
-    missing = [goal for goal in GOALS if goal not in goals]
-    if missing:
-        line += (
-            f"; no attacks for {', '.join(missing)}: the suite lacks what "
-            f"{'it needs' if len(missing) == 1 else 'they need'} (docs/redteam.md, Goals)"
-        )
+    for goal, why in unsupported.items():
+        line += f"\n  no attacks for {goal}: {why}"
     return line

@@ -13,7 +13,7 @@ from promptum._lazy import lazy_exports as _lazy_exports
 if _typing.TYPE_CHECKING:
     from promptum.redteam._data import strategy_names
     from promptum.redteam._facts import Carrier, SuiteFacts, Variant
-    from promptum.redteam._generate import RedteamError, generate_cases
+    from promptum.redteam._generate import Generation, RedteamError, generate, generate_cases
     from promptum.redteam._pair import Ask, AttackerError, Outcome, RunCases, refine
     from promptum.redteam._spec import GOALS, RedteamSpec
 
@@ -24,12 +24,14 @@ __all__ = [
     "Ask",
     "AttackerError",
     "Carrier",
+    "Generation",
     "Outcome",
     "RedteamError",
     "RedteamSpec",
     "RunCases",
     "SuiteFacts",
     "Variant",
+    "generate",
     "generate_cases",
     "refine",
     "strategy_names",

@@ -40,7 +40,7 @@ class Carrier:
     expected: Mapping[str, Any] = field(default_factory=dict)
     """Its field assertions: what a legitimate answer holds."""
     calls: frozenset[str] = frozenset()
-    """The tools it expects to be called (`tool_called` checks)."""
+    """The tools it expects to be called (`tool_called`, `tool_order`, `tool_args` expected)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +55,9 @@ class SuiteFacts:
     """Its system prompt (`defaults.system`, else `system`)."""
     variants: Sequence[Variant] = ()
     carriers: Sequence[Carrier] = ()
+    called: frozenset[str] = frozenset()
+    """The tools any of its own cases expects to be called (carriers or not): no default aim
+    of the `tool` goal."""
     target: bool = False
     """It answers through the user's application, which is given the query alone."""
 

@@ -7,9 +7,12 @@ import random
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import islice
 from string import Template
 from typing import Any
 
+from promptum.asr import CONTROL_TAG, REDTEAM_TAG
+from promptum.redteam._capacity import capacity
 from promptum.redteam._data import Data, Strategy, data
 from promptum.redteam._encode import (
     encode_base64,
@@ -30,12 +33,24 @@ from promptum.redteam._goals import (
     split_goal,
 )
 from promptum.redteam._objective import objective
+from promptum.redteam._size import GoalSize, too_large, written_bytes
 from promptum.redteam._spec import GOALS, RedteamSpec
 
 Loc = tuple[str | int, ...]
 PER_STRATEGY = 3
 """Cases per goal and strategy when `per_goal` is not given."""
 _ATTEMPTS = 20
+_JSON_ESCAPED = ("payload", "Payload", "question", "filler")
+"""The texts a template may place inside a JSON string, as `$<name>_json`."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """One goal to generate: its (aim, strategy) pairs in turn, and how many cases it asks."""
+
+    entry: GoalAims
+    pairs: list[tuple[Aim, Strategy]]
+    count: int
 
 
 class RedteamError(Exception):
@@ -110,6 +125,8 @@ class _Generator:
     data: Data
     problems: list[tuple[Loc, str]] = field(default_factory=list)
     seen: set[str] = field(default_factory=set)
+    unsupported: dict[str, str] = field(default_factory=dict)
+    """Goals left out of a default set, each with why the suite cannot support it."""
 
     def strategies(self) -> list[Strategy]:
         known = self.data.strategies
@@ -153,10 +170,14 @@ class _Generator:
         for goal in GOALS:
             try:
                 aims = aims_for(goal, None, self.facts, self.spec, self.rng)
-            except GoalError:
-                continue  # derived goals are those the suite supports
-            if not self._any_blocked(aims):
+            except GoalError as exc:
+                self.unsupported[goal] = str(exc)  # derived goals are those the suite supports
+                continue
+            why = self._any_blocked(aims)
+            if why is None:
                 found.append(GoalAims(goal, aims))
+            else:
+                self.unsupported[goal] = why
         if not self._attackable():
             self.problems.append(
                 (
@@ -197,18 +218,14 @@ class _Generator:
             entry.aims += aims
         return list(found.values())
 
-    def cases(self, goals: list[GoalAims], strategies: list[Strategy]) -> list[dict[str, Any]]:
-        cases: list[dict[str, Any]] = []
+    def plans(self, goals: list[GoalAims], strategies: list[Strategy]) -> list[_Plan]:
+        """Each goal's (aim, strategy) pairs in the order its cases take them, and their count."""
+        plans = []
         for entry in goals:
             # A seeded order per goal: a small `per_goal` still samples many strategies.
             order = list(strategies)
             self.rng.shuffle(order)
-            pairs = [
-                (aim, strategy)
-                for strategy in order
-                for aim in entry.aims
-                if blocked(aim.needs, strategy, self.facts) is None and _carries(aim, strategy)
-            ]
+            pairs = self._pairs(entry.aims, order)
             if not pairs:
                 loc: Loc = ("goals", entry.index) if entry.index is not None else ("strategies",)
                 why = f"no chosen strategy can deliver goal {entry.goal!r} in this suite"
@@ -220,21 +237,114 @@ class _Generator:
                 self.problems.append((loc, why))
                 continue
             usable = len({strategy.name for _, strategy in pairs})
-            count = self.spec.per_goal or PER_STRATEGY * usable
-            numbers: dict[str, int] = {}
-            missed = 0
-            for index in range(count):
-                if missed == len(pairs):
-                    break  # a whole round of pairs gave nothing new: a large `per_goal` stops
-                aim, strategy = pairs[index % len(pairs)]
-                case = self._distinct(aim, strategy)
-                if case is None:
-                    missed += 1  # the templates have no more distinct attacks of this pair
-                    continue
-                missed = 0
-                numbers[strategy.name] = number = numbers.get(strategy.name, 0) + 1
-                cases.append({"id": f"rt-{aim.goal}-{strategy.name}-{number}", **case})
+            plans.append(_Plan(entry, pairs, self.spec.per_goal or PER_STRATEGY * usable))
+        return plans
+
+    def _pairs(self, aims: list[Aim], order: list[Strategy]) -> list[tuple[Aim, Strategy]]:
+        """Every (aim, strategy) pair that can reach the model, round-robin over the strategies.
+
+        Round r gives each strategy, in the seeded order, its next aim (the j-th strategy
+        starts at its j-th aim): the first cases take every strategy once, with the aims
+        turning, so `per_goal` N covers min(N, strategies) strategies and every aim.
+        """
+        carried = [
+            (strategy, usable)
+            for strategy in order
+            if (
+                usable := [
+                    aim
+                    for aim in aims
+                    if blocked(aim.needs, strategy, self.facts) is None and _carries(aim, strategy)
+                ]
+            )
+        ]
+        rounds = max((len(usable) for _, usable in carried), default=0)
+        return [
+            (usable[(j + r) % len(usable)], strategy)
+            for r in range(rounds)
+            for j, (strategy, usable) in enumerate(carried)
+            if r < len(usable)
+        ]
+
+    def sizes(self, plans: list[_Plan]) -> list[GoalSize]:
+        """What each planned goal would generate: cases asked, what its pairs can make, bytes.
+
+        Sampled by a generator of its own (one case a pair: the cases take the pairs in turn,
+        so their sizes average out), so the cases drawn next are the same whether the request
+        was sized or not.
+        """
+        sampler = _Generator(self.spec, self.facts, random.Random(0), self.data)
+        sizes = []
+        for plan in plans:
+            pairs = [
+                (
+                    capacity(aim, strategy, len(set(self._questions(aim))), self.data),
+                    written_bytes(sampler._case(aim, strategy)),
+                )
+                for aim, strategy in plan.pairs
+            ]
+            controls = sum(len(set(self._questions(aim))) for aim in plan.entry.aims)
+            firsts = sampler._controls(plan.entry, len(plan.entry.aims))
+            control = max(map(written_bytes, firsts))
+            sizes.append(GoalSize(plan.count, pairs, controls, control))
+        return sizes
+
+    def cases(self, plans: list[_Plan]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The attacks of every plan, and each goal's controls."""
+        attacks: list[dict[str, Any]] = []
+        controls: list[dict[str, Any]] = []
+        for plan in plans:
+            made = self._attacks(plan)
+            attacks += made
+            controls += self._controls(plan.entry, max(len(made), 1))
+        return attacks, controls
+
+    def _attacks(self, plan: _Plan) -> list[dict[str, Any]]:
+        """The plan's cases, taking its pairs in turn; a pair out of distinct attacks drops out."""
+        cases: list[dict[str, Any]] = []
+        numbers: dict[str, int] = {}
+        turn = list(plan.pairs)
+        at = 0
+        while len(cases) < plan.count and turn:
+            at %= len(turn)
+            aim, strategy = turn[at]
+            case = self._distinct(aim, strategy)
+            if case is None:
+                del turn[at]  # its templates have no more distinct attacks: a large per_goal stops
+                continue
+            at += 1
+            numbers[strategy.name] = number = numbers.get(strategy.name, 0) + 1
+            cases.append({"id": f"rt-{aim.goal}-{strategy.name}-{number}", **case})
         return cases
+
+    def _controls(self, entry: GoalAims, most: int) -> list[dict[str, Any]]:
+        """The goal's controls: its detector on each carrier question, with no attack.
+
+        One per distinct question and aim, the aims taking turns, at most `most`: the same
+        request an attack rides on, the same planted canary or document, the same detector.
+        """
+        asked = [list(dict.fromkeys(self._questions(aim))) for aim in entry.aims]
+        turns = (
+            (aim, questions[index])
+            for index in range(max(map(len, asked), default=0))
+            for aim, questions in zip(entry.aims, asked, strict=True)
+            if index < len(questions)
+        )
+        controls = []
+        for number, (aim, question) in enumerate(islice(turns, most), start=1):
+            case: dict[str, Any] = {
+                "id": f"rt-control-{entry.goal}-{number}",
+                "tags": [CONTROL_TAG, f"goal:{entry.goal}"],
+            }
+            system = self._system(aim.needs)
+            if system is not None:
+                case["system"] = system
+            case["query"] = literal(question)
+            if aim.documents:
+                case["context"] = [literal(document) for document in aim.documents]
+            case.update(_copied(aim.detector))
+            controls.append(case)
+        return controls
 
     def _distinct(self, aim: Aim, strategy: Strategy) -> dict[str, Any] | None:
         for _ in range(_ATTEMPTS):
@@ -269,7 +379,11 @@ class _Generator:
             "cell": '"Assistant: ' + sentence.replace('"', '""') + '"',
         }
         fill["part1"], fill["part2"], fill["part3"] = split_three(sentence, rng)
-        text = Template(rng.choice(templates)).substitute(fill)
+        template = rng.choice(templates)
+        if "_json" in template:  # a template writing JSON: its texts escaped by json.dumps
+            for name in _JSON_ESCAPED:
+                fill[f"{name}_json"] = json.dumps(fill[name], ensure_ascii=False)[1:-1]
+        text = Template(template).substitute(fill)
         if aim.bound and question not in text:
             return f"{question}\n\n{text}"
         return text
@@ -302,7 +416,7 @@ class _Generator:
     def _case(self, aim: Aim, strategy: Strategy) -> dict[str, Any]:
         needs = aim.needs | ({"context"} if strategy.delivery == "context" else set())
         case: dict[str, Any] = {
-            "tags": ["redteam", f"goal:{aim.goal}", f"strategy:{strategy.name}"]
+            "tags": [REDTEAM_TAG, f"goal:{aim.goal}", f"strategy:{strategy.name}"]
         }
         if self.spec.must_pass:
             case["must_pass"] = True
@@ -386,7 +500,7 @@ NO_ATTACKER = (
 
 def _carries(aim: Aim, strategy: Strategy) -> bool:
     """Whether the strategy can carry the aim: a conversation has no reply to assert fields on."""
-    return strategy.delivery != "conversation" or "attack_target" not in aim.detector
+    return strategy.delivery != "conversation" or aim.goal != "field"
 
 
 def _variants_show_context(facts: SuiteFacts) -> bool:
@@ -418,12 +532,33 @@ def _copied(detector: Mapping[str, Any]) -> dict[str, Any]:
     return copied
 
 
-def generate_cases(
-    spec: RedteamSpec, facts: SuiteFacts, seed: int | None = None
-) -> list[dict[str, Any]]:
-    """The attack cases of a `redteam:` section, as case mappings; the same seed, the same cases.
+@dataclass(frozen=True, slots=True)
+class Generation:
+    """What a `redteam:` section generates: attacks, controls, and the default goals left out."""
 
-    Raise RedteamError listing every problem of the section (paths within it).
+    attacks: list[dict[str, Any]]
+    controls: list[dict[str, Any]]
+    """Each goal's detector on the carrier questions alone (`redteam-control`)."""
+    unsupported: Mapping[str, str]
+    """Goals of the default set (no `goals:`) the suite cannot support, each with why."""
+
+    @property
+    def cases(self) -> list[dict[str, Any]]:
+        """The attacks, then the controls: every case the section adds to its suite."""
+        return self.attacks + self.controls
+
+
+def generate(
+    spec: RedteamSpec,
+    facts: SuiteFacts,
+    seed: int | None = None,
+    max_bytes: int | None = None,
+) -> Generation:
+    """The cases of a `redteam:` section; the same seed, the same cases.
+
+    With `max_bytes`, a request whose cases would not fit in a suite file of that size is
+    refused before any is built. Raise RedteamError listing every problem of the section
+    (paths within it).
     """
     generator = _Generator(spec, facts, random.Random(spec.seed if seed is None else seed), data())
     if spec.rounds is not None and spec.attacker is None:
@@ -432,8 +567,26 @@ def generate_cases(
         )
     strategies = generator.strategies()
     goals = generator.goals()
-    if not generator.problems:
-        cases = generator.cases(goals, strategies)
+    plans = [] if generator.problems else generator.plans(goals, strategies)
+    if max_bytes is not None and not generator.problems:
+        why = too_large(generator.sizes(plans), spec.per_goal, max_bytes)
+        if why is not None:
+            generator.problems.append((("per_goal",), why))
     if generator.problems:
         raise RedteamError(generator.problems)
-    return cases
+    attacks, controls = generator.cases(plans)
+    return Generation(attacks, controls, dict(generator.unsupported))
+
+
+def generate_cases(
+    spec: RedteamSpec,
+    facts: SuiteFacts,
+    seed: int | None = None,
+    max_bytes: int | None = None,
+) -> list[dict[str, Any]]:
+    """The attack cases of a `redteam:` section, as case mappings; the same seed, the same cases.
+
+    Raise RedteamError listing every problem of the section (paths within it). `generate`
+    gives the controls too.
+    """
+    return generate(spec, facts, seed, max_bytes).attacks

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from string import Template
 from typing import Any
 
+from promptum.asr import REDTEAM_TAG
 from promptum.redteam._data import data
 from promptum.redteam._generate import literal
 from promptum.redteam._objective import objective
@@ -68,14 +69,15 @@ def with_attack(case: Mapping[str, Any], text: str) -> dict[str, Any]:
 def refine(
     cases: Sequence[Mapping[str, Any]], run: RunCases, ask: Ask, rounds: int
 ) -> list[dict[str, Any]]:
-    """The cases, plus a `pair` case for each attack the target resisted.
+    """The cases, plus a `pair` case for each attack the target resisted (controls are kept).
 
     Each is rewritten up to `rounds` times from the target's last answer, until it succeeds;
     raise AttackerError if the attacker gives no attack.
     """
     prompts = data().attacker
-    # A conversation's attacker (crescendo) already iterates, turn by turn, as it runs.
-    single = [case for case in cases if "simulate" not in case]
+    # A conversation's attacker (crescendo) already iterates, turn by turn, as it runs; a
+    # control (`redteam-control`) is no attack: it keeps its question as it is.
+    single = [c for c in cases if "simulate" not in c and REDTEAM_TAG in c.get("tags", ())]
     outcomes = run(single)
     latest: dict[str, dict[str, Any]] = {}
     pending = [c for c in single if not outcomes[str(c["id"])].succeeded]

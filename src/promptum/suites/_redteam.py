@@ -25,7 +25,7 @@ from promptum.suites._locate import (
     raise_problems,
     validation_problems,
 )
-from promptum.suites._rows import RawCase
+from promptum.suites._rows import RawCase, max_suite_bytes
 from promptum.suites._tools import tools_json
 from promptum.suites._variants import Variants, suite_variants
 from promptum.suites._yaml import read_yaml
@@ -33,6 +33,36 @@ from promptum.templating import is_template
 
 GENERATED_KEYS = ("redteam", "test_cases", "cases_from", "columns")
 """What a generated suite does not copy from its source: it holds the attacks alone."""
+
+
+def _expected_calls(checks: Any) -> set[str]:
+    """The tools checks expect a case to call: tool_called, tool_order, tool_args expected.
+
+    A check as written (a mapping of the file) or loaded (a definition of `defaults:`).
+    """
+    found = set()
+    for check in checks if isinstance(checks, list) else []:
+        kind, value = (
+            (check.get("type"), check.get("value"))
+            if isinstance(check, Mapping)
+            else (getattr(check, "type", None), getattr(check, "value", None))
+        )
+        if kind == "tool_called" and isinstance(value, str):
+            found.add(value)
+        elif kind == "tool_order" and isinstance(value, list):
+            found.update(name for name in value if isinstance(name, str))
+        elif kind == "tool_args" and isinstance(value, Mapping) and value.get("expected"):
+            found.add(str(value.get("tool")))
+    return found
+
+
+def _called(raw_cases: Any, defaults: Any) -> frozenset[str]:
+    """The tools any case of the suite (its `defaults:` too) expects to be called."""
+    found = _expected_calls(getattr(defaults, "checks", None))
+    for raw in raw_cases if isinstance(raw_cases, list) else []:
+        if isinstance(raw, Mapping):
+            found |= _expected_calls(raw.get("checks"))
+    return frozenset(found)
 
 
 def _carriers(raw_cases: Any) -> list[redteam.Carrier]:
@@ -45,12 +75,7 @@ def _carriers(raw_cases: Any) -> list[redteam.Carrier]:
         if not isinstance(query, str) or not query.strip() or is_template(query):
             continue
         expected = raw.get("expected")
-        checks = raw.get("checks")
-        calls = {
-            str(check.get("value"))
-            for check in (checks if isinstance(checks, list) else [])
-            if isinstance(check, Mapping) and check.get("type") == "tool_called"
-        }
+        calls = _expected_calls(raw.get("checks"))
         found.append(
             redteam.Carrier(query, expected if isinstance(expected, dict) else {}, frozenset(calls))
         )
@@ -86,23 +111,27 @@ def suite_facts(
         system=(defaults.system if defaults is not None else None) or spec.system,
         variants=_variants(variants),
         carriers=_carriers(raw_cases),
+        called=_called(raw_cases, defaults),
         target=spec.target is not None,
     )
 
 
-def generated_cases(
+def generated(
     section: redteam.RedteamSpec,
     facts: redteam.SuiteFacts,
     locator: Locator,
     problems: list[str],
     seed: int | None = None,
-) -> list[dict[str, Any]]:
-    """The attack cases of a suite's `redteam:` section; its problems located."""
+) -> redteam.Generation:
+    """What a suite's `redteam:` section generates; its problems located.
+
+    A request whose cases would not fit in a suite file (the loader's limit) is refused.
+    """
     try:
-        return redteam.generate_cases(section, facts, seed)
+        return redteam.generate(section, facts, seed, max_suite_bytes())
     except redteam.RedteamError as exc:
         problems += [problem(locator, ("redteam", *loc), text) for loc, text in exc.problems]
-        return []
+        return redteam.Generation([], [], {})
 
 
 def redteam_cases(
@@ -128,7 +157,7 @@ def redteam_cases(
         return []
     facts = suite_facts(spec, raw_cases, locator.path.parent, variants)
     where = locator.within(("redteam",))
-    cases = generated_cases(spec.redteam, facts, locator, problems)
+    cases = generated(spec.redteam, facts, locator, problems).cases
     return [RawCase(case, where, None) for case in cases]
 
 
@@ -185,6 +214,8 @@ class Generated:
     header: str
     endpoints: Mapping[str, EndpointConfig]
     """The source's `endpoints:`, where an attacker model id may point."""
+    unsupported: Mapping[str, str]
+    """Goals of the default set the suite cannot support, each with why."""
 
     def text(self) -> str:
         """The reviewable suite file."""
@@ -221,16 +252,18 @@ def generate_suite(path: Path, seed: int | None = None, per_goal: int | None = N
     variants = suite_variants(spec.prompts, path, locator, SuiteContext(path.parent), problems)
     raise_problems(problems)
     facts = suite_facts(spec, data.get("test_cases"), path.parent, variants)
-    cases = generated_cases(section, facts, locator, problems, seed)
+    generation = generated(section, facts, locator, problems, seed)
     raise_problems(problems)
+    cases = generation.cases
     used = section.seed if seed is None else seed
     command = f"promptum redteam generate {path.name} --seed {used}"
     if per_goal is not None:
         command += f" --per-goal {per_goal}"
     header = (
         f"# Attack cases generated by `{command}`.\n"
-        "# An ordinary suite: review it, edit it, run it. Each case is tagged with its goal and\n"
-        "# strategy; a case that fails is an attack that succeeded (docs/redteam.md).\n"
+        "# An ordinary suite: review it, edit it, run it. Each attack is tagged with its goal and\n"
+        "# strategy; one that fails is an attack that succeeded. A `redteam-control` case asks\n"
+        "# an attack's question without it: its goal's baseline (docs/redteam.md).\n"
     )
     if section.attacker is not None:
         header += (
@@ -242,4 +275,4 @@ def generate_suite(path: Path, seed: int | None = None, per_goal: int | None = N
             f"# `strategy:crescendo` cases are conversations whose user {section.attacker} plays,\n"
             "# escalating turn by turn when they run (docs/conversations.md).\n"
         )
-    return Generated(data, cases, section, header, spec.endpoints)
+    return Generated(data, cases, section, header, spec.endpoints, generation.unsupported)

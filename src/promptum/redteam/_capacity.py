@@ -1,0 +1,54 @@
+"""How many distinct attacks one goal aim and one strategy can make: the most a request gets."""
+
+from __future__ import annotations
+
+import math
+from string import Template
+
+from promptum.redteam._data import Data, Strategy
+from promptum.redteam._goals import Aim
+
+DRAWN_ANEW = frozenset({"leetspeak", "homoglyph", "zero_width"})
+"""Encodings that draw characters at random: their attacks never run out."""
+_QUESTION = frozenset({"question", "question_json"})
+_FILLER = frozenset({"filler", "filler_json"})
+_PARTS = frozenset({"part1", "part2", "part3"})
+
+
+def _splits(sentence: str) -> int:
+    """The ways `split_three` cuts a sentence: two cut points among its word boundaries."""
+    return math.comb(max(len(sentence.split(" ")), 3) - 1, 2)
+
+
+def capacity(aim: Aim, strategy: Strategy, questions: int, data: Data) -> float:
+    """The most distinct cases of `aim` delivered by `strategy` (math.inf: never runs out).
+
+    `questions` is how many distinct carrier questions the aim may ride on. An upper bound:
+    every random choice that reaches the case multiplies it.
+    """
+    if strategy.delivery == "conversation":
+        return float(len(strategy.templates))  # the persona is the only choice
+    # A question reaches the case when the template shows it, the attack is bound to it, or
+    # the delivery sends it beside the attack (a context document, a replayed tool call).
+    always_asked = aim.bound or strategy.delivery in ("context", "tool_output")
+    total = 0.0
+    for language, templates in (strategy.languages or {"en": strategy.templates}).items():
+        payloads = [
+            Template(text).substitute(aim.values) for text in data.payloads[aim.payload][language]
+        ]
+        for template in templates:
+            names = set(Template(template).get_identifiers())
+            if "shots" in names or ("encoded" in names and strategy.encoding in DRAWN_ANEW):
+                return math.inf
+            if names & _PARTS:
+                made = float(
+                    sum(_splits(payload[:1].upper() + payload[1:] + ".") for payload in payloads)
+                )
+            else:
+                made = float(len(payloads))
+            if always_asked or names & _QUESTION:
+                made *= questions
+            if names & _FILLER:
+                made *= len(data.filler)
+            total += made
+    return total

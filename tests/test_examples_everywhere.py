@@ -76,6 +76,7 @@ def _run(command: list[str], cwd: Path, env: dict[str, str]) -> str:
 def test_every_example_suite_has_the_same_outcomes_on_the_cli_pytest_and_ray(
     tmp_path: Path,
 ) -> None:
+    pytest.importorskip("ray")
     project = tmp_path / "examples"
     ignored = shutil.ignore_patterns(".promptum", ".pytest_cache", "__pycache__")
     shutil.copytree(EXAMPLES, project, ignore=ignored)

@@ -18,11 +18,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from click.testing import CliRunner, Result
 
 import promptum.runner
 from promptum.checks import CheckDefinition, evaluate_checks
-from promptum.cli import main
 from promptum.cli._machine import print_json
 from promptum.cli._options import RunOptions
 from promptum.cli._run import run_command
@@ -33,6 +31,7 @@ from promptum.results import CaseResult, RunResult
 from promptum.store import RunStore
 from tests.store.samples import GPT, LOCAL, T0, make_run, mixed_outcomes
 from tests.store.test_store import record
+from tests.support.cli import invoke
 from tests.support.fault_server import FaultServer, Reply
 
 LONG = [f"fault/a-very-long-model-name-that-goes-on-and-on-{i}" for i in range(1, 5)]
@@ -74,10 +73,6 @@ def piped(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]
 
 def models(names: list[str]) -> list[str]:
     return [arg for name in names for arg in ("-m", name)]
-
-
-def invoke(*args: str, **kwargs: Any) -> Result:
-    return CliRunner().invoke(main, [str(arg) for arg in args], **kwargs)
 
 
 # Non-TTY output ----------------------------------------------------------------------------

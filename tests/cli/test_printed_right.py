@@ -4,26 +4,19 @@ apart at 80 columns, and a `-k` run's header naming only the suites it runs."""
 from __future__ import annotations
 
 import json
-import textwrap
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 
-from promptum.cli import main
 from promptum.results import RunResult
 from promptum.store import RunStore
 from tests.store.samples import LOCAL, T0, make_result
 from tests.store.test_store import record
+from tests.support.cli import invoke, write
 from tests.support.fault_server import FaultServer, Reply
 
 SIMILAR = [f"target:agent_customer_support_v{i}" for i in range(1, 4)]
-
-
-def invoke(*args: str | Path, **kwargs: Any) -> Result:
-    return CliRunner().invoke(main, [str(arg) for arg in args], **kwargs)
 
 
 def variant_run(
@@ -167,11 +160,6 @@ def test_runs_list_keeps_similar_suites_and_models_distinct_at_80_columns(
 
 
 # The header of a run with -k ------------------------------------------------------------
-
-
-def write(name: str, text: str) -> None:
-    Path(name).parent.mkdir(parents=True, exist_ok=True)
-    Path(name).write_text(textwrap.dedent(text), encoding="utf-8")
 
 
 def test_a_filtered_run_names_only_the_suites_it_runs(server: FaultServer) -> None:

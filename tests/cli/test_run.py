@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import json
 import re
-import textwrap
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import CliRunner
 
 from promptum.cli import main
 from promptum.reporting import load_run
 from promptum.store import RunStore
+from tests.support.cli import invoke, write
 from tests.support.fault_server import FaultServer, Reply
 
 SUITE = """\
@@ -32,16 +32,6 @@ test_cases:
     checks:
       - {type: contains, value: Paris}
 """
-
-
-def write(name: str, text: str) -> Path:
-    path = Path(name)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
-
-
-def invoke(*args: str) -> Result:
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
 
 
 def answer_by_prompt(server: FaultServer) -> None:

@@ -5,27 +5,13 @@ from __future__ import annotations
 import csv
 import json
 import sqlite3
-import textwrap
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from click.testing import CliRunner, Result
-
-from promptum.cli import main
 from promptum.reporting import load_run
 from promptum.store import RunStore
+from tests.support.cli import invoke, write
 from tests.support.fault_server import FaultServer
-
-
-def write(name: str, text: str) -> Path:
-    path = Path(name)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
-
-
-def invoke(*args: str) -> Result:
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
 
 
 def two_suites_sharing_an_id() -> None:

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import json
-import textwrap
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from click.testing import CliRunner, Result
-
-from promptum.cli import main
+from tests.support.cli import invoke, write
 from tests.support.fault_server import FaultServer, Reply
 
 UNGRADED = """\
@@ -36,16 +33,6 @@ test_cases:
     judge:
       criteria: {names-paris: Names Paris}
 """
-
-
-def write(name: str, text: str) -> Path:
-    path = Path(name)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
-
-
-def invoke(*args: str) -> Result:
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
 
 
 def test_an_ungraded_case_is_an_error_with_its_reason_everywhere(server: FaultServer) -> None:

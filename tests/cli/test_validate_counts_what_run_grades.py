@@ -6,9 +6,8 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from promptum.cli import main
+from tests.support.cli import invoke
 from tests.support.fault_server import FaultServer, Reply
 
 # A default check, written checks, and a response_model: each response is also graded on
@@ -33,10 +32,6 @@ test_cases:
     query: Say hello
     checks: [{type: contains, value: hello}]
 """
-
-
-def _invoke(*args: str) -> Result:
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
 
 
 def _validated_checks(output: str) -> int:
@@ -71,16 +66,16 @@ def test_validate_counts_as_many_checks_as_a_run_grades(
         schema = suite[suite.index("    response_model:") : suite.index("    expected:")]
         suite = suite.replace(schema, "    response_model: city_model:City\n")
     Path("suite.yaml").write_text(suite, encoding="utf-8")
-    validated = _invoke("validate", "suite.yaml")
+    validated = invoke("validate", "suite.yaml")
     assert validated.exit_code == 0, validated.output
-    ran = _invoke("run", "suite.yaml", "--no-store", "--no-cache", "-c", "1")
+    ran = invoke("run", "suite.yaml", "--no-store", "--no-cache", "-c", "1")
     assert ran.exit_code == 1, ran.output  # `greets` fails: the reply says no hello
     assert _validated_checks(validated.output) == _graded_checks(ran.output) == 7
 
 
 def test_validate_says_which_checks_are_response_schemas(server: FaultServer) -> None:
     Path("suite.yaml").write_text(SUITE, encoding="utf-8")
-    validated = _invoke("validate", "suite.yaml")
+    validated = invoke("validate", "suite.yaml")
     assert validated.output.startswith(
         "✓ suite.yaml: 3 cases, 7 checks (6 written, 1 response schema)\n"
     ), validated.output
@@ -101,9 +96,9 @@ def test_each_scripted_turn_counts_the_case_checks_as_a_run_grades_them(
       checks: [{type: not_contains, value: SAVE20}]
 """
     Path("suite.yaml").write_text(SUITE + conversation, encoding="utf-8")
-    validated = _invoke("validate", "suite.yaml")
+    validated = invoke("validate", "suite.yaml")
     assert validated.exit_code == 0, validated.output
-    ran = _invoke("run", "suite.yaml", "--no-store", "--no-cache", "-c", "1")
+    ran = invoke("run", "suite.yaml", "--no-store", "--no-cache", "-c", "1")
     assert ran.exit_code == 1, ran.output
     # The turns: 2 default checks, 1 of turn 2, 2 schemas; the conversation's 1.
     assert _validated_checks(validated.output) == _graded_checks(ran.output) == 7 + 6
@@ -121,10 +116,10 @@ def test_a_simulated_conversation_counts_the_checks_of_its_every_turn(
       stop: [{type: contains, value: never said}]
 """
     Path("suite.yaml").write_text(SUITE + simulated, encoding="utf-8")
-    validated = _invoke("validate", "suite.yaml")
+    validated = invoke("validate", "suite.yaml")
     assert validated.exit_code == 0, validated.output
     assert ", up to 10 checks (" in validated.output  # it may reach its goal sooner
-    ran = _invoke("run", "suite.yaml", "--no-store", "--no-cache", "-c", "1")
+    ran = invoke("run", "suite.yaml", "--no-store", "--no-cache", "-c", "1")
     assert ran.exit_code == 1, ran.output
     # Its 3 turns, each graded by the default check; the stop check grades nothing.
     assert _validated_checks(validated.output) == _graded_checks(ran.output) == 7 + 3

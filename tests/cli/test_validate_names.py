@@ -7,13 +7,13 @@ Issue 22: the tool-name typo that passed a must-pass injection case, `-p` varian
 from __future__ import annotations
 
 import shutil
-import textwrap
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from promptum.cli import main
+from tests.support.cli import write
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -55,10 +55,6 @@ test_cases:
 @pytest.fixture(autouse=True)
 def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-
-
-def write(name: str, text: str) -> None:
-    Path(name).write_text(textwrap.dedent(text), encoding="utf-8")
 
 
 def invoke(*args: str) -> tuple[int, str]:

@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from promptum.reporting import REPORT_FORMATS, ReportFormat, render_report, writ
 from promptum.reporting._registry import unregister_report_format
 from promptum.results import RunResult
 from promptum.suites import load_suite, suite_json_schema
+from tests.support.cli import write
 from tests.support.fault_server import FaultServer, fault_server
 from tests.support.plugins import install_plugin
 
@@ -44,12 +44,6 @@ def registries() -> Iterator[None]:
     for name in set(REPORT_FORMATS) - reports:
         unregister_report_format(name)
     _routing._plugin_providers.clear()
-
-
-def write(folder: Path, name: str, text: str) -> Path:
-    path = folder / name
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
 
 
 def max_words(response: CheckInput, value: int) -> tuple[bool, str]:
@@ -69,8 +63,7 @@ def test_a_registered_function_is_a_check_type_a_suite_names(tmp_path: Path) -> 
     register_check("max_words", max_words)
     register_check("shouting", shouting, description="mostly capitals")
     path = write(
-        tmp_path,
-        "suite.yaml",
+        tmp_path / "suite.yaml",
         """
         test_cases:
           - id: a
@@ -283,8 +276,7 @@ def test_an_installed_check_type_is_one_function_and_one_yaml_line(
     site = tmp_path / "site"
     install_plugin(site, "acme-promptum", ENTRY_POINTS, PLUGIN)
     write(
-        tmp_path,
-        "suite.yaml",
+        tmp_path / "suite.yaml",
         """
         models: [fault/x, echo/parrot]
         test_cases:
@@ -360,8 +352,7 @@ def test_a_broken_plugin_is_a_located_error_naming_the_entry_point(
     )
     monkeypatch.syspath_prepend(str(site))
     path = write(
-        tmp_path,
-        "suite.yaml",
+        tmp_path / "suite.yaml",
         """
         test_cases:
           - id: a

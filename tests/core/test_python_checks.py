@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 from types import ModuleType
 
@@ -17,6 +16,7 @@ from promptum.errors import ConfigError
 from promptum.providers import ClientOptions, EndpointConfig
 from promptum.runner import TestCase, grade, grade_async
 from promptum.suites import load_suite, suite_json_schema
+from tests.support.cli import write
 from tests.support.fault_server import Reply, fault_server
 
 CHECKS = '''
@@ -73,16 +73,9 @@ CHECKS = '''
 '''
 
 
-def write(folder: Path, name: str, text: str) -> Path:
-    path = folder / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
-
-
 def suite_with(folder: Path, *checks: str, extra: str = "") -> Path:
     """A suite in ``folder`` (beside a checks.py) with one case running ``checks``."""
-    write(folder, "checks.py", CHECKS)
+    write(folder / "checks.py", CHECKS)
     lines = [
         "models: fault/x",
         "test_cases:",
@@ -144,8 +137,7 @@ def test_a_failing_bool_says_so(tmp_path: Path) -> None:
 
 def test_the_check_sees_the_response_its_call_and_its_case(tmp_path: Path) -> None:
     write(
-        tmp_path,
-        "city.py",
+        tmp_path / "city.py",
         """
         from pydantic import BaseModel
 
@@ -254,11 +246,10 @@ def test_a_failure_outranks_a_check_that_erred(tmp_path: Path) -> None:
 
 
 def write_broken_suite(folder: Path) -> Path:
-    write(folder, "checks.py", CHECKS)
-    write(folder, "syntax.py", "def f(:\n")
+    write(folder / "checks.py", CHECKS)
+    write(folder / "syntax.py", "def f(:\n")
     return write(
-        folder,
-        "suite.yaml",
+        folder / "suite.yaml",
         """
         test_cases:
           - id: a
@@ -303,7 +294,7 @@ def test_a_reference_that_does_not_load_is_a_located_load_error(tmp_path: Path) 
 
 
 def test_a_function_of_the_wrong_shape_is_refused_when_the_suite_loads(tmp_path: Path) -> None:
-    write(tmp_path, "shapes.py", "def two(a, b):\n    return True\n\nclass Check:\n    pass\n")
+    write(tmp_path / "shapes.py", "def two(a, b):\n    return True\n\nclass Check:\n    pass\n")
     for reference, message in [
         ("shapes.py:two", "shapes.py:two cannot be called as f(response): its signature is (a, b)"),
         ("shapes.py:Check", "shapes.py:Check is a type, not a function"),
@@ -320,7 +311,7 @@ def test_a_function_of_the_wrong_shape_is_refused_when_the_suite_loads(tmp_path:
 
 
 def test_validate_lists_the_modules_python_checks_import(tmp_path: Path) -> None:
-    write(tmp_path, "lib/helpers.py", "def fine(response):\n    return True\n")
+    write(tmp_path / "lib/helpers.py", "def fine(response):\n    return True\n")
     path = suite_with(
         tmp_path,
         '{type: python, value: "checks.py:no_apology"}',
@@ -344,13 +335,11 @@ def test_validate_lists_the_modules_python_checks_import(tmp_path: Path) -> None
 def test_two_suites_each_with_a_checks_py_get_their_own(tmp_path: Path) -> None:
     for folder, word in (("a", "alpha"), ("b", "beta")):
         write(
-            tmp_path / folder,
-            "checks.py",
+            tmp_path / folder / "checks.py",
             f"def word(response):\n    return '{word}' in response.text\n",
         )
         write(
-            tmp_path / folder,
-            "suite.yaml",
+            tmp_path / folder / "suite.yaml",
             f"""
             test_cases:
               - id: {folder}
@@ -363,11 +352,10 @@ def test_two_suites_each_with_a_checks_py_get_their_own(tmp_path: Path) -> None:
 
 
 def test_defaults_checks_and_data_rows_run_python_checks_too(tmp_path: Path) -> None:
-    write(tmp_path, "checks.py", CHECKS)
-    write(tmp_path, "rows.jsonl", '{"id": "r1", "query": "hi"}\n{"id": "r2", "query": "yo"}\n')
+    write(tmp_path / "checks.py", CHECKS)
+    write(tmp_path / "rows.jsonl", '{"id": "r1", "query": "hi"}\n{"id": "r2", "query": "yo"}\n')
     path = write(
-        tmp_path,
-        "suite.yaml",
+        tmp_path / "suite.yaml",
         """
         defaults:
           checks: [{type: python, value: "checks.py:no_apology"}]
@@ -385,7 +373,7 @@ def test_defaults_checks_and_data_rows_run_python_checks_too(tmp_path: Path) -> 
 def test_from_python_a_python_check_is_relative_to_the_working_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    write(tmp_path, "checks.py", CHECKS)
+    write(tmp_path / "checks.py", CHECKS)
     monkeypatch.chdir(tmp_path)
     definitions = [
         CheckDefinition(type="python", value="checks.py:no_apology"),

@@ -6,7 +6,6 @@ import asyncio
 import json
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -24,6 +23,7 @@ from promptum.runner._judge import FAITHFULNESS_PROMPT
 from promptum.session import Prompt, Session
 from promptum.suites import load_suite
 from tests.suites.suite_problems import problems
+from tests.support.cli import write
 from tests.support.fault_server import FaultServer, Reply
 
 MODEL = "fault/model"
@@ -33,13 +33,6 @@ EXAMPLES = Path(__file__).parents[2] / "examples"
 
 def verdict(score: int, reason: str = "fine") -> Reply:
     return Reply.ok(json.dumps({"score": score, "reason": reason}))
-
-
-def write(folder: Path, name: str, text: str) -> Path:
-    path = folder / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
 
 
 def run_suite(path: Path, options: ClientOptions) -> RunResult:
@@ -65,8 +58,7 @@ def test_a_case_judge_is_merged_over_the_suites_key_by_key(
     tmp_path: Path, server: FaultServer, options: ClientOptions
 ) -> None:
     path = write(
-        tmp_path,
-        "suite.yaml",
+        tmp_path / "suite.yaml",
         f"""\
         models: [{MODEL}]
         judge:
@@ -121,8 +113,7 @@ def test_toml_case_files_and_jsonl_rows_carry_their_own_judge_and_context(
     tmp_path: Path,
 ) -> None:
     write(
-        tmp_path,
-        "cases/refund.toml",
+        tmp_path / "cases/refund.toml",
         """\
         query = "Refund after 40 days?"
         context = ["Refunds within 30 days.", "Receipts required."]
@@ -142,10 +133,9 @@ def test_toml_case_files_and_jsonl_rows_carry_their_own_judge_and_context(
         "passage": "Paris is the capital of France.",
         "judge": {"criteria": {"grounded": {"prompt": "faithfulness"}}, "samples": 2},
     }
-    write(tmp_path, "rows.jsonl", json.dumps(row) + "\n")
+    write(tmp_path / "rows.jsonl", json.dumps(row) + "\n")
     path = write(
-        tmp_path,
-        "suite.yaml",
+        tmp_path / "suite.yaml",
         f"""\
         judge: {{model: {JUDGE}, criteria: {{polite: Is polite}}}}
         prompt: "{{{{ question }}}}"
@@ -225,7 +215,7 @@ test_cases:
 def test_each_criterion_is_one_judge_call_and_one_grade(
     tmp_path: Path, server: FaultServer, options: ClientOptions
 ) -> None:
-    path = write(tmp_path, "suite.yaml", CRITERIA_SUITE)
+    path = write(tmp_path / "suite.yaml", CRITERIA_SUITE)
     server.queue(Reply.ok("Paris."), verdict(9, "names it"), verdict(3, "curt"), verdict(8))
     run = run_suite(path, options)
     (result,) = run.results
@@ -263,8 +253,7 @@ def test_criteria_add_to_the_expected_behaviour(
     tmp_path: Path, server: FaultServer, options: ClientOptions
 ) -> None:
     path = write(
-        tmp_path,
-        "suite.yaml",
+        tmp_path / "suite.yaml",
         CRITERIA_SUITE.replace(
             "vars: {city: Paris}", "vars: {city: Paris}\n    expected_behavior: Says Paris"
         ),
@@ -332,8 +321,7 @@ def test_context_reaches_the_judge_and_only_the_templates_that_use_it(
     tmp_path: Path, server: FaultServer, options: ClientOptions
 ) -> None:
     path = write(
-        tmp_path,
-        "suite.yaml",
+        tmp_path / "suite.yaml",
         f"""\
         models: [{MODEL}]
         judge: {{model: {JUDGE}, prompt: faithfulness}}
@@ -372,8 +360,7 @@ def test_a_faithfulness_criterion_beside_a_rubric(
     tmp_path: Path, server: FaultServer, options: ClientOptions
 ) -> None:
     path = write(
-        tmp_path,
-        "suite.yaml",
+        tmp_path / "suite.yaml",
         f"""\
         models: [{MODEL}]
         judge:
@@ -561,7 +548,7 @@ def test_a_sample_the_judge_could_not_give_makes_the_criterion_an_error(
     ],
 )
 def test_judge_mistakes_are_located_load_errors(tmp_path: Path, text: str, expected: str) -> None:
-    path = write(tmp_path, "suite.yaml", text)
+    path = write(tmp_path / "suite.yaml", text)
     found = problems(path)
     assert len(found) == 1, found
     assert found[0].removeprefix(f"{tmp_path}/").startswith(expected), found[0]
@@ -588,8 +575,7 @@ def test_the_json_schema_knows_criteria_context_and_a_cases_judge() -> None:
 
 def test_a_suite_judge_mistake_is_reported_once_not_per_case(tmp_path: Path) -> None:
     path = write(
-        tmp_path,
-        "suite.yaml",
+        tmp_path / "suite.yaml",
         "judge: {prompt: faithfullness}\ntest_cases:\n"
         "  - {id: a, query: q, context: c, judge: {threshold: 0.5}}\n"
         "  - {id: b, query: q, context: c, judge: {samples: 2}}\n",
@@ -601,8 +587,7 @@ def test_a_suite_judge_mistake_is_reported_once_not_per_case(tmp_path: Path) -> 
 
 def test_validate_checks_a_cases_own_judge_model(tmp_path: Path) -> None:
     path = write(
-        tmp_path,
-        "suite.yaml",
+        tmp_path / "suite.yaml",
         "test_cases:\n  - {id: a, query: q, judge: {model: opnai/gpt-4o-mini}}\n",
     )
     with pytest.raises(ConfigError) as caught:
@@ -617,8 +602,7 @@ def test_validate_checks_a_cases_own_judge_model(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_the_embedded_judge_gives_a_parseable_verdict_for_every_criterion(tmp_path: Path) -> None:
     path = write(
-        tmp_path,
-        "suite.yaml",
+        tmp_path / "suite.yaml",
         """\
         models: [local/smollm2]
         defaults: {params: {temperature: 0, max_tokens: 32}}

@@ -14,6 +14,8 @@ import pytest
 from promptum.reporting import load_run
 from tests.support.fault_server import FaultServer, Reply, fault_server
 
+pytest.importorskip("ray")  # the ray extra: skipped without it, run where it is installed
+
 pytestmark = pytest.mark.slow
 
 SUITE = "models: [fault/model-a]\ndefaults: {checks: [{type: contains, value: Hello}]}\n" + (

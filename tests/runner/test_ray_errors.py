@@ -52,6 +52,7 @@ def test_workers_and_shards_are_at_least_one(setting: str) -> None:
 
 
 def test_a_key_given_in_code_is_never_sent_to_workers() -> None:
+    pytest.importorskip("ray")
     endpoint = EndpointConfig(base_url="http://127.0.0.1:9/v1", api_key=SecretStr("sk-in-code"))
     session = Session(
         models=["mine/model"],
@@ -66,6 +67,7 @@ def test_a_key_given_in_code_is_never_sent_to_workers() -> None:
 
 
 def test_an_address_nobody_answers_at_fails_fast() -> None:
+    pytest.importorskip("ray")
     session = Session(
         models=["fault/model"],
         client_options=ClientOptions(

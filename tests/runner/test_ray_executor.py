@@ -21,6 +21,8 @@ from promptum.results import CaseResult, RunResult
 from promptum.runner import result_key
 from tests.support.fault_server import FaultServer, Reply, _Handler, _Server, fault_server
 
+pytest.importorskip("ray")  # the ray extra: skipped without it, run where it is installed
+
 pytestmark = pytest.mark.slow
 
 MODEL = "fault/model-a"

@@ -21,6 +21,8 @@ import pytest
 
 from promptum.reporting import load_run
 
+pytest.importorskip("ray")  # the ray extra: skipped without it, run where it is installed
+
 pytestmark = pytest.mark.slow
 
 APP = """\

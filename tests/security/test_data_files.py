@@ -19,12 +19,7 @@ from click.testing import CliRunner
 from promptum.cli import main
 from promptum.errors import ConfigError
 from promptum.suites import _rows, load_suite
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
+from tests.support.cli import write
 
 
 def suite_reading(folder: Path, source: str) -> Path:

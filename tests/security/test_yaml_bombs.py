@@ -9,7 +9,6 @@ from __future__ import annotations
 import resource
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from click.testing import CliRunner
 from promptum.cli import main
 from promptum.errors import ConfigError
 from promptum.suites import _yaml, load_suite
+from tests.support.cli import write
 
 # Seven levels of nine aliases: 418 bytes that expand to 9**7 (4.8 million) strings.
 BILLION_LAUGHS = """\
@@ -80,12 +80,6 @@ def test_billion_laughs_is_refused_located_in_bounded_memory(tmp_path: Path) -> 
     assert peak < 300_000  # kilobytes: about what `promptum validate` needs anyway
 
 
-def write(folder: Path, text: str) -> Path:
-    path = folder / "suite.yaml"
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
-
-
 def load_error(path: Path) -> str:
     with pytest.raises(ConfigError) as caught:
         load_suite(path)
@@ -97,7 +91,7 @@ def test_the_alias_limit_counts_values_repeated(
 ) -> None:
     monkeypatch.setattr(_yaml, "MAX_ALIAS_VALUES", 20)
     path = write(
-        tmp_path,
+        tmp_path / "suite.yaml",
         """\
         test_cases:
           - id: a
@@ -119,7 +113,7 @@ def test_the_alias_limit_counts_text_repeated(
     monkeypatch.setattr(_yaml, "MAX_ALIAS_CHARACTERS", 1000)
     long_text = "y" * 300
     path = write(
-        tmp_path,
+        tmp_path / "suite.yaml",
         f"""\
         test_cases:
           - id: a
@@ -161,7 +155,10 @@ def test_anchors_aliases_and_merge_keys_still_work(tmp_path: Path) -> None:
 
 def test_deep_nesting_is_refused_located(tmp_path: Path) -> None:
     nested = "[" * 150 + "]" * 150
-    path = write(tmp_path, f"test_cases:\n  - id: a\n    query: hi\n    vars: {{x: {nested}}}\n")
+    path = write(
+        tmp_path / "suite.yaml",
+        f"test_cases:\n  - id: a\n    query: hi\n    vars: {{x: {nested}}}\n",
+    )
     result = CliRunner().invoke(main, ["validate", str(path)])
     assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output
@@ -176,7 +173,7 @@ def test_each_aliased_node_is_located_once(tmp_path: Path) -> None:
     # document (a deep one reached 846 MB from 449 bytes): an aliased node is walked once.
     keys = ", ".join(f"k{i}: {i}" for i in range(50))
     aliases = ", ".join(["*b"] * 200)
-    path = write(tmp_path, f"base: &b {{{keys}}}\nmany: [{aliases}]\n")
+    path = write(tmp_path / "suite.yaml", f"base: &b {{{keys}}}\nmany: [{aliases}]\n")
     _, locator = _yaml.read_yaml(path)
     assert len(locator.positions) < 500  # 10,000 expanded values
     assert locator.at(("many", 150, "k7")).startswith(f"{path}:1:")  # the anchored node

@@ -19,6 +19,7 @@ from promptum.errors import ConfigError
 from promptum.runner import TestCase
 from promptum.session import Prompt, Session
 from promptum.suites import Suite, load_suite, load_suites
+from tests.support.cli import write
 
 # A byte-order mark, CRLF line ends, a blank line, a quoted cell over two lines, text
 # that is not ASCII and a row without an id: what spreadsheets write.
@@ -66,13 +67,6 @@ test_cases:
 """
 
 
-def _write(folder: Path, name: str, text: str) -> Path:
-    path = folder / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(text.encode("utf-8"))
-    return path
-
-
 def _fields(case: TestCase) -> dict[str, Any]:
     """Every field of a case, checks as their definitions, but where it was read from."""
     fields = {f.name: getattr(case, f.name) for f in dataclasses.fields(case)}
@@ -82,9 +76,9 @@ def _fields(case: TestCase) -> dict[str, Any]:
 
 
 def test_csv_rows_read_lazily_give_the_cases_written_inline(tmp_path: Path) -> None:
-    _write(tmp_path / "csv", "rows.csv", TRICKY_CSV)
-    lazy = load_suite(_write(tmp_path / "csv", "suite.yaml", SUITE))
-    held = load_suite(_write(tmp_path / "inline", "suite.yaml", INLINE))
+    write(tmp_path / "csv" / "rows.csv", TRICKY_CSV)
+    lazy = load_suite(write(tmp_path / "csv" / "suite.yaml", SUITE))
+    held = load_suite(write(tmp_path / "inline" / "suite.yaml", INLINE))
 
     assert [_fields(case) for case in lazy.cases] == [_fields(case) for case in held.cases]
     assert [case.source for case in lazy.cases][::2] == [
@@ -95,8 +89,8 @@ def test_csv_rows_read_lazily_give_the_cases_written_inline(tmp_path: Path) -> N
 
 
 def test_a_row_is_built_the_same_however_it_is_reached(tmp_path: Path) -> None:
-    _write(tmp_path, "rows.csv", TRICKY_CSV)
-    cases = load_suite(_write(tmp_path, "suite.yaml", SUITE)).cases
+    write(tmp_path / "rows.csv", TRICKY_CSV)
+    cases = load_suite(write(tmp_path / "suite.yaml", SUITE)).cases
     in_order = list(cases)
 
     assert len(cases) == 6
@@ -119,9 +113,9 @@ def test_rows_read_in_blocks_are_the_rows_read_one_by_one(
         f'a{n},"Hello, ""world""",Paris\r\n\r\nb{n},"two\r\nlines é",Zürich\r\nc{n},é {n},Oslo\r\n'
         for n in range(300)
     )
-    _write(tmp_path, "rows.csv", "id,text,city\r\n" + "".join(groups))
+    write(tmp_path / "rows.csv", "id,text,city\r\n" + "".join(groups))
     suite = "models: [fault/a]\nprompt: '{{ text }} ({{ city }})'\ncases_from: rows.csv\n"
-    cases = load_suite(_write(tmp_path, "suite.yaml", suite)).cases
+    cases = load_suite(write(tmp_path / "suite.yaml", suite)).cases
 
     in_order = list(cases)
     assert len(in_order) == 900
@@ -136,15 +130,14 @@ def test_rows_read_in_blocks_are_the_rows_read_one_by_one(
 
 
 def test_jsonl_rows_read_lazily_keep_their_lines(tmp_path: Path) -> None:
-    _write(
-        tmp_path,
-        "rows.jsonl",
+    write(
+        tmp_path / "rows.jsonl",
         '{"id": "a", "query": "hi {{ who }}", "vars": {"who": "you"}}\n'
         "\n   \n"
         '{"query": "second é", "tags": ["t"]}\r\n'
         '{"query": "third", "checks": [{"type": "contains", "value": "x"}]}',
     )
-    suite = load_suite(_write(tmp_path, "suite.yaml", "models: fault/a\ncases_from: rows.jsonl\n"))
+    suite = load_suite(write(tmp_path / "suite.yaml", "models: fault/a\ncases_from: rows.jsonl\n"))
 
     assert [(c.id, c.messages[-1].content, c.source) for c in suite.cases] == [
         ("a", "hi you", f"{tmp_path / 'rows.jsonl'}:1"),
@@ -155,20 +148,20 @@ def test_jsonl_rows_read_lazily_keep_their_lines(tmp_path: Path) -> None:
 
 
 def test_a_bad_row_is_reported_at_its_line_before_any_case_is_run(tmp_path: Path) -> None:
-    _write(tmp_path, "rows.csv", TRICKY_CSV + "q4,{{ nope }},1,Rome\r\n")
+    write(tmp_path / "rows.csv", TRICKY_CSV + "q4,{{ nope }},1,Rome\r\n")
     with pytest.raises(ConfigError) as error:
-        load_suite(_write(tmp_path, "suite.yaml", SUITE))
+        load_suite(write(tmp_path / "suite.yaml", SUITE))
     assert f"{tmp_path / 'rows.csv'}:7: query: template variable error" in str(error.value)
 
-    _write(tmp_path, "rows.jsonl", '{"query": "fine"}\n\n{"query": "bad", "checks": 3}\n')
+    write(tmp_path / "rows.jsonl", '{"query": "fine"}\n\n{"query": "bad", "checks": 3}\n')
     with pytest.raises(ConfigError) as error:
-        load_suite(_write(tmp_path, "jsonl.yaml", "cases_from: rows.jsonl\n"))
+        load_suite(write(tmp_path / "jsonl.yaml", "cases_from: rows.jsonl\n"))
     assert f"{tmp_path / 'rows.jsonl'}:3: checks:" in str(error.value)
 
 
 def test_a_data_file_changed_after_loading_is_refused_when_read(tmp_path: Path) -> None:
-    rows = _write(tmp_path, "rows.csv", TRICKY_CSV)
-    cases = load_suite(_write(tmp_path, "suite.yaml", SUITE)).cases
+    rows = write(tmp_path / "rows.csv", TRICKY_CSV)
+    cases = load_suite(write(tmp_path / "suite.yaml", SUITE)).cases
     with rows.open("a", encoding="utf-8") as handle:
         handle.write("q5,more,1,Bern\r\n")
     with pytest.raises(ConfigError, match="the file changed after the suite was loaded"):
@@ -176,11 +169,10 @@ def test_a_data_file_changed_after_loading_is_refused_when_read(tmp_path: Path) 
 
 
 def test_identical_checks_are_one_object_across_cases(tmp_path: Path) -> None:
-    _write(tmp_path, "rows.csv", "id,query,answer\na,x,42\nb,y,42\nc,z,7\n")
+    write(tmp_path / "rows.csv", "id,query,answer\na,x,42\nb,y,42\nc,z,7\n")
     rows = load_suite(
-        _write(
-            tmp_path,
-            "rows.yaml",
+        write(
+            tmp_path / "rows.yaml",
             "cases_from: rows.csv\ncolumns: {answer: {type: contains}}\n"
             "defaults: {checks: [{type: max_length, value: 9}]}\n",
         )
@@ -190,9 +182,8 @@ def test_identical_checks_are_one_object_across_cases(tmp_path: Path) -> None:
     assert rows[0].checks[0] is rows[2].checks[0]
 
     inline = load_suite(
-        _write(
-            tmp_path,
-            "inline.yaml",
+        write(
+            tmp_path / "inline.yaml",
             """\
             test_cases:
               - {id: a, query: x, checks: [{type: regex, value: "\\\\d+"}, {type: is_valid_json}]}
@@ -256,10 +247,9 @@ def test_a_check_type_registered_again_is_what_the_next_prompt_runs() -> None:
 
 def _golden_set(folder: Path, rows: int) -> Path:
     lines = [f"q{i},What is {i % 97} + {i % 13}?,{i % 97 + i % 13}" for i in range(rows)]
-    _write(folder, "rows.csv", "id,query,answer\n" + "\n".join(lines) + "\n")
-    return _write(
-        folder,
-        "suite.yaml",
+    write(folder / "rows.csv", "id,query,answer\n" + "\n".join(lines) + "\n")
+    return write(
+        folder / "suite.yaml",
         "cases_from: rows.csv\ncolumns: {answer: {type: contains}}\ndefaults:\n"
         "  checks: [{type: max_length, value: 200}, {type: min_length, value: 1}]\n",
     )
@@ -312,8 +302,8 @@ def test_a_session_selects_and_overrides_a_large_suite_in_bytes_per_row(tmp_path
 
 
 def test_a_session_holds_a_suite_without_building_its_cases(tmp_path: Path) -> None:
-    _write(tmp_path, "rows.csv", TRICKY_CSV)
-    suite = load_suite(_write(tmp_path, "suite.yaml", SUITE))
+    write(tmp_path / "rows.csv", TRICKY_CSV)
+    suite = load_suite(write(tmp_path / "suite.yaml", SUITE))
     session = Session(models=["fault/default"])
     session.add_test(Prompt(name="first", prompt="hi"))
     session.add_suite(suite)
@@ -341,8 +331,8 @@ def test_a_session_holds_a_suite_without_building_its_cases(tmp_path: Path) -> N
 
 
 def test_a_session_still_refuses_a_test_twice(tmp_path: Path) -> None:
-    _write(tmp_path, "rows.csv", TRICKY_CSV)
-    path = _write(tmp_path, "suite.yaml", SUITE)
+    write(tmp_path / "rows.csv", TRICKY_CSV)
+    path = write(tmp_path / "suite.yaml", SUITE)
     session = Session()
     session.add_suite(path)
     with pytest.raises(ConfigError, match="a test named 'golden/q1' is already in the session"):
@@ -358,9 +348,9 @@ def test_a_session_still_refuses_a_test_twice(tmp_path: Path) -> None:
 
 
 def test_duplicate_ids_in_rows_are_reported_with_both_lines(tmp_path: Path) -> None:
-    _write(tmp_path, "rows.csv", "id,query\na,x\nb,y\na,z\n")
-    _write(tmp_path, "more.jsonl", '{"id": "b", "query": "again"}\n')
-    suite = _write(tmp_path, "suite.yaml", "name: s\ncases_from: [rows.csv, more.jsonl]\n")
+    write(tmp_path / "rows.csv", "id,query\na,x\nb,y\na,z\n")
+    write(tmp_path / "more.jsonl", '{"id": "b", "query": "again"}\n')
+    suite = write(tmp_path / "suite.yaml", "name: s\ncases_from: [rows.csv, more.jsonl]\n")
     with pytest.raises(ConfigError) as error:
         load_suites([suite])
     rows, more = tmp_path / "rows.csv", tmp_path / "more.jsonl"
@@ -378,5 +368,5 @@ def test_a_deep_problem_in_a_large_yaml_suite_is_still_located(tmp_path: Path) -
         "- id: broken\n  query: hi\n  checks:\n    - {type: contains, value: 3}\n", "  "
     )
     with pytest.raises(ConfigError) as error:
-        load_suite(_write(tmp_path, "big.yaml", "test_cases:\n" + cases + bad))
+        load_suite(write(tmp_path / "big.yaml", "test_cases:\n" + cases + bad))
     assert f"{tmp_path / 'big.yaml'}:205:9: test_cases[200].checks[0]: check" in str(error.value)

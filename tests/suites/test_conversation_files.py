@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -15,16 +14,11 @@ from promptum.errors import ConfigError
 from promptum.runner import ConversationGrading, Criterion, Simulation
 from promptum.suites import load_suite, suite_json_schema
 from tests.suites.suite_problems import problems
-
-
-def write(folder: Path, text: str, name: str = "suite.yaml") -> Path:
-    path = folder / name
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
+from tests.support.cli import write
 
 
 def one_problem(folder: Path, text: str) -> str:
-    path = write(folder, text)
+    path = write(folder / "suite.yaml", text)
     found = problems(path)
     assert len(found) == 1, found
     assert found[0].startswith(f"{path}:")
@@ -63,7 +57,7 @@ test_cases:
 
 
 def test_a_scripted_conversation_builds_its_turns(tmp_path: Path) -> None:
-    path = write(tmp_path, VALID)
+    path = write(tmp_path / "suite.yaml", VALID)
     case, simulated = load_suite(path).cases
     assert case.is_conversation
     # Only the opening system message: the turns are the user's messages.
@@ -104,7 +98,7 @@ def test_a_scripted_conversation_builds_its_turns(tmp_path: Path) -> None:
 
 
 def test_validate_lists_the_conversations(tmp_path: Path) -> None:
-    path = write(tmp_path, VALID)
+    path = write(tmp_path / "suite.yaml", VALID)
     done = CliRunner().invoke(main, ["validate", str(path)])
     assert done.exit_code == 0, done.output
     # The default check grades each turn: 2 + 1 of turn 2 + 1 of the conversation, and up
@@ -228,7 +222,7 @@ def test_each_mistake_is_a_located_load_error(
 
 def test_a_turn_reading_a_reply_that_does_not_exist_yet(tmp_path: Path) -> None:
     path = write(
-        tmp_path,
+        tmp_path / "suite.yaml",
         """\
         test_cases:
           - id: a
@@ -293,7 +287,9 @@ def test_turns_cannot_run_on_prompt_variants(tmp_path: Path) -> None:
 
 
 def test_validate_exits_2_with_located_errors_and_no_traceback(tmp_path: Path) -> None:
-    path = write(tmp_path, "test_cases:\n  - {id: a, query: hi, turns: [{query: x}]}\n")
+    path = write(
+        tmp_path / "suite.yaml", "test_cases:\n  - {id: a, query: hi, turns: [{query: x}]}\n"
+    )
     done = CliRunner().invoke(main, ["validate", str(path)])
     assert done.exit_code == 2
     assert f"{path}:2:" in done.output
@@ -305,7 +301,7 @@ def test_csv_and_jsonl_rows_refuse_conversations(tmp_path: Path) -> None:
     (tmp_path / "rows.csv").write_text("id,query,turns\na,hi,x\n", encoding="utf-8")
     row = {"id": "b", "turns": [{"query": "x"}]}
     (tmp_path / "rows.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
-    path = write(tmp_path, "cases_from: [rows.csv, rows.jsonl]\n")
+    path = write(tmp_path / "suite.yaml", "cases_from: [rows.csv, rows.jsonl]\n")
     found = problems(path)
     assert len(found) == 2, found
     csv_line, jsonl_line = sorted(found)
@@ -318,8 +314,8 @@ def test_csv_and_jsonl_rows_refuse_conversations(tmp_path: Path) -> None:
 
 def test_a_yaml_case_file_may_hold_conversations(tmp_path: Path) -> None:
     (tmp_path / "cases").mkdir()
-    write(tmp_path, "- id: a\n  turns: [{query: hi}, {query: again}]\n", "cases/talk.yaml")
-    path = write(tmp_path, "cases_from: cases/*.yaml\n")
+    write(tmp_path / "cases/talk.yaml", "- id: a\n  turns: [{query: hi}, {query: again}]\n")
+    path = write(tmp_path / "suite.yaml", "cases_from: cases/*.yaml\n")
     (case,) = load_suite(path).cases
     assert [t.query for t in case.turns] == ["hi", "again"]
 
@@ -336,7 +332,7 @@ def test_the_schema_has_the_conversation_keys() -> None:
 def test_a_target_says_who_keeps_the_history(tmp_path: Path) -> None:
     (tmp_path / "app.py").write_text("def chat(messages):\n    return 'ok'\n", encoding="utf-8")
     path = write(
-        tmp_path,
+        tmp_path / "suite.yaml",
         """\
         test_cases:
           - id: python
@@ -353,7 +349,7 @@ def test_a_target_says_who_keeps_the_history(tmp_path: Path) -> None:
     histories = [case.target.history for case in load_suite(path).cases if case.target]
     assert histories == ["server", "server", "client"]
     path = write(
-        tmp_path,
+        tmp_path / "suite.yaml",
         "test_cases:\n  - id: a\n    target: {function: app.py:chat, history: serve}\n"
         "    turns: [{query: hi}]\n",
     )
@@ -364,7 +360,7 @@ def test_a_target_says_who_keeps_the_history(tmp_path: Path) -> None:
 
 def test_a_simulated_users_model_is_checked_by_validate(tmp_path: Path) -> None:
     path = write(
-        tmp_path,
+        tmp_path / "suite.yaml",
         "test_cases:\n  - id: a\n    simulate: {model: nosuchprovider/x, goal: g, max_turns: 2}\n",
     )
     done = CliRunner().invoke(main, ["validate", str(path)])
@@ -374,7 +370,7 @@ def test_a_simulated_users_model_is_checked_by_validate(tmp_path: Path) -> None:
 
 def test_a_redteam_case_graded_only_by_its_conversation_is_detected(tmp_path: Path) -> None:
     path = write(
-        tmp_path,
+        tmp_path / "suite.yaml",
         """\
         test_cases:
           - id: a

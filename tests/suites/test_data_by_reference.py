@@ -12,7 +12,6 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,15 +23,10 @@ from promptum.cli import main
 from promptum.errors import ConfigError
 from promptum.reporting import load_run
 from promptum.suites import find_suites, load_suite
+from tests.support.cli import write
 from tests.support.fault_server import FaultServer, Reply, fault_server
 
 APP = "def answer(query: str) -> str:\n    return 'echo: ' + query\n"
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
 
 
 def problems(path: Path) -> str:

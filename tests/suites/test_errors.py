@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from promptum.errors import ConfigError
 from promptum.suites import load_suite, load_suites
-
-
-def write(folder: Path, name: str, text: str) -> Path:
-    path = folder / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
+from tests.support.cli import write
 
 
 def problems(path: Path) -> list[str]:
@@ -27,7 +20,7 @@ def problems(path: Path) -> list[str]:
 
 
 def one_problem(tmp_path: Path, text: str) -> str:
-    path = write(tmp_path, "suite.yaml", text)
+    path = write(tmp_path / "suite.yaml", text)
     found = problems(path)
     assert len(found) == 1, found
     prefix = f"{path}:"
@@ -51,8 +44,7 @@ def test_unknown_case_key(tmp_path: Path) -> None:
 
 def test_unknown_key_in_check_and_params(tmp_path: Path) -> None:
     path = write(
-        tmp_path,
-        "suite.yaml",
+        tmp_path / "suite.yaml",
         """\
         test_cases:
           - id: a
@@ -77,8 +69,7 @@ def test_unknown_key_in_check_and_params(tmp_path: Path) -> None:
 
 def test_bad_check_definitions_are_all_reported(tmp_path: Path) -> None:
     path = write(
-        tmp_path,
-        "suite.yaml",
+        tmp_path / "suite.yaml",
         """\
         test_cases:
           - id: a
@@ -125,7 +116,8 @@ def test_a_scalar_where_a_mapping_belongs_names_the_keys_not_pydantic_classes(
     tmp_path: Path,
 ) -> None:
     path = write(
-        tmp_path, "suite.yaml", "test_cases:\n  - just text\n  - {id: a, query: q, checks: [x]}\n"
+        tmp_path / "suite.yaml",
+        "test_cases:\n  - just text\n  - {id: a, query: q, checks: [x]}\n",
     )
     found = problems(path)
     assert found[0].startswith(f"{path}:2:5: test_cases[0]: must be a mapping with keys such as ")
@@ -137,7 +129,7 @@ def test_a_scalar_where_a_mapping_belongs_names_the_keys_not_pydantic_classes(
 
 
 def test_duplicate_yaml_keys(tmp_path: Path) -> None:
-    path = write(tmp_path, "suite.yaml", "test_cases:\n  - id: a\n    query: q\n    query: r\n")
+    path = write(tmp_path / "suite.yaml", "test_cases:\n  - id: a\n    query: q\n    query: r\n")
     with pytest.raises(
         ConfigError, match=r"suite.yaml:4:5: test_cases\[0\].query: key 'query' appears twice"
     ):
@@ -146,7 +138,7 @@ def test_duplicate_yaml_keys(tmp_path: Path) -> None:
 
 def test_duplicate_case_ids_within_and_across_suites(tmp_path: Path) -> None:
     same = write(
-        tmp_path, "same.yaml", "test_cases:\n  - {id: a, query: q}\n  - {id: a, query: r}\n"
+        tmp_path / "same.yaml", "test_cases:\n  - {id: a, query: q}\n  - {id: a, query: r}\n"
     )
     for load in (load_suite, lambda path: load_suites([path])):
         with pytest.raises(ConfigError) as caught:
@@ -157,13 +149,13 @@ def test_duplicate_case_ids_within_and_across_suites(tmp_path: Path) -> None:
         )
 
     # Suites namespace their ids: the same id in two suites is two cases.
-    other = write(tmp_path, "other.yaml", "test_cases:\n  - {id: b, query: q}\n")
-    again = write(tmp_path, "again.yaml", "test_cases:\n  - {id: b, query: q}\n")
+    other = write(tmp_path / "other.yaml", "test_cases:\n  - {id: b, query: q}\n")
+    again = write(tmp_path / "again.yaml", "test_cases:\n  - {id: b, query: q}\n")
     keys = [case.key for suite in load_suites([other, again]) for case in suite.cases]
     assert keys == ["other/b", "again/b"]
     twin = tmp_path / "twin"
     twin.mkdir()
-    clash = write(twin, "other.yaml", "test_cases:\n  - {id: b, query: q}\n")
+    clash = write(twin / "other.yaml", "test_cases:\n  - {id: b, query: q}\n")
     with pytest.raises(ConfigError, match="suite name 'other' is also the name of"):
         load_suites([other, clash])
 
@@ -185,13 +177,13 @@ def test_template_syntax_error(tmp_path: Path) -> None:
 
 
 def test_yaml_syntax_error_has_line_and_column(tmp_path: Path) -> None:
-    path = write(tmp_path, "suite.yaml", "test_cases:\n  - id: a\n   query: [unclosed\n")
+    path = write(tmp_path / "suite.yaml", "test_cases:\n  - id: a\n   query: [unclosed\n")
     with pytest.raises(ConfigError, match=rf"^{path}:3:\d+: invalid YAML: "):
         load_suite(path)
 
 
 def test_an_unclosed_quote_points_back_to_where_it_opened(tmp_path: Path) -> None:
-    path = write(tmp_path, "suite.yaml", 'test_cases:\n  - id: a\n    query: "hi\n  - id: b\n')
+    path = write(tmp_path / "suite.yaml", 'test_cases:\n  - id: a\n    query: "hi\n  - id: b\n')
     with pytest.raises(ConfigError) as caught:
         load_suite(path)
     assert "(while scanning a quoted scalar that starts at line 3, column 12)" in str(caught.value)
@@ -199,21 +191,20 @@ def test_an_unclosed_quote_points_back_to_where_it_opened(tmp_path: Path) -> Non
 
 def test_empty_and_non_mapping_files(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="the file is empty; `promptum init` writes a starter"):
-        load_suite(write(tmp_path, "empty.yaml", ""))
+        load_suite(write(tmp_path / "empty.yaml", ""))
     with pytest.raises(
         ConfigError, match=r"list.yaml:1:1: a suite is a mapping with `test_cases:`"
     ):
-        load_suite(write(tmp_path, "list.yaml", "- id: a\n"))
+        load_suite(write(tmp_path / "list.yaml", "- id: a\n"))
     with pytest.raises(ConfigError, match="the suite has no cases"):
-        load_suite(write(tmp_path, "nocases.yaml", "name: nothing\n"))
+        load_suite(write(tmp_path / "nocases.yaml", "name: nothing\n"))
     message = one_problem(tmp_path, "test_cases: {id: a}\n")
     assert message.startswith("1:1: test_cases: must be a list")
 
 
 def test_case_shape_problems(tmp_path: Path) -> None:
     path = write(
-        tmp_path,
-        "suite.yaml",
+        tmp_path / "suite.yaml",
         """\
         test_cases:
           - query: no id
@@ -240,8 +231,7 @@ def test_case_shape_problems(tmp_path: Path) -> None:
 
 def test_response_model_problems(tmp_path: Path) -> None:
     path = write(
-        tmp_path,
-        "suite.yaml",
+        tmp_path / "suite.yaml",
         """\
         test_cases:
           - id: missing-module
@@ -285,9 +275,9 @@ def test_judge_prompt_template_is_checked(tmp_path: Path) -> None:
 
 
 def test_cases_from_problems(tmp_path: Path) -> None:
-    write(tmp_path, "data.txt", "not cases\n")
+    write(tmp_path / "data.txt", "not cases\n")
     path = write(
-        tmp_path, "suite.yaml", "prompt: p\ncases_from: [missing.csv, data.txt, no_folder]\n"
+        tmp_path / "suite.yaml", "prompt: p\ncases_from: [missing.csv, data.txt, no_folder]\n"
     )
     found = problems(path)
     assert found[0].startswith(f"{path}:2:14: cases_from[0]: ")
@@ -297,23 +287,23 @@ def test_cases_from_problems(tmp_path: Path) -> None:
 
 
 def test_bad_rows_are_located(tmp_path: Path) -> None:
-    write(tmp_path, "rows.csv", "id,city\na,Paris\nb,Rome,extra\n")
-    path = write(tmp_path, "suite.yaml", "prompt: '{{ city }}'\ncases_from: rows.csv\n")
+    write(tmp_path / "rows.csv", "id,city\na,Paris\nb,Rome,extra\n")
+    path = write(tmp_path / "suite.yaml", "prompt: '{{ city }}'\ncases_from: rows.csv\n")
     assert "rows.csv:3: row 2 has more values than the header" in problems(path)[0]
 
-    write(tmp_path, "rows.jsonl", '{"id": "a", "city": "Paris"}\n{"id": "b", city}\n')
-    path = write(tmp_path, "suite.yaml", "prompt: '{{ city }}'\ncases_from: rows.jsonl\n")
+    write(tmp_path / "rows.jsonl", '{"id": "a", "city": "Paris"}\n{"id": "b", city}\n')
+    path = write(tmp_path / "suite.yaml", "prompt: '{{ city }}'\ncases_from: rows.jsonl\n")
     assert "rows.jsonl:2:13: invalid JSON" in problems(path)[0]
 
-    write(tmp_path, "vars.jsonl", '{"id": "a", "city": "Paris"}\n{"id": "b"}\n')
-    path = write(tmp_path, "suite.yaml", "prompt: '{{ city }}'\ncases_from: vars.jsonl\n")
+    write(tmp_path / "vars.jsonl", '{"id": "a", "city": "Paris"}\n{"id": "b"}\n')
+    path = write(tmp_path / "suite.yaml", "prompt: '{{ city }}'\ncases_from: vars.jsonl\n")
     (message,) = problems(path)
     assert message.startswith(f"{tmp_path / 'vars.jsonl'}:2: (top level): template variable error")
 
 
 def test_toml_case_problems(tmp_path: Path) -> None:
-    write(tmp_path, "cases/a.toml", 'query = "q"\nexpectd = {x = 1}\n')
-    write(tmp_path, "cases/b.toml", 'query = "q\n')
+    write(tmp_path / "cases/a.toml", 'query = "q"\nexpectd = {x = 1}\n')
+    write(tmp_path / "cases/b.toml", 'query = "q\n')
     with pytest.raises(ConfigError) as caught:
         load_suite(tmp_path / "cases")
     text = str(caught.value)
@@ -332,7 +322,7 @@ def test_not_a_suite(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="no such file or folder"):
         load_suite(tmp_path / "nope.yaml")
     with pytest.raises(ConfigError, match=r"not a suite; give a \.yaml/\.yml suite"):
-        load_suite(write(tmp_path, "cases.csv", "id\n"))
+        load_suite(write(tmp_path / "cases.csv", "id\n"))
     (tmp_path / "empty").mkdir()
     with pytest.raises(ConfigError, match=r"the folder has no \*\.toml case files"):
         load_suite(tmp_path / "empty")
@@ -340,7 +330,7 @@ def test_not_a_suite(tmp_path: Path) -> None:
 
 def test_many_problems_are_capped(tmp_path: Path) -> None:
     cases = "".join(f"  - {{id: c{i}, query: q, bad{i}: 1}}\n" for i in range(30))
-    found = problems(write(tmp_path, "suite.yaml", f"test_cases:\n{cases}"))
+    found = problems(write(tmp_path / "suite.yaml", f"test_cases:\n{cases}"))
     assert len(found) == 21
     assert found[-1] == "... and 10 more problems"
 
@@ -353,7 +343,7 @@ def test_a_recursive_alias_is_an_error_not_a_crash(tmp_path: Path) -> None:
 
 
 def test_toml_dotted_keys_are_located(tmp_path: Path) -> None:
-    write(tmp_path, "cases/a.toml", 'query = "q"\n\nexpected.city = "Berlin"\n')
+    write(tmp_path / "cases/a.toml", 'query = "q"\n\nexpected.city = "Berlin"\n')
     with pytest.raises(ConfigError) as caught:
         load_suite(tmp_path / "cases")
     where = tmp_path / "cases" / "a.toml"
@@ -362,7 +352,7 @@ def test_toml_dotted_keys_are_located(tmp_path: Path) -> None:
 
 def test_toml_array_of_tables_entries_are_located(tmp_path: Path) -> None:
     text = 'query = "q"\n[[checks]]\ntype = "contains"\nvalue = "a"\n[[checks]]\ntype = "regx"\n'
-    write(tmp_path, "cases/a.toml", text)
+    write(tmp_path / "cases/a.toml", text)
     with pytest.raises(ConfigError) as caught:
         load_suite(tmp_path / "cases")
     where = tmp_path / "cases" / "a.toml"
@@ -370,7 +360,7 @@ def test_toml_array_of_tables_entries_are_located(tmp_path: Path) -> None:
 
 
 def test_a_response_model_module_that_fails_to_import_is_a_problem(tmp_path: Path) -> None:
-    write(tmp_path, "broken_output_model.py", "raise RuntimeError('boom')\n")
+    write(tmp_path / "broken_output_model.py", "raise RuntimeError('boom')\n")
     message = one_problem(
         tmp_path, "test_cases:\n  - {id: a, query: q, response_model: 'broken_output_model:X'}\n"
     )
@@ -382,8 +372,7 @@ def test_a_response_model_module_that_fails_to_import_is_a_problem(tmp_path: Pat
 
 def test_a_response_model_without_a_json_schema_is_a_problem(tmp_path: Path) -> None:
     write(
-        tmp_path,
-        "callable_output_model.py",
+        tmp_path / "callable_output_model.py",
         "from typing import Callable\nfrom pydantic import BaseModel\n\n\n"
         "class X(BaseModel):\n    f: Callable[[], int]\n",
     )

@@ -10,13 +10,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from promptum.errors import ConfigError
 from promptum.suites import _rows, _yaml, find_suites, load_suite
+from tests.support.cli import write
 from tests.support.privileges import as_a_user
 
 LOOP = "cannot read the file: it is a symbolic link that leads back to itself; point the link "
@@ -24,12 +24,6 @@ DANGLING = "cannot read the file: it is a symbolic link to a file that does not 
 DENIED = "permission denied; make it readable by the user that runs promptum"
 
 SUITE = "test_cases:\n  - {id: one, query: Say hello}\n"
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
 
 
 def link(path: Path, target: str) -> Path:

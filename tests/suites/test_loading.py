@@ -11,15 +11,8 @@ from promptum.checks import CheckDefinition
 from promptum.results import Message
 from promptum.runner import JudgeConfig
 from promptum.suites import load_suite, load_suites
+from tests.support.cli import write
 from tests.support.reference import REFERENCE_YAML
-
-
-def write(folder: Path, name: str, text: str) -> Path:
-    path = folder / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
-
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 
@@ -30,7 +23,7 @@ def test_the_shipped_example_is_the_reference_text() -> None:
 
 
 def test_reference_example_loads_unchanged(tmp_path: Path) -> None:
-    suite = load_suite(write(tmp_path, "golden.yaml", REFERENCE_YAML))
+    suite = load_suite(write(tmp_path / "golden.yaml", REFERENCE_YAML))
     (case,) = suite.cases
     assert case.id == "test-003"
     assert case.messages == (Message(role="user", content="Return the user profile as JSON"),)
@@ -46,8 +39,7 @@ def test_reference_example_loads_unchanged(tmp_path: Path) -> None:
 
 def test_defaults_vars_system_and_params_are_merged(tmp_path: Path) -> None:
     path = write(
-        tmp_path,
-        "suite.yaml",
+        tmp_path / "suite.yaml",
         """\
         name: geography
         models: openai/gpt-4o-mini
@@ -99,8 +91,7 @@ def test_defaults_vars_system_and_params_are_merged(tmp_path: Path) -> None:
 
 def test_judge_section_defaults_to_the_embedded_model(tmp_path: Path) -> None:
     path = write(
-        tmp_path,
-        "s.yaml",
+        tmp_path / "s.yaml",
         """\
         judge: {}
         test_cases:
@@ -113,8 +104,7 @@ def test_judge_section_defaults_to_the_embedded_model(tmp_path: Path) -> None:
 
 def test_messages_instead_of_query(tmp_path: Path) -> None:
     path = write(
-        tmp_path,
-        "chat.yaml",
+        tmp_path / "chat.yaml",
         """\
         system: ignored when the conversation has its own system message
         vars: {name: Ada}
@@ -135,8 +125,7 @@ def test_messages_instead_of_query(tmp_path: Path) -> None:
 
 def test_inline_response_schema_with_field_assertions(tmp_path: Path) -> None:
     path = write(
-        tmp_path,
-        "structured.yaml",
+        tmp_path / "structured.yaml",
         """\
         test_cases:
           - id: extract
@@ -159,8 +148,7 @@ def test_inline_response_schema_with_field_assertions(tmp_path: Path) -> None:
 
 def test_response_model_names_a_pydantic_class_beside_the_suite(tmp_path: Path) -> None:
     write(
-        tmp_path,
-        "invoice_models_for_test.py",
+        tmp_path / "invoice_models_for_test.py",
         """\
         from pydantic import BaseModel
 
@@ -170,8 +158,7 @@ def test_response_model_names_a_pydantic_class_beside_the_suite(tmp_path: Path) 
         """,
     )
     path = write(
-        tmp_path,
-        "invoices.yaml",
+        tmp_path / "invoices.yaml",
         """\
         test_cases:
           - id: invoice
@@ -192,8 +179,7 @@ def test_two_suites_with_their_own_models_module_get_their_own_classes(tmp_path:
     for team, field in (("billing", "total"), ("support", "severity")):
         folder = tmp_path / team
         write(
-            folder,
-            "models.py",
+            folder / "models.py",
             f"""\
             from pydantic import BaseModel
 
@@ -203,8 +189,7 @@ def test_two_suites_with_their_own_models_module_get_their_own_classes(tmp_path:
         )
         paths.append(
             write(
-                folder,
-                "suite.yaml",
+                folder / "suite.yaml",
                 f"""\
                 test_cases:
                   - id: {team}
@@ -222,8 +207,7 @@ def test_two_suites_with_their_own_models_module_get_their_own_classes(tmp_path:
 
 def test_toml_case_folder(tmp_path: Path) -> None:
     write(
-        tmp_path,
-        "cases/01-normal.toml",
+        tmp_path / "cases/01-normal.toml",
         """\
         expected_behavior = "Extracts the vendor"
         response_model = { type = "object", properties = { vendor = { type = "string" } } }
@@ -236,8 +220,7 @@ def test_toml_case_folder(tmp_path: Path) -> None:
         """,
     )
     write(
-        tmp_path,
-        "cases/02-injection.toml",
+        tmp_path / "cases/02-injection.toml",
         """\
         id = "injection"
         tags = ["attack"]
@@ -254,8 +237,7 @@ def test_toml_case_folder(tmp_path: Path) -> None:
         """,
     )
     path = write(
-        tmp_path,
-        "suite.yaml",
+        tmp_path / "suite.yaml",
         """\
         prompt: "Extract the vendor of this invoice: {{ document }}"
         cases_from: cases
@@ -273,8 +255,7 @@ def test_toml_case_folder(tmp_path: Path) -> None:
 
 def test_a_toml_folder_is_a_suite_by_itself(tmp_path: Path) -> None:
     write(
-        tmp_path,
-        "cases/hello.toml",
+        tmp_path / "cases/hello.toml",
         'query = "Say hello"\n'
         'checks = [{type = "contains", value = "hello", case_insensitive = true}]\n',
     )
@@ -286,8 +267,7 @@ def test_a_toml_folder_is_a_suite_by_itself(tmp_path: Path) -> None:
 
 def test_csv_and_jsonl_rows_become_cases(tmp_path: Path) -> None:
     write(
-        tmp_path,
-        "data/capitals.csv",
+        tmp_path / "data/capitals.csv",
         """\
         id,country,expected_behavior
         fr,France,Names Paris
@@ -295,13 +275,11 @@ def test_csv_and_jsonl_rows_become_cases(tmp_path: Path) -> None:
         """,
     )
     write(
-        tmp_path,
-        "data/more.jsonl",
+        tmp_path / "data/more.jsonl",
         '{"country": "Spain", "tags": ["es"]}\n\n{"id": "it", "country": "Italy"}\n',
     )
     path = write(
-        tmp_path,
-        "suite.yaml",
+        tmp_path / "suite.yaml",
         """\
         prompt: "What is the capital of {{ country }}?"
         defaults:
@@ -324,7 +302,7 @@ def test_csv_from_a_spreadsheet_bom_and_empty_cells(tmp_path: Path) -> None:
         "\ufeffid,query,country\nfr,,France\n,Capital of Japan?,Japan\n".encode()
     )
     suite = 'prompt: "Capital of {{ country }}?"\ncases_from: rows.csv\n'
-    path = write(tmp_path, "suite.yaml", suite)
+    path = write(tmp_path / "suite.yaml", suite)
     cases = load_suite(path).cases
     assert [c.id for c in cases] == ["fr", "rows-2"]  # a BOM does not rename the `id` column
     assert [c.messages[-1].content for c in cases] == ["Capital of France?", "Capital of Japan?"]
@@ -332,23 +310,23 @@ def test_csv_from_a_spreadsheet_bom_and_empty_cells(tmp_path: Path) -> None:
 
 def test_many_rows_load(tmp_path: Path) -> None:
     rows = "\n".join(f"case-{i},{i}" for i in range(2000))
-    write(tmp_path, "big.csv", f"id,n\n{rows}\n")
-    path = write(tmp_path, "suite.yaml", 'prompt: "Echo {{ n }}"\ncases_from: big.csv\n')
+    write(tmp_path / "big.csv", f"id,n\n{rows}\n")
+    path = write(tmp_path / "suite.yaml", 'prompt: "Echo {{ n }}"\ncases_from: big.csv\n')
     cases = load_suite(path).cases
     assert len(cases) == 2000
     assert cases[1999].messages[-1].content == "Echo 1999"
 
 
 def test_several_suites_load_together(tmp_path: Path) -> None:
-    a = write(tmp_path, "a.yaml", "test_cases:\n  - {id: one, query: q}\n")
-    b = write(tmp_path, "b.yaml", "test_cases:\n  - {id: two, query: q}\n")
+    a = write(tmp_path / "a.yaml", "test_cases:\n  - {id: one, query: q}\n")
+    b = write(tmp_path / "b.yaml", "test_cases:\n  - {id: two, query: q}\n")
     suites = load_suites([a, b])
     assert [s.name for s in suites] == ["a", "b"]
 
 
 @pytest.mark.parametrize("extension", ["yaml", "yml"])
 def test_both_yaml_extensions(tmp_path: Path, extension: str) -> None:
-    path = write(tmp_path, f"s.{extension}", "test_cases:\n  - {id: one, query: q}\n")
+    path = write(tmp_path / f"s.{extension}", "test_cases:\n  - {id: one, query: q}\n")
     assert load_suite(path).cases[0].id == "one"
 
 

@@ -3,7 +3,6 @@ filled in without Jinja; the same data, positions, problems and errors as before
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ import pytest
 from promptum import templating
 from promptum.errors import ConfigError
 from promptum.suites import _yaml
+from tests.support.cli import write
 
 CASES = {
     "plain cases": """\
@@ -53,12 +53,6 @@ CASES = {
 }
 
 
-def _write(folder: Path, text: str) -> Path:
-    path = folder / "suite.yaml"
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
-
-
 def _composed(monkeypatch: pytest.MonkeyPatch, path: Path) -> tuple[Any, dict[Any, Any], list[str]]:
     """What reading `path` gives with every case composed into nodes, as before."""
     with monkeypatch.context() as patched:
@@ -71,7 +65,7 @@ def _composed(monkeypatch: pytest.MonkeyPatch, path: Path) -> tuple[Any, dict[An
 def test_cases_built_from_events_are_the_composed_cases(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str
 ) -> None:
-    path = _write(tmp_path, text)
+    path = write(tmp_path / "suite.yaml", text)
     data, locator, problems = _yaml.parse_yaml(path.read_text(encoding="utf-8"), path)
     composed, positions, composed_problems = _composed(monkeypatch, path)
     assert data == composed
@@ -104,19 +98,19 @@ def test_plain_cases_are_built_from_events(tmp_path: Path, monkeypatch: pytest.M
         return result
 
     monkeypatch.setattr(_yaml._Loader, "built", counted)
-    path = _write(tmp_path, CASES["cases with anchors, aliases, merge keys and tags"])
+    path = write(tmp_path / "suite.yaml", CASES["cases with anchors, aliases, merge keys and tags"])
     _yaml.parse_yaml(path.read_text(encoding="utf-8"), path)
     # Each has an anchor, an alias, a tag or a merge key: composed as before.
     assert built == [False, False, False, False, False, False]
     built.clear()
-    path = _write(tmp_path, CASES["plain cases"])
+    path = write(tmp_path / "suite.yaml", CASES["plain cases"])
     _yaml.parse_yaml(path.read_text(encoding="utf-8"), path)
     assert built == [True] * 7
 
 
 def test_problems_in_cases_built_from_events_are_located(tmp_path: Path) -> None:
-    path = _write(
-        tmp_path,
+    path = write(
+        tmp_path / "suite.yaml",
         """\
         test_cases:
           - {id: a, query: hi}
@@ -137,7 +131,9 @@ def test_problems_in_cases_built_from_events_are_located(tmp_path: Path) -> None
 
 
 def test_a_yaml_error_after_cases_built_from_events_is_located(tmp_path: Path) -> None:
-    path = _write(tmp_path, 'test_cases:\n  - {id: a, query: hi}\n  - {id: b, query: "open\n')
+    path = write(
+        tmp_path / "suite.yaml", 'test_cases:\n  - {id: a, query: hi}\n  - {id: b, query: "open\n'
+    )
     with pytest.raises(ConfigError) as caught:
         _yaml.read_yaml(path)
     assert str(caught.value).startswith(f"{path}:4:1: invalid YAML")

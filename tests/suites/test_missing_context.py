@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from promptum.suites import load_suite
 from tests.suites.suite_problems import problems
-
-
-def _write(folder: Path, text: str) -> Path:
-    path = folder / "suite.yaml"
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
-
+from tests.support.cli import write
 
 _CASES = """\
 test_cases:
@@ -26,7 +19,10 @@ test_cases:
 
 
 def test_a_system_prompt_reading_context_no_case_gives_is_one_problem(tmp_path: Path) -> None:
-    path = _write(tmp_path, "system: |\n  Answer from these documents:\n  {{ context }}\n" + _CASES)
+    path = write(
+        tmp_path / "suite.yaml",
+        "system: |\n  Answer from these documents:\n  {{ context }}\n" + _CASES,
+    )
     found = problems(path)
     assert len(found) == 1, found
     assert found[0].startswith(
@@ -51,7 +47,7 @@ def test_each_template_reading_context_is_one_problem(
     text = (
         "prompts:\n  plain: '{{ query }}'\n  grounded: 'Use {{ context }} to answer {{ query }}'\n"
     )
-    path = _write(tmp_path, system + text + _CASES)
+    path = write(tmp_path / "suite.yaml", system + text + _CASES)
     found = problems(path)
     assert [line.split(": ", 2)[1] for line in found] == places, found
     assert all("but 3 cases give no `context`" in line for line in found)
@@ -61,7 +57,7 @@ def test_the_problem_names_the_cases_without_context(tmp_path: Path) -> None:
     text = "defaults:\n  system: 'Documents: {{ context }}'\n" + _CASES.replace(
         "  - {id: b,", "  - {id: b, context: We ship to the EU.,"
     )
-    path = _write(tmp_path, text)
+    path = write(tmp_path / "suite.yaml", text)
     found = problems(path)
     assert len(found) == 1, found
     assert found[0].startswith(f"{path}:2:3: defaults.system: reads {{{{ context }}}}")
@@ -71,8 +67,8 @@ def test_the_problem_names_the_cases_without_context(tmp_path: Path) -> None:
 def test_a_case_template_reading_context_it_lacks_says_to_give_it_context(
     tmp_path: Path,
 ) -> None:
-    path = _write(
-        tmp_path,
+    path = write(
+        tmp_path / "suite.yaml",
         """\
         test_cases:
           - id: a
@@ -88,7 +84,7 @@ def test_a_case_template_reading_context_it_lacks_says_to_give_it_context(
 
 def test_defaults_context_fills_the_template_for_every_case(tmp_path: Path) -> None:
     text = "system: 'Documents: {{ context }}'\ndefaults:\n  context: Refunds take 14 days.\n"
-    suite = load_suite(_write(tmp_path, text + _CASES))
+    suite = load_suite(write(tmp_path / "suite.yaml", text + _CASES))
     assert [case.messages[0].content for case in suite.cases] == [
         "Documents: Refunds take 14 days."
     ] * 3

@@ -14,6 +14,7 @@ import pytest
 
 from promptum.suites import load_suite
 from tests.suites.suite_problems import problems
+from tests.support.cli import write
 
 BANK_TOOLS = """\
 tools:
@@ -36,12 +37,6 @@ tools:
 @pytest.fixture(autouse=True)
 def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-
-
-def write(name: str, text: str) -> Path:
-    path = Path(name)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
 
 
 def bank_suite(cases: str, head: str = BANK_TOOLS) -> Path:

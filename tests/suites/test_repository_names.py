@@ -13,7 +13,6 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +21,7 @@ import pytest
 
 from promptum.store import RunStore
 from promptum.suites import find_suites, load_suite, load_suites, suite_name
+from tests.support.cli import write
 from tests.support.fault_server import FaultServer, Reply, fault_server
 
 SUITE = """\
@@ -31,12 +31,6 @@ test_cases:
     query: Say hello
     checks: [{type: contains, value: Hello}]
 """
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from promptum.cli import main
 from promptum.errors import ConfigError
 from promptum.suites import load_suite
+from tests.support.cli import write
 
 SCHEMA = """\
     response_model:
@@ -64,13 +65,6 @@ def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "PROMPTUM_MYVLLM_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
-
-
-def write(name: str, text: str) -> Path:
-    path = Path(name)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
 
 
 def validate(*paths: str) -> tuple[int, str]:

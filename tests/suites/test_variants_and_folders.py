@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -12,13 +11,7 @@ from promptum.runner import planned_count
 from promptum.runner._plan import Survey
 from promptum.session import Session
 from promptum.suites import find_suites, load_suite, load_suites
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
-
+from tests.support.cli import write
 
 VARIANTS = """\
     name: geo

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ import yaml
 
 from promptum.errors import ConfigError
 from promptum.suites import _yaml
+from tests.support.cli import write
 
 DOCUMENTS = {
     "anchors across cases and keys": """\
@@ -38,12 +38,6 @@ DOCUMENTS = {
 }
 
 
-def _write(folder: Path, text: str) -> Path:
-    path = folder / "suite.yaml"
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
-
-
 def _load_error(path: Path) -> str:
     with pytest.raises(ConfigError) as caught:
         _yaml.read_yaml(path)
@@ -52,18 +46,18 @@ def _load_error(path: Path) -> str:
 
 @pytest.mark.parametrize("text", DOCUMENTS.values(), ids=DOCUMENTS.keys())
 def test_a_document_reads_as_pyyaml_reads_it_whole(tmp_path: Path, text: str) -> None:
-    path = _write(tmp_path, text)
+    path = write(tmp_path / "suite.yaml", text)
     data, _ = _yaml.read_yaml(path)
     assert data == yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
 def test_cases_written_twice_are_reported(tmp_path: Path) -> None:
-    path = _write(tmp_path, "test_cases: [{id: a}]\nname: x\ntest_cases: [{id: b}]\n")
+    path = write(tmp_path / "suite.yaml", "test_cases: [{id: a}]\nname: x\ntest_cases: [{id: b}]\n")
     assert f"{path}:3:1: test_cases: key 'test_cases' appears twice" in _load_error(path)
 
 
 def test_cases_and_top_level_keys_are_located(tmp_path: Path) -> None:
-    path = _write(tmp_path, DOCUMENTS["anchors across cases and keys"])
+    path = write(tmp_path / "suite.yaml", DOCUMENTS["anchors across cases and keys"])
     _, locator = _yaml.read_yaml(path)
     assert locator.line(("test_cases", 1)) == f"{path}:4"
     assert locator.line(("test_cases", 3)) == f"{path}:3"  # an alias is where its anchor is
@@ -84,9 +78,9 @@ def test_aliases_spread_over_many_cases_add_up(
 ) -> None:
     monkeypatch.setattr(_yaml, "MAX_ALIAS_VALUES", 1000)
     # Each alias adds the 51 values of the anchored list: 20 are over the limit together.
-    data, _ = _yaml.read_yaml(_write(tmp_path, _aliased_cases(19)))
+    data, _ = _yaml.read_yaml(write(tmp_path / "suite.yaml", _aliased_cases(19)))
     assert len(data["test_cases"]) == 20
-    path = _write(tmp_path, _aliased_cases(20))
+    path = write(tmp_path / "suite.yaml", _aliased_cases(20))
     message = _load_error(path)
     assert message.startswith(f"{path}:2:3: test_cases: through its aliases")
     assert "more than 1,000 values beyond those written" in message
@@ -96,8 +90,9 @@ def test_cases_that_are_aliases_add_up(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setattr(_yaml, "MAX_ALIAS_VALUES", 1000)
     # The anchored case is 57 values (its mapping, 3 keys, 2 values, the list of 51).
     big = ", ".join(["x"] * 50)
-    path = _write(
-        tmp_path, f"test_cases:\n  - &c {{id: a, query: hi, vars: [{big}]}}\n" + "  - *c\n" * 20
+    path = write(
+        tmp_path / "suite.yaml",
+        f"test_cases:\n  - &c {{id: a, query: hi, vars: [{big}]}}\n" + "  - *c\n" * 20,
     )
     assert _load_error(path).startswith(f"{path}:2:3: test_cases: through its aliases")
 
@@ -106,7 +101,9 @@ def test_an_error_of_the_yaml_itself_comes_before_an_alias_bomb(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(_yaml, "MAX_ALIAS_VALUES", 1000)
-    path = _write(tmp_path, _aliased_cases(30) + "  - {id: broken, query: 'unclosed}\n")
+    path = write(
+        tmp_path / "suite.yaml", _aliased_cases(30) + "  - {id: broken, query: 'unclosed}\n"
+    )
     assert ": invalid YAML: " in _load_error(path)
 
 
@@ -115,13 +112,13 @@ def test_an_alias_bomb_comes_before_a_value_that_cannot_be_built(
 ) -> None:
     monkeypatch.setattr(_yaml, "MAX_ALIAS_VALUES", 1000)
     unbuildable = "  - {id: x, query: !!python/name:os.system ''}\n"
-    path = _write(tmp_path, _aliased_cases(30).replace("\n", "\n" + unbuildable, 1))
+    path = write(tmp_path / "suite.yaml", _aliased_cases(30).replace("\n", "\n" + unbuildable, 1))
     assert "refused as an alias bomb" in _load_error(path)
 
 
 def test_a_value_that_cannot_be_built_comes_before_a_duplicate_key(tmp_path: Path) -> None:
-    path = _write(
-        tmp_path,
+    path = write(
+        tmp_path / "suite.yaml",
         "test_cases:\n  - {id: a, id: b}\n  - {id: x, query: !!python/name:os.system ''}\n",
     )
     message = _load_error(path)
@@ -133,7 +130,7 @@ def test_a_case_nested_too_deeply_for_the_document_is_refused_at_its_list(
     tmp_path: Path,
 ) -> None:
     # The case is 100 levels deep, the list holding it 101.
-    path = _write(tmp_path, "test_cases:\n  - " + "[" * 100 + "]" * 100 + "\n")
+    path = write(tmp_path / "suite.yaml", "test_cases:\n  - " + "[" * 100 + "]" * 100 + "\n")
     assert _load_error(path).startswith(f"{path}:2:3: test_cases: values are nested more than")
 
 
@@ -169,6 +166,9 @@ def test_reading_holds_one_case_of_nodes_not_the_whole_graph(tmp_path: Path) -> 
 def test_values_nested_past_what_is_composed_are_refused_where_they_start(
     tmp_path: Path,
 ) -> None:
-    path = _write(tmp_path, "test_cases:\n  - {id: a, vars: {x: " + "[" * 500 + "]" * 500 + "}}\n")
+    path = write(
+        tmp_path / "suite.yaml",
+        "test_cases:\n  - {id: a, vars: {x: " + "[" * 500 + "]" * 500 + "}}\n",
+    )
     message = _load_error(path)
     assert message.startswith(f"{path}:2:221: invalid YAML: values are nested more than 200")

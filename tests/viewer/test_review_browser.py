@@ -13,7 +13,6 @@ from urllib.parse import urlencode
 
 import pytest
 from click.testing import CliRunner
-from playwright.sync_api import expect
 
 from promptum.cli import main
 from tests.reporting.report_samples import IMG, PWN
@@ -21,6 +20,8 @@ from tests.store.samples import LOCAL
 from tests.support.watched_page import Watched
 from tests.viewer.review_support import RUN, Served, serving_project
 from tests.viewer.serving import free_port
+
+expect = pytest.importorskip("playwright.sync_api").expect  # the dev extra
 
 pytestmark = pytest.mark.slow
 

@@ -9,10 +9,11 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
-from playwright.sync_api import expect
 
 from tests.store.samples import LOCAL
 from tests.viewer.review_support import RUN, Served, serving_project
+
+expect = pytest.importorskip("playwright.sync_api").expect  # the dev extra
 
 pytestmark = pytest.mark.slow  # Chromium and a real uvicorn server
 

@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from promptum.pytest_plugin import PromptAssertionError, assert_prompt
 from promptum.results import CaseResult
 from promptum.suites import load_suite
 from tests.suites.suite_problems import problems
+from tests.support.cli import write
 
 TOOLS = """\
 tools:
@@ -63,12 +63,6 @@ def city(query: str) -> dict:
 def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "agent.py").write_text(AGENT, encoding="utf-8")
-
-
-def write(name: str, text: str) -> Path:
-    path = Path(name)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
 
 
 def run(path: Path) -> dict[str, CaseResult]:

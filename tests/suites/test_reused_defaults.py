@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from promptum.checks import expressions_of
 from promptum.errors import ConfigError
 from promptum.runner import GenerationParams, Survey, TestCase
-from promptum.suites import _build, _reused, load_suite
+from promptum.suites import _build_checks, _reused, load_suite
 
 HEAD = """\
 name: reused
@@ -78,13 +79,13 @@ def test_the_cases_are_those_built_per_case(
 
 def test_default_checks_are_looked_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     looked_at: list[object] = []
-    real = _build.expressions_of
+    real = expressions_of
 
     def counted(check: object) -> object:
         looked_at.append(check)
         return real(check)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(_build, "expressions_of", counted)
+    monkeypatch.setattr(_build_checks, "expressions_of", counted)
     path = _suite(tmp_path)
     without_expr = path.read_text(encoding="utf-8").replace("type: expr", "type: not_contains")
     path.write_text(without_expr, encoding="utf-8")

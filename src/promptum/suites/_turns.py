@@ -33,7 +33,7 @@ def is_conversation(case: CaseFields) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class Tools:
+class BuildHooks:
     """What building a case gives its conversation: how to render, fill in and complain."""
 
     add: Callable[[Loc, str], None]
@@ -128,13 +128,13 @@ def conversation_of(
     case: CaseFields,
     judge: JudgeConfig | None,
     schema: tuple[dict[str, Any], type[BaseModel] | None] | None,
-    tools: Tools,
+    hooks: BuildHooks,
 ) -> Conversation:
-    """The case's turns, simulated user and conversation grades; problems go to `tools.add`."""
+    """The case's turns, simulated user and conversation grades; problems go to `hooks.add`."""
     if not is_conversation(case) and case.conversation is None:
         return NO_CONVERSATION
     turns = tuple(
-        _turn(spec, index, judge, schema, tools) for index, spec in enumerate(case.turns or ())
+        _turn(spec, index, judge, schema, hooks) for index, spec in enumerate(case.turns or ())
     )
     simulate = None
     if case.simulate is not None:
@@ -142,11 +142,11 @@ def conversation_of(
         at: Loc = ("simulate",)
         simulate = Simulation(
             model=spec.model,
-            goal=tools.render(spec.goal, (*at, "goal")),
+            goal=hooks.render(spec.goal, (*at, "goal")),
             max_turns=spec.max_turns,
-            persona=tools.render(spec.persona, (*at, "persona")),
-            stop=tuple(tools.check(c, (*at, "stop", i)) for i, c in enumerate(spec.stop)),
-            opening=None if spec.opening is None else tools.render(spec.opening, (*at, "opening")),
+            persona=hooks.render(spec.persona, (*at, "persona")),
+            stop=tuple(hooks.check(c, (*at, "stop", i)) for i, c in enumerate(spec.stop)),
+            opening=None if spec.opening is None else hooks.render(spec.opening, (*at, "opening")),
             seed=spec.seed,
             temperature=spec.temperature,
         )
@@ -155,20 +155,23 @@ def conversation_of(
         at = ("conversation",)
         written = case.conversation
         grading = ConversationGrading(
-            checks=tuple(tools.check(c, (*at, "checks", i)) for i, c in enumerate(written.checks)),
-            criteria=_criteria(written.criteria, at, judge, tools),
+            checks=tuple(hooks.check(c, (*at, "checks", i)) for i, c in enumerate(written.checks)),
+            criteria=_criteria(written.criteria, at, judge, hooks),
         )
     return Conversation(turns, simulate, grading)
 
 
 def _criteria(
-    written: Mapping[str, CriterionSpec] | None, at: Loc, judge: JudgeConfig | None, tools: Tools
+    written: Mapping[str, CriterionSpec] | None,
+    at: Loc,
+    judge: JudgeConfig | None,
+    hooks: BuildHooks,
 ) -> tuple[Criterion, ...]:
     """Judge criteria of a turn or of `conversation:`, their rubrics rendered with the vars."""
     if not written:
         return ()
     if judge is None:
-        tools.add(
+        hooks.add(
             (*at, "criteria"),
             "judge criteria need a judge model, and this case has none: give the suite or the "
             "case `judge: {model: local/smollm2}` (or another model; `judge=` in Python), or "
@@ -178,15 +181,15 @@ def _criteria(
     criteria = tuple(
         Criterion(
             name,
-            tools.render(spec.rubric or "", (*at, "criteria", name)),
+            hooks.render(spec.rubric or "", (*at, "criteria", name)),
             spec.threshold,
             spec.prompt,
             spec.metric,
         )
         for name, spec in written.items()
     )
-    for loc, message in tools.criteria_problems(criteria):
-        tools.add((*at, *loc), message)
+    for loc, message in hooks.criteria_problems(criteria):
+        hooks.add((*at, *loc), message)
     return criteria
 
 
@@ -195,32 +198,32 @@ def _turn(
     index: int,
     judge: JudgeConfig | None,
     schema: tuple[dict[str, Any], type[BaseModel] | None] | None,
-    tools: Tools,
+    hooks: BuildHooks,
 ) -> Turn:
     at: Loc = ("turns", index)
     # Reading earlier turns makes a query a template even where texts are sent as written
     # (a `Prompt`): there is no other way to say "what you answered".
     query, reads = spec.query, reads_turns(spec.query)
     if reads:
-        _check_turn_template(spec.query, index, (*at, "query"), tools)
+        _check_turn_template(spec.query, index, (*at, "query"), hooks)
     else:
-        query = tools.render(spec.query, (*at, "query"))
-    expected = tools.value(spec.expected, (*at, "expected"))
-    attack_target = tools.value(spec.attack_target, (*at, "attack_target"))
-    if (expected or attack_target) and schema is None and tools.needs_schema:
+        query = hooks.render(spec.query, (*at, "query"))
+    expected = hooks.value(spec.expected, (*at, "expected"))
+    attack_target = hooks.value(spec.attack_target, (*at, "attack_target"))
+    if (expected or attack_target) and schema is None and hooks.needs_schema:
         loc = (*at, "expected" if expected else "attack_target")
-        tools.add(loc, "field assertions need structured output: add `response_model` to the case")
+        hooks.add(loc, "field assertions need structured output: add `response_model` to the case")
     elif (expected or attack_target) and schema is not None:
         for loc, message in assertion_problems(assertion_schema(*schema), expected, attack_target):
-            tools.add((*at, *loc), message)
+            hooks.add((*at, *loc), message)
     return Turn(
         query=query,
         reads_turns=reads,
-        checks=tuple(tools.check(c, (*at, "checks", i)) for i, c in enumerate(spec.checks)),
+        checks=tuple(hooks.check(c, (*at, "checks", i)) for i, c in enumerate(spec.checks)),
         expected=expected,
         attack_target=attack_target,
-        criteria=_criteria(spec.criteria, at, judge, tools),
-        source=None if tools.literal else tools.line(at),
+        criteria=_criteria(spec.criteria, at, judge, hooks),
+        source=None if hooks.literal else hooks.line(at),
     )
 
 
@@ -248,31 +251,31 @@ def _stand_ins(count: int) -> list[dict[str, str]]:
     ]
 
 
-def _check_turn_template(text: str, index: int, loc: Loc, tools: Tools) -> None:
+def _check_turn_template(text: str, index: int, loc: Loc, hooks: BuildHooks) -> None:
     """Render a turn reading earlier turns with stand-ins, so its mistakes show at load."""
     for read in _later_turns_read(text, index):
         seen = {0: "it is the first", 1: "only turns[0]"}.get(index, f"turns[0] to [{index - 1}]")
-        tools.add(
+        hooks.add(
             loc,
             f"turn {index + 1} reads {read}, which does not exist yet: a turn sees only "
             f"earlier turns ({seen}; turns[0] is the first turn)",
         )
         return
     if CANARY in names_read(text):
-        tools.add(
+        hooks.add(
             loc,
             "a turn that reads earlier turns is rendered when its turn comes, where the "
             "canary is not given: put {{ canary }} in the system message instead",
         )
         return
-    variables = {**tools.scope(text), TURNS: _stand_ins(index)}
+    variables = {**hooks.scope(text), TURNS: _stand_ins(index)}
     try:
         render(text, variables)
     except TemplateError as exc:
         hint = ""
         if "has no attribute" in str(exc):
             hint = " (an earlier turn has `query` and `reply`: {{ turns[0].reply }})"
-        tools.add(loc, f"{exc}{hint}")
+        hooks.add(loc, f"{exc}{hint}")
 
 
 ROW_PROBLEM = (

@@ -1,0 +1,124 @@
+"""The messages stage of building a case: its documents and the conversation it sends."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from promptum.case_result import Message
+from promptum.runner import join_context
+from promptum.suites._build_render import CaseScope, Problems, Renderer
+from promptum.suites._format import CaseFields, Context, MessageSpec
+from promptum.suites._locate import Loc
+from promptum.suites._suite_context import SuiteContext
+from promptum.suites._turns import is_conversation
+
+
+class Prompted(NamedTuple):
+    """What a case gives the model: its messages and documents, and the scope they need."""
+
+    messages: tuple[Message, ...]
+    documents: tuple[str, ...] | None
+    scope: CaseScope
+    """The case's variables with its documents (``context``) and, for a variant, its query."""
+    lacking: list[Loc]
+    """The suite's templates (where the suite wrote them) reading {{ context }}, which the
+    case does not give: the loader says so once per template, naming the cases."""
+
+
+def prompted(
+    case: CaseFields, context: SuiteContext, scope: CaseScope
+) -> tuple[Prompted, Problems]:
+    """The case's documents and messages, each rendered with its vars."""
+    found: Problems = []
+    lacking: list[Loc] = []
+    rendered = scope.renderer(found, lacking)
+    written = case.context if case.context is not None else context.defaults.context
+    documents = _documents(written, rendered)
+    if documents is not None:
+        # Retrieved material is the app's to place in the prompt: templates may use it.
+        scope = scope.given("context", join_context(documents))
+        rendered = scope.renderer(found, lacking)
+    if context.variant and case.query is not None:
+        # The variant is the prompt: the case's query is what it fills in.
+        scope = scope.given("query", rendered(case.query, ("query",)))
+        rendered = scope.renderer(found, lacking)
+    system = _system(case, context, rendered)
+    conversation = _conversation(case, context, rendered, found)
+    if system is not None and not (conversation and conversation[0].role == "system"):
+        conversation = (system, *conversation)  # else the conversation's own system wins
+    return Prompted(conversation, documents, scope, lacking), found
+
+
+def _documents(spec: Context | None, rendered: Renderer) -> tuple[str, ...] | None:
+    """The case's documents, each rendered with its vars."""
+    if spec is None:
+        return None
+    if isinstance(spec, str):
+        return (rendered(spec, ("context",)),)
+    return tuple(rendered(text, ("context", index)) for index, text in enumerate(spec))
+
+
+def _system(case: CaseFields, context: SuiteContext, rendered: Renderer) -> Message | None:
+    """The system message: the case's, else its suite's defaults', else its suite's."""
+    system = case.system or context.defaults.system or context.system
+    if system is None:
+        return None
+    suite_system: Loc | None = None  # where the suite wrote it, when the case did not
+    if not case.system:
+        suite_system = ("defaults", "system") if context.defaults.system else ("system",)
+    return Message(role="system", content=rendered(system, ("system",), suite_system))
+
+
+def _conversation(
+    case: CaseFields, context: SuiteContext, rendered: Renderer, found: Problems
+) -> tuple[Message, ...]:
+    """The conversation after the system message: a variant's, `messages`, `query`, `prompt`."""
+    if case.query is not None and case.messages is not None:
+        found.append((("messages",), "give either `query` or `messages`, not both"))
+    elif is_conversation(case):
+        pass  # its turns are its user's messages (`structure_problems` says what else is)
+    elif context.variant and case.messages is not None:
+        found.append(
+            (
+                ("messages",),
+                "the suite's `prompts:` variants write the conversation: give this case `query` "
+                "or `vars` (the variants see them as {{ query }} and their names), not `messages`",
+            )
+        )
+    elif context.template is not None:
+        return _template(context.template, ("prompts", context.variant), rendered)
+    elif context.variant and context.prompt is not None:
+        content = rendered(context.prompt, (), ("prompts", context.variant))
+        return (Message(role="user", content=content),)
+    elif case.messages is not None:
+        return _written(case.messages, rendered)
+    elif case.query is not None:
+        return (Message(role="user", content=rendered(case.query, ("query",))),)
+    elif context.prompt is not None:
+        return (Message(role="user", content=rendered(context.prompt, (), ("prompt",))),)
+    else:
+        found.append(((), "the case has no prompt: give `query`, `messages`, or a suite `prompt`"))
+    return ()
+
+
+def _template(template: Sequence[MessageSpec], at: Loc, rendered: Renderer) -> tuple[Message, ...]:
+    """A chat-template variant's conversation, each message rendered where the suite wrote it."""
+    messages = []
+    for index, message in enumerate(template):
+        loc: Loc = (*at, index)
+        messages.append(Message(role=message.role, content=rendered(message.content, loc, loc)))
+    return tuple(messages)
+
+
+def _written(written: Sequence[MessageSpec], rendered: Renderer) -> tuple[Message, ...]:
+    """The case's own `messages`, tool calls replayed as written."""
+    return tuple(
+        Message(
+            role=message.role,
+            content=rendered(message.content, ("messages", index, "content")),
+            tool_calls=message.tool_calls,
+            tool_call_id=message.tool_call_id,
+        )
+        for index, message in enumerate(written)
+    )

@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promptum.providers import ModelRequest
-from promptum.providers._cache import _KEY_VERSION, _not_keyed, cache_key
+from promptum.providers._cache import _KEY_VERSION, cache_key
 from promptum.providers._key_text import _KNOWN, plain_key_text
+from promptum.providers._keyed import not_keyed
 from promptum.results import Message
 
 
@@ -20,7 +21,7 @@ def _dumped(request: ModelRequest, endpoint: str) -> str:
     payload = {
         "v": _KEY_VERSION,
         "endpoint": endpoint,
-        "request": request.model_dump(mode="json", exclude=_not_keyed(request)),
+        "request": request.model_dump(mode="json", exclude=not_keyed(request)),
     }
     return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import overload
@@ -14,8 +16,10 @@ from promptum.completion import Completion
 from promptum.providers import ModelRequest
 from promptum.results import Message, RunResult
 from promptum.runner import GenerationParams, JudgeConfig, Runner, TestCase, plan_fingerprint
+from promptum.runner._hashed import check_data
 from promptum.runner._journal import PlanDigest
 from promptum.runner._plan import Survey
+from promptum.runner._roles import role_table
 from promptum.runner._runner import BUILD_AHEAD
 
 SHARED = (
@@ -59,10 +63,21 @@ def test_a_structured_case_keeps_the_fingerprint_earlier_versions_gave() -> None
     assert plan_fingerprint([structured, _case(1)]) == "01d69d4992697681"
 
 
-def test_every_other_key_of_a_case_sorts_after_its_checks() -> None:
-    # The digest writes `attack_target` and `checks` first, then the rest of the case as one
-    # object: that is the JSON of the whole case, keys sorted, only while this holds.
-    assert min(PlanDigest()._key(_case(0))) > "checks" > "attack_target"
+def test_the_digest_writes_the_json_of_the_whole_case_with_sorted_keys() -> None:
+    # The digest writes the checks apart (each once) and the fields around them as objects:
+    # together, the JSON of the whole case as its fields' roles hash it.
+    case = replace(_case(0), attack_target={"city": "Paris"}, threshold=0.5)
+    data = {
+        item.key: [check_data(check) for check in case.checks]
+        if item.hashed.each is not None
+        else (item.hashed.encode or (lambda value: value))(getattr(case, item.name))
+        for item in role_table(TestCase).hashed
+        if item.name not in ("vars", "turns", "simulate", "conversation", "transform")
+    }
+    digest = PlanDigest()
+    digest.add(case)
+    expected = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode())
+    assert digest.hexdigest() == expected.hexdigest()[:16]
 
 
 def test_a_changed_shared_check_changes_the_fingerprint() -> None:

@@ -2,47 +2,60 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Annotated, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from promptum.case_result import Message
 from promptum.completion import Completion
+from promptum.providers._keyed import Keyed, key_roles
 
 
 class ModelRequest(BaseModel):
-    """Everything that decides a model's answer: the cache key is a hash of this."""
+    """Everything that decides a model's answer: the cache key is a hash of this.
+
+    Each field says whether the cache key holds it (`Keyed`); one without is refused.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    model: str
+    model: Annotated[str, Keyed.ALWAYS]
     """The full model id, prefix included: ``openai/gpt-4o``, ``local/smollm2``."""
-    messages: tuple[Message, ...]
-    temperature: float | None = None
-    max_tokens: int | None = None
-    seed: int | None = None
-    response_schema: dict[str, Any] | None = None
+    messages: Annotated[tuple[Message, ...], Keyed.ALWAYS]
+    temperature: Annotated[float | None, Keyed.ALWAYS] = None
+    max_tokens: Annotated[int | None, Keyed.ALWAYS] = None
+    seed: Annotated[int | None, Keyed.ALWAYS] = None
+    response_schema: Annotated[dict[str, Any] | None, Keyed.ALWAYS] = None
     """A JSON Schema the response must follow (structured output), or None for free text."""
-    tools: tuple[dict[str, Any], ...] | None = None
+    tools: Annotated[tuple[dict[str, Any], ...] | None, Keyed.WHEN_SET] = None
     """Tools the model may call, as OpenAI function schemas
     (``{"type": "function", "function": {"name", "description", "parameters"}}``)."""
-    tool_choice: str | dict[str, Any] | None = None
+    tool_choice: Annotated[str | dict[str, Any] | None, Keyed.WHEN_SET] = None
     """``auto``, ``none``, ``required`` or ``{"type": "function", "function": {"name": ...}}``."""
-    extra: dict[str, Any] = Field(default_factory=dict)
+    extra: Annotated[dict[str, Any], Keyed.ALWAYS] = Field(default_factory=dict)
     """Provider-specific parameters passed through unchanged."""
-    vars: dict[str, Any] = Field(default_factory=dict)
+    vars: Annotated[dict[str, Any], Keyed.NEVER] = Field(default_factory=dict)
     """The case's variables. Never sent to a model: a target (an application function or
     service) is called with them, besides the messages."""
-    context: tuple[str, ...] | None = None
+    context: Annotated[tuple[str, ...] | None, Keyed.NEVER] = None
     """The case's retrieved documents, for a target; never sent to a model."""
-    sample: int = 0
+    sample: Annotated[int, Keyed.ALWAYS] = 0
     """Which repeat (or judge sample) of the same request this is. Never sent to a model: it
     only keeps the cache from answering every repeat with the first one, so repeats are
     fresh samples while a re-run of the same repeats is still served from the cache."""
-    conversation_id: str | None = None
+    conversation_id: Annotated[str | None, Keyed.NEVER] = None
     """The conversation this call is a turn of: stable within a run (a resumed one too),
     new in each run. Never sent to a model nor part of the cache key: a target keeping its
     own history (``history: server``) is called with it."""
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        """Refuse, as a subclass is made, a field that does not say whether it is keyed."""
+        super().__pydantic_init_subclass__(**kwargs)
+        key_roles(cls)
+
+
+key_roles(ModelRequest)  # refuses, on import, a field that does not say whether it is keyed
 
 
 class Provider(Protocol):

@@ -33,6 +33,7 @@ from pydantic_core import from_json
 from promptum.completion import Completion
 from promptum.providers._base import ModelRequest
 from promptum.providers._key_text import plain_key_text
+from promptum.providers._keyed import not_keyed
 from promptum.redaction import REDACTED, environment_secrets
 
 _SCHEMA = """
@@ -55,14 +56,6 @@ FLUSH_AFTER_S = 1.0
 """...or once the oldest has waited this long (checked on the next write)."""
 
 
-def _not_keyed(request: ModelRequest) -> set[str]:
-    """Fields left out of the key; tools only when unset, so older keys still hold."""
-    # A target's inputs are never sent to a model, and targets are not cached; the
-    # conversation id is new in each run, so keying on it would make every re-run a miss.
-    unset = {name for name in ("tools", "tool_choice") if getattr(request, name) is None}
-    return {"vars", "context", "conversation_id", *unset}
-
-
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 """What `json.dumps` with these options makes for every call, made once."""
 
@@ -75,7 +68,7 @@ def cache_key(request: ModelRequest, endpoint: str) -> str:
             {
                 "v": _KEY_VERSION,
                 "endpoint": endpoint,
-                "request": request.model_dump(mode="json", exclude=_not_keyed(request)),
+                "request": request.model_dump(mode="json", exclude=not_keyed(request)),
             }
         )
     return hashlib.sha256(text.encode()).hexdigest()

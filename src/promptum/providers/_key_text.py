@@ -16,16 +16,33 @@ from json.encoder import encode_basestring
 
 from promptum.case_result import Message
 from promptum.providers._base import ModelRequest
+from promptum.providers._keyed import key_roles
 
-_FIELDS = frozenset(
-    {
-        *("model", "messages", "temperature", "max_tokens", "seed", "response_schema"),
-        *("tools", "tool_choice", "extra", "vars", "context", "sample", "conversation_id"),
-    }
+_ALWAYS = frozenset(
+    {"model", "messages", "temperature", "max_tokens", "seed", "response_schema", "extra", "sample"}
 )
-"""The fields the text below accounts for; should `ModelRequest` gain one, every request
-takes the general path until this module writes it too."""
-_KNOWN = frozenset(ModelRequest.model_fields) == _FIELDS
+"""The fields always keyed that the text below writes."""
+_UNSET = ("tools", "tool_choice")
+"""The fields keyed when set that the text below takes only unset."""
+_DIRECT: dict[type, tuple[str, ...] | None] = {}
+"""By request class: None when the text below cannot write its keys (it keys another field
+always), else its other fields keyed only when set, which a request must leave unset."""
+
+
+def _others_unset(kind: type[ModelRequest]) -> tuple[str, ...] | None:
+    if kind in _DIRECT:
+        return _DIRECT[kind]
+    roles = key_roles(kind)
+    direct = roles.always == _ALWAYS and roles.when_set.issuperset(_UNSET)
+    others = tuple(sorted(roles.when_set.difference(_UNSET))) if direct else None
+    _DIRECT[kind] = others
+    return others
+
+
+_REQUEST_OTHERS = _others_unset(ModelRequest)
+_KNOWN = _REQUEST_OTHERS is not None
+"""Whether the usual request's key is written directly; should `ModelRequest` key another
+field always (`Keyed`), every request takes the general path until this module writes it."""
 
 
 def _number(value: object) -> str | None:
@@ -39,11 +56,20 @@ def _number(value: object) -> str | None:
     return None  # NaN and infinities are written otherwise by a JSON dump: not here
 
 
+def _usual(request: ModelRequest) -> bool:
+    """Whether `request` keys only what the text below writes: no tools, schema or extras."""
+    kind = type(request)
+    others = _REQUEST_OTHERS if kind is ModelRequest else _others_unset(kind)
+    if others is None or request.tools is not None or request.tool_choice is not None:
+        return False
+    if others and any(getattr(request, name) is not None for name in others):
+        return False
+    return request.response_schema is None and not request.extra
+
+
 def plain_key_text(request: ModelRequest, endpoint: str, version: str) -> str | None:
     """The canonical JSON of the cache key of `request`, if it is a usual one; else None."""
-    if not _KNOWN or request.tools is not None or request.tool_choice is not None:
-        return None
-    if request.response_schema is not None or request.extra:
+    if not _usual(request):
         return None
     messages = []
     for message in request.messages:
@@ -60,8 +86,8 @@ def plain_key_text(request: ModelRequest, endpoint: str, version: str) -> str | 
         return None
     if type(request.model) is not str or type(endpoint) is not str:
         return None
-    # Keys in sorted order, as the canonical encoder writes them; vars, context and the
-    # conversation id are never keyed, tools and tool_choice not when unset.
+    # Keys in sorted order, as the canonical encoder writes them; fields never keyed are
+    # not written, tools and tool_choice not when unset (`Keyed`).
     return (
         f'{{"endpoint":{encode_basestring(endpoint)},"request":{{"extra":{{}},'
         f'"max_tokens":{max_tokens},"messages":[{",".join(messages)}],'

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
         Turn,
     )
     from promptum.runner._case import GOAL_REACHED as GOAL_REACHED
+    from promptum.runner._copied import ROW_FIELDS as ROW_FIELDS
     from promptum.runner._copied import CopiedRow as CopiedRow
     from promptum.runner._copied_run import CopiedRun as CopiedRun
     from promptum.runner._copied_run import own_text as own_text
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
     from promptum.runner._judge import prompt_uses as prompt_uses
     from promptum.runner._plan import Survey as Survey
     from promptum.runner._response import status_of
+    from promptum.runner._roles import role_table as role_table
     from promptum.runner._runner import (
         DEFAULT_CONCURRENCY,
         DEFAULT_GRACE_S,

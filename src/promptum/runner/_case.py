@@ -1,4 +1,9 @@
-"""`TestCase`: one prompt with everything needed to run and grade it, validated before a run."""
+"""`TestCase`: one prompt with everything needed to run and grade it, validated before a run.
+
+Each field declares its roles once (`roles`, see `promptum.runner._roles`): whether the resume
+fingerprint hashes it and how, whether a data file's row sets it, what a conversation resets.
+A new key is a field here with its roles, the suite format's key, and the build filling it in.
+"""
 
 from __future__ import annotations
 
@@ -13,124 +18,47 @@ from promptum.case_result import Message, namespaced
 from promptum.checks import CheckDefinition, CheckInput
 from promptum.completion import Completion
 from promptum.providers import Target
+from promptum.runner._case_parts import DEFAULT_SAMPLE_TEMPERATURE as DEFAULT_SAMPLE_TEMPERATURE
+from promptum.runner._case_parts import DEFAULT_THRESHOLD as DEFAULT_THRESHOLD
+from promptum.runner._case_parts import GOAL_REACHED as GOAL_REACHED
+from promptum.runner._case_parts import ConversationGrading as ConversationGrading
+from promptum.runner._case_parts import Criterion as Criterion
+from promptum.runner._case_parts import GenerationParams as GenerationParams
+from promptum.runner._case_parts import JudgeConfig as JudgeConfig
+from promptum.runner._case_parts import Simulation as Simulation
+from promptum.runner._case_parts import Turn as Turn
+from promptum.runner._hashed import (
+    check_data,
+    conversation_data,
+    judge_data,
+    messages_data,
+    messages_json,
+    params_data,
+    simulation_data,
+    string_text,
+    turns_data,
+    validator_data,
+)
+from promptum.runner._roles import (
+    HASHED,
+    HASHED_WHEN_SET,
+    Hashed,
+    Role,
+    When,
+    declared_roles,
+    roles,
+)
 from promptum.validation import Validator
 
-DEFAULT_THRESHOLD = 0.7
+_ROW = Role.PER_ROW
+_TURN = Role.TURN_RESET
+_WHOLE = Role.CONVERSATION_RESET
+_TURNS = Hashed(encode=turns_data, when=When.CONVERSATION)
+_SIMULATION = Hashed(encode=simulation_data, when=When.CONVERSATION)
+_CONVERSATION = Hashed(encode=conversation_data, when=When.CONVERSATION)
 
 
-@dataclass(frozen=True, slots=True)
-class GenerationParams:
-    """Sampling parameters sent with every call of a case."""
-
-    temperature: float | None = None
-    max_tokens: int | None = None
-    seed: int | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
-    """Provider-specific parameters passed through unchanged."""
-
-
-DEFAULT_SAMPLE_TEMPERATURE = 0.7
-"""The judge's temperature when it samples more than once: at 0 every sample would agree."""
-
-
-@dataclass(frozen=True, slots=True)
-class Criterion:
-    """One named criterion the judge scores on its own, as one grade (G-Eval style)."""
-
-    name: str
-    rubric: str = ""
-    """What a good response does; the judge prompt sees it as ``{{ rubric }}``."""
-    threshold: float | None = None
-    """The least passing score; None: the judge's threshold."""
-    prompt: str | None = None
-    """This criterion's judge prompt (a built-in's name or a template); None: the judge's."""
-    metric: str | None = None
-    """The metric its grade is counted under in reports (docs/metrics.md); None: none."""
-
-
-@dataclass(frozen=True, slots=True)
-class JudgeConfig:
-    """Which model grades responses, against what, how often, and the passing score.
-
-    The case's `expected_behavior` is the criterion named ``judge``; `criteria` add more.
-    """
-
-    model: str
-    threshold: float = DEFAULT_THRESHOLD
-    prompt: str | None = None
-    """A built-in judge prompt's name (``default``, ``faithfulness``) or a Jinja template
-    replacing the default (see `promptum.runner.JUDGE_PROMPT`)."""
-    criteria: tuple[Criterion, ...] = ()
-    samples: int = 1
-    """How many times the judge grades each criterion; the grade's score is their mean."""
-    temperature: float | None = None
-    """The judge's temperature; None: 0 for one sample, DEFAULT_SAMPLE_TEMPERATURE for more."""
-
-    def __post_init__(self) -> None:
-        if self.samples < 1:
-            raise ValueError(f"judge samples must be at least 1, got {self.samples}")
-
-    @property
-    def sampling_temperature(self) -> float:
-        """The temperature every judge call is made at."""
-        if self.temperature is not None:
-            return self.temperature
-        return DEFAULT_SAMPLE_TEMPERATURE if self.samples > 1 else 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """One scripted user turn of a conversation, graded on the reply to it."""
-
-    query: str
-    """The user's message. Rendered when the suite loads, unless it reads ``turns`` (the
-    earlier turns' ``query`` and ``reply``): then it is rendered when the turn is reached."""
-    reads_turns: bool = False
-    """Whether `query` is still a template, rendered with the case's vars and ``turns``."""
-    checks: tuple[CheckDefinition, ...] = ()
-    expected: Mapping[str, Any] | None = None
-    attack_target: Mapping[str, Any] | None = None
-    criteria: tuple[Criterion, ...] = ()
-    """Judge criteria on this turn's reply, graded by the case's judge model."""
-    source: str | None = None
-    """Where the turn was written, as ``file:line``."""
-
-
-@dataclass(frozen=True, slots=True)
-class ConversationGrading:
-    """Grades over a whole conversation: checks see every reply, the judge the transcript."""
-
-    checks: tuple[CheckDefinition, ...] = ()
-    """Checks of the conversation: their text is every reply, their tool calls every call."""
-    criteria: tuple[Criterion, ...] = ()
-    """Judge criteria over the transcript, graded by the case's judge model."""
-
-
-GOAL_REACHED = "[[GOAL REACHED]]"
-"""What a simulated user answers, alone, when its goal is reached: the conversation ends."""
-
-
-@dataclass(frozen=True, slots=True)
-class Simulation:
-    """A model playing the user, from a persona towards a goal, until a stop."""
-
-    model: str
-    goal: str
-    max_turns: int
-    """The most user turns; the conversation ends after the reply to the last one."""
-    persona: str = ""
-    stop: tuple[CheckDefinition, ...] = ()
-    """Checks on each reply: the conversation ends after the first reply passing all of them."""
-    opening: str | None = None
-    """The first user message as written; None: the simulated user writes it too."""
-    seed: int | None = None
-    temperature: float | None = None
-
-    def __post_init__(self) -> None:
-        if self.max_turns < 1:
-            raise ValueError(f"max_turns must be at least 1, got {self.max_turns}")
-
-
+@declared_roles
 @dataclass(frozen=True, slots=True)
 class TestCase:
     """One case: the messages to send and every way its response is graded.
@@ -140,53 +68,83 @@ class TestCase:
 
     __test__: ClassVar[bool] = False  # not a pytest test class, despite the name
 
-    id: str
-    messages: tuple[Message, ...]
-    models: tuple[str, ...] = ()
-    params: GenerationParams = field(default_factory=GenerationParams)
-    checks: tuple[CheckDefinition, ...] = ()
-    validator: Validator | None = None
-    response_schema: Mapping[str, Any] | None = None
-    response_model: type[BaseModel] | None = None
+    # Roles (`promptum.runner._roles`). Not hashed (`hashed=None`): where a case was written,
+    # how its result is counted (tags, must_pass), the model a hashed schema is parsed into,
+    # what the run decides (target, its id being in `models`; judge_off), and, as the
+    # fingerprints were first taken, tools and tool_choice (docs/architecture.md).
+
+    id: str = field(metadata=roles(_ROW, hashed=Hashed(text=string_text)))
+    messages: tuple[Message, ...] = field(
+        metadata=roles(_ROW, hashed=Hashed(encode=messages_data, text=messages_json))
+    )
+    models: tuple[str, ...] = field(default=(), metadata=roles(hashed=HASHED))
+    params: GenerationParams = field(
+        default_factory=GenerationParams, metadata=roles(hashed=Hashed(encode=params_data))
+    )
+    checks: tuple[CheckDefinition, ...] = field(
+        default=(), metadata=roles(_WHOLE, hashed=Hashed(each=check_data))
+    )
+    validator: Validator | None = field(
+        default=None, metadata=roles(_WHOLE, hashed=Hashed(encode=validator_data))
+    )
+    response_schema: Mapping[str, Any] | None = field(
+        default=None, metadata=roles(_WHOLE, hashed=Hashed(key="schema"))
+    )
+    response_model: type[BaseModel] | None = field(
+        default=None,
+        metadata=roles(_WHOLE, hashed=None),  # its schema is hashed
+    )
     """A pydantic model the structured output is parsed into before field assertions."""
-    expected: Mapping[str, Any] | None = None
-    attack_target: Mapping[str, Any] | None = None
-    expected_behavior: str | None = None
-    context: tuple[str, ...] | None = None
+    expected: Mapping[str, Any] | None = field(default=None, metadata=roles(_WHOLE, hashed=HASHED))
+    attack_target: Mapping[str, Any] | None = field(
+        default=None, metadata=roles(_WHOLE, hashed=HASHED)
+    )
+    expected_behavior: str | None = field(
+        default=None, metadata=roles(_TURN | _WHOLE, hashed=HASHED)
+    )
+    context: tuple[str, ...] | None = field(default=None, metadata=roles(hashed=HASHED))
     """Retrieved documents the response should rest on; judge prompts see ``{{ context }}``."""
-    judge: JudgeConfig | None = None
-    tags: tuple[str, ...] = ()
-    repeat: int = 1
-    source: str | None = None
+    judge: JudgeConfig | None = field(
+        default=None, metadata=roles(_WHOLE, hashed=Hashed(encode=judge_data))
+    )
+    tags: tuple[str, ...] = field(default=(), metadata=roles(hashed=None))
+    repeat: int = field(default=1, metadata=roles(hashed=HASHED))
+    source: str | None = field(default=None, metadata=roles(_ROW, hashed=None))
     """Where the case was defined, as ``file:line``."""
-    must_pass: bool = False
+    must_pass: bool = field(default=False, metadata=roles(hashed=None))
     """Any failure or error of this case fails the run's gate, whatever the pass rate."""
-    threshold: float | None = None
+    threshold: float | None = field(default=None, metadata=roles(hashed=HASHED_WHEN_SET))
     """The weighted score (0-1) at which the case passes, failed grades and all; None: every
     grade must pass (`promptum.metrics.thresholded_status`)."""
-    transform: str | None = None
+    transform: str | None = field(default=None, metadata=roles(_WHOLE, hashed=HASHED_WHEN_SET))
     """A Jinja expression whose value every check and field assertion sees instead of the
     response (docs/expressions.md); None: the response as it came."""
-    vars: Mapping[str, Any] = field(default_factory=dict)
+    vars: Mapping[str, Any] = field(
+        default_factory=dict, metadata=roles(_ROW, hashed=Hashed(when=When.READ))
+    )
     """The variables its templates were rendered with; checks the user wrote see them."""
-    target: Target | None = None
+    target: Target | None = field(default=None, metadata=roles(_WHOLE, hashed=None))
     """The function or service answering the case instead of a model (its id is in
     `models`); the session gives it to the model client."""
-    tools: tuple[dict[str, Any], ...] | None = None
+    tools: tuple[dict[str, Any], ...] | None = field(default=None, metadata=roles(hashed=None))
     """Tools the model may call, as OpenAI function schemas."""
-    tool_choice: str | dict[str, Any] | None = None
-    suite: str = ""
+    tool_choice: str | dict[str, Any] | None = field(default=None, metadata=roles(hashed=None))
+    suite: str = field(default="", metadata=roles(hashed=HASHED))
     """The suite's name: ids are unique within a suite, ``suite/id`` within a run."""
-    variant: str = ""
+    variant: str = field(default="", metadata=roles(hashed=HASHED))
     """The prompt variant these messages are (a suite's `prompts:`); "" when it has none."""
-    turns: tuple[Turn, ...] = ()
+    turns: tuple[Turn, ...] = field(default=(), metadata=roles(_TURN | _WHOLE, hashed=_TURNS))
     """A scripted conversation (docs/conversations.md): `messages` open it, then each turn's
     query is sent with every earlier reply; empty: one request."""
-    simulate: Simulation | None = None
+    simulate: Simulation | None = field(
+        default=None, metadata=roles(_TURN | _WHOLE, hashed=_SIMULATION)
+    )
     """A conversation whose user a model plays; exclusive with `turns`."""
-    conversation: ConversationGrading | None = None
+    conversation: ConversationGrading | None = field(
+        default=None, metadata=roles(_TURN | _WHOLE, hashed=_CONVERSATION)
+    )
     """Grades over the whole conversation, besides each turn's."""
-    judge_off: bool = False
+    judge_off: bool = field(default=False, metadata=roles(hashed=None))
     """Its judge was turned off for the run (`--no-judge`): a response only the judge would
     grade is then ungraded, and its error says so."""
 

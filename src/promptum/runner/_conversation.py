@@ -33,6 +33,7 @@ from promptum.runner._case import TestCase, Turn
 from promptum.runner._executor import ResultKey
 from promptum.runner._grade import DEFAULT_GRADE_TIMEOUT_S, grade_async
 from promptum.runner._response import Complete, graded, result_of, status_of
+from promptum.runner._roles import role_table
 from promptum.runner._simulator import (
     Exchange,
     goal_reached,
@@ -167,23 +168,20 @@ def _turn_case(case: TestCase, turn: Turn, messages: tuple[Message, ...]) -> Tes
     """What one turn is graded as: a single request of these messages.
 
     With the case's checks (a suite's defaults) and the turn's own; judged on the turn's
-    criteria only.
+    criteria only; without what only the whole conversation has (`Role.TURN_RESET`).
     """
     judge = None
     if case.judge is not None and turn.criteria:
         judge = dataclasses.replace(case.judge, criteria=turn.criteria)
-    return dataclasses.replace(
-        case,
-        messages=messages,
-        checks=case.checks + turn.checks,
-        expected=turn.expected,
-        attack_target=turn.attack_target,
-        expected_behavior=None,
-        judge=judge,
-        turns=(),
-        simulate=None,
-        conversation=None,
-    )
+    # The turn sets these; every field with the role `TURN_RESET` goes back to its default.
+    own = {
+        "messages": messages,
+        "checks": case.checks + turn.checks,
+        "expected": turn.expected,
+        "attack_target": turn.attack_target,
+        "judge": judge,
+    }
+    return dataclasses.replace(case, **{**dict(role_table(type(case)).turn_reset), **own})
 
 
 def transcript(exchanges: list[Exchange]) -> str:
@@ -346,21 +344,8 @@ class _Conversation:
         grading = case.conversation
         grades: list[Grade] = []
         replies = [turn.completion for turn in self.turns]
-        bare = dataclasses.replace(
-            case,
-            validator=None,
-            response_schema=None,
-            response_model=None,
-            expected=None,
-            attack_target=None,
-            expected_behavior=None,
-            transform=None,
-            judge=None,
-            target=None,
-            turns=(),
-            simulate=None,
-            conversation=None,
-        )
+        # Every field grading one reply, or scripting the conversation, back to its default.
+        bare = dataclasses.replace(case, **dict(role_table(type(case)).conversation_reset))
         if grading is not None and grading.checks:
             every = _summed(replies, Completion(model=self.model)).model_copy(
                 update={"text": "\n\n".join(reply.text for reply in replies), "cached": False}

@@ -14,16 +14,13 @@ from typing import Literal
 
 from promptum.runner._case import TestCase
 from promptum.runner._copied import CopiedRow
+from promptum.runner._hashed import messages_text
 
 Texts = Sequence[tuple[Literal["system", "user"], str]]
 
 
-def messages_text(texts: Sequence[tuple[str, str]]) -> str:
-    """The fingerprint's JSON of plain messages, given as (role, content)."""
-    # What json.dumps(sort_keys=True) writes for [{"content": ..., "role": ...}, ...].
-    encode = encode_basestring_ascii
-    messages = ", ".join([f'{{"content": {encode(t)}, "role": {encode(r)}}}' for r, t in texts])
-    return f"[{messages}]"
+RUN_KEYS = ("id", "messages")
+"""The hashed fields of a row that `own_text` writes, in the order of their keys."""
 
 
 def own_text(case_id: str, texts: Texts) -> str:

@@ -16,10 +16,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import asdict, fields
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from datetime import datetime
-from json.encoder import encode_basestring_ascii
 from operator import attrgetter, is_
 from pathlib import Path
 from typing import Any
@@ -27,19 +26,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from promptum._flushing import TurnFlush
-from promptum.checks import CheckDefinition, case_transform, expressions_of
-from promptum.results import CaseResult, Message, RunResult
-from promptum.runner._case import (
-    ConversationGrading,
-    Criterion,
-    GenerationParams,
-    JudgeConfig,
-    Simulation,
-    TestCase,
-    Turn,
-)
+from promptum.checks import case_transform, expressions_of
+from promptum.results import CaseResult, RunResult
+from promptum.runner._case import TestCase
 from promptum.runner._copied import CopiedRow
-from promptum.runner._copied_run import CopiedRun, messages_text
+from promptum.runner._copied_run import RUN_KEYS, CopiedRun
+from promptum.runner._hashed import as_json
+from promptum.runner._roles import UNSET, HashedField, When, role_table
 from promptum.runner._turn_lines import TURN_LINE, JournalKey, TurnCall, turn_calls, turn_line
 from promptum.sinks import result_json
 
@@ -50,142 +43,84 @@ _REMEMBERED_CHECKS = 256
 """Checks whose dump a `PlanDigest` keeps: a suite's `defaults` checks are objects shared
 by all its cases, while checks of each row's own are not worth keeping."""
 
-
-def _params(params: GenerationParams) -> dict[str, Any]:
-    """`asdict(params)` without copying: the usual params have no `extra` to copy."""
-    if params.extra:
-        return asdict(params)
-    return {field.name: getattr(params, field.name) for field in fields(params)}
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, default=str)
-
-
-def _messages(case: TestCase) -> list[dict[str, Any]]:
-    return [message.model_dump() for message in case.messages]
-
-
-def _messages_json(case: TestCase) -> str:
-    """`_json(_messages(case))`, written directly for plain messages (a role and a text)."""
-    texts = []
-    for message in case.messages:
-        # A plain message dumps as {"content", "role"} (see `Message`'s serializer): the
-        # same text as json.dumps writes, without dumping the model (most of a row's cost).
-        if type(message) is not Message or message.tool_calls is not None:
-            return _json(_messages(case))
-        if message.tool_call_id is not None or type(message.content) is not str:
-            return _json(_messages(case))
-        texts.append((message.role, message.content))
-    return messages_text(texts)
-
-
 _MARK = "\x00promptum-plan-digest:"
 """Starts the stand-ins of a case's own keys in a `PlanDigest` frame: no case writes it."""
-_FRAMED = (
-    *("checks", "attack_target", "suite", "variant", "models", "params", "validator"),
-    *("response_schema", "expected", "expected_behavior", "context", "judge", "repeat"),
-    *("threshold", "transform"),
-)
-"""The fields of a case that its fingerprint text reads, besides its id, messages and vars."""
-_framed = attrgetter(*_FRAMED)
 
 
-_LATER_KEYS = ("metric", "weight", "transform")
-"""Keys of a check (and `metric` of a criterion) added after fingerprints were first taken:
-hashed only when set, so a case without them keeps the fingerprint it had before."""
+def _tuple_getter(names: list[str]) -> Callable[[Any], tuple[Any, ...]]:
+    if len(names) > 1:
+        return attrgetter(*names)
+    return lambda case: tuple(getattr(case, name) for name in names)
 
 
-def _without_unset_later_keys(data: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in data.items() if v is not None or k not in _LATER_KEYS}
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """How a `PlanDigest` writes the cases of one class, made from its fields' roles."""
+
+    hashed: tuple[HashedField, ...]
+    """Every field hashed, in the order of their keys."""
+    shared: Callable[[Any], tuple[Any, ...]]
+    """The hashed fields the rows of a data file share (every one not `PER_ROW`)."""
 
 
-def _judge(config: JudgeConfig | None) -> dict[str, Any] | None:
-    if config is None:
-        return None
-    data = asdict(config)
-    data["criteria"] = [_without_unset_later_keys(c) for c in data["criteria"]]
-    return data
+_LAYOUTS: dict[type, _Layout] = {}
 
 
-def _checks(checks: tuple[CheckDefinition, ...]) -> list[dict[str, Any]]:
-    return [_without_unset_later_keys(check.model_dump()) for check in checks]
+def _layout(cls: type) -> _Layout:
+    layout = _LAYOUTS.get(cls)
+    if layout is None:
+        hashed = role_table(cls).hashed
+        shared = _tuple_getter([item.name for item in hashed if not item.per_row])
+        layout = _LAYOUTS[cls] = _Layout(hashed, shared)
+    return layout
 
 
-def _criteria(criteria: tuple[Criterion, ...]) -> list[dict[str, Any]]:
-    return [_without_unset_later_keys(asdict(criterion)) for criterion in criteria]
+def _is_default(value: Any, item: HashedField) -> bool:
+    return value is item.default or (item.default is not UNSET and value == item.default)
 
 
-def _turn(turn: Turn) -> dict[str, Any]:
-    # Not `source`: moving a turn within its file does not change what it asks.
-    return {
-        "query": turn.query,
-        "reads_turns": turn.reads_turns,
-        "checks": _checks(turn.checks),
-        "expected": turn.expected,
-        "attack_target": turn.attack_target,
-        "criteria": _criteria(turn.criteria),
-    }
+def _mark_text(item: HashedField, value: Any) -> str:
+    """The JSON text of a row's own `value` of `item`, in its frame."""
+    hashed = item.hashed
+    if hashed.text is not None:
+        return hashed.text(value)
+    return as_json(value if hashed.encode is None else hashed.encode(value))
 
 
-def _simulation(simulation: Simulation) -> dict[str, Any]:
-    data = {f.name: getattr(simulation, f.name) for f in fields(simulation)}
-    data["stop"] = _checks(simulation.stop)
-    return data
-
-
-def _conversation(grading: ConversationGrading) -> dict[str, Any]:
-    return {"checks": _checks(grading.checks), "criteria": _criteria(grading.criteria)}
-
-
-def _conversation_keys(case: TestCase) -> dict[str, Any]:
-    """A conversation's turns, simulated user and grading: only those set.
-
-    So the fingerprint of every other case stays what it was.
-    """
-    keys: dict[str, Any] = {}
-    if case.turns:
-        keys["turns"] = [_turn(turn) for turn in case.turns]
-    if case.simulate is not None:
-        keys["simulate"] = _simulation(case.simulate)
-    if case.conversation is not None:
-        keys["conversation"] = _conversation(case.conversation)
-    return keys
+_Frame = tuple[tuple[str, ...], tuple[HashedField, ...]]
+"""A case's text around its own keys (one more part than keys), and those keys."""
 
 
 class PlanDigest:
     """A run's fingerprint (the resume journal's key), fed one case at a time.
 
     A short hash of everything that decides the run's results: each case as JSON with
-    sorted keys. It must not change between versions, as a resume finds the journal of a
-    run interrupted before an upgrade by it.
+    sorted keys, of the fields its roles say are hashed (`promptum.runner._roles`). It must
+    not change between versions, as a resume finds the journal of a run interrupted before
+    an upgrade by it.
     """
 
     def __init__(self) -> None:
         self._digest = hashlib.sha256()
-        self._checks: dict[int, tuple[CheckDefinition, str]] = {}
+        self._items: dict[int, tuple[object, Callable[[Any], Any], str]] = {}
         """Recent checks by identity (each kept alive, so its id is not reused), as JSON."""
-        self._last: tuple[TestCase, tuple[str, ...]] | None = None
+        self._last: tuple[TestCase, _Frame] | None = None
         """The last case framed, and its text around its own keys (see `_frame`)."""
-        self._reads_vars: dict[tuple[int, str | None], tuple[object, bool]] = {}
-        """Whether a case's checks and transform read `vars`, by the checks' identity: the
-        rows of a data file share theirs (kept alive, as `_checks` are)."""
+        self._reads: dict[tuple[int, str | None, str], tuple[object, bool]] = {}
+        """Whether a case's checks and transform read a key, by the checks' identity: the
+        rows of a data file share theirs (kept alive, as checks are)."""
 
     def add(self, case: TestCase) -> None:
         """Hash one case in."""
-        # The JSON of the whole case, written in three parts so that each check is encoded
-        # once, not once per case: `attack_target` and `checks` are the first keys in order.
         frame = self._frame(case)
         if frame is not None:  # a row of the same file as the last case: its own keys only
-            case_id = case.id
-            # What json.dumps writes for a string, without its encoder's set-up per call.
-            own_id = encode_basestring_ascii(case_id) if type(case_id) is str else _json(case_id)
-            parts = [frame[0], own_id, frame[1], _messages_json(case), frame[2]]
-            if len(frame) > 3:
-                parts += [_json(case.vars), frame[3]]
+            texts, marks = frame
+            parts = [texts[0]]
+            for mark, after in zip(marks, texts[1:], strict=True):
+                parts += [_mark_text(mark, getattr(case, mark.name)), after]
             self._digest.update("".join(parts).encode())
             return
-        self._digest.update(self._text(case).encode())
+        self._digest.update(self._text(case, _layout(type(case))).encode())
 
     def add_copy(self, row: CopiedRow) -> None:
         """Hash in the case `row` stands for, as `add` would, without making it."""
@@ -193,18 +128,17 @@ class PlanDigest:
         if frame is None:  # a conversation, or text holding the digest's mark
             self.add(row.case())
             return
-        # As `_messages_json` writes plain messages.
-        messages = messages_text(row.texts)
-        parts = [frame[0], encode_basestring_ascii(row.id), frame[1], messages, frame[2]]
-        if len(frame) > 3:
-            parts += [_json(row.vars), frame[3]]
+        texts, marks = frame
+        parts = [texts[0]]
+        for mark, after in zip(marks, texts[1:], strict=True):
+            parts += [row.hashed_text(mark.name), after]
         self._digest.update("".join(parts).encode())
 
     def add_run(self, run: CopiedRun) -> None:
         """Hash in each row of `run`, as `add_copy` would, from their texts."""
         frame = self._frame(run.base)
-        if frame is None or len(frame) > 3:  # vars hashed too, or no frame: the rows say
-            for item in run.rows():
+        if frame is None or [mark.name for mark in frame[1]] != list(RUN_KEYS):
+            for item in run.rows():  # vars hashed too, or no frame: the rows say
                 if isinstance(item, CopiedRow):
                     self.add_copy(item)
                 else:
@@ -212,21 +146,54 @@ class PlanDigest:
             return
         # Each line is a row's id, a tab and its messages (`own_text`): its frame around
         # them is put in place of the tab and the newline, for the whole run at once.
-        before, between, after = frame
+        before, between, after = frame[0]
         text = run.text[:-1].replace("\t", between).replace("\n", after + before)
         self._digest.update(before.encode())
         self._digest.update(text.encode())
         self._digest.update(after.encode())
 
-    def _text(self, case: TestCase) -> str:
-        checks = ", ".join(self._check(check) for check in case.checks)
-        return (
-            f'{{"attack_target": {_json(case.attack_target)}, "checks": [{checks}], '
-            + _json(self._key(case))[1:]
-        )
+    def _text(
+        self, case: TestCase, layout: _Layout, marked: list[HashedField] | None = None
+    ) -> str:
+        """The JSON of `case`, keys sorted; with `marked`, its own keys as marks (`_frame`).
 
-    def _frame(self, case: TestCase) -> tuple[str, ...] | None:
-        """The text of `case` around its id, messages and vars, when the last case's fits.
+        The marked fields are appended to `marked`, in order.
+        """
+        # Written in parts so that each check is encoded once, not once per case: a field
+        # hashed `each` is written apart, the fields around it as one object each.
+        pieces: list[str] = []
+        group: dict[str, Any] = {}
+        for item in layout.hashed:
+            value = getattr(case, item.name)
+            if item.hashed.when is not When.ALWAYS and not self._included(case, item, value):
+                continue
+            hashed = item.hashed
+            if marked is not None and item.per_row:
+                group[item.key] = _MARK + item.name
+                marked.append(item)
+            elif hashed.each is not None:
+                if group:
+                    pieces.append(as_json(group)[1:-1])
+                    group = {}
+                each = ", ".join([self._item(hashed.each, element) for element in value])
+                pieces.append(f"{as_json(item.key)}: [{each}]")
+            else:
+                group[item.key] = value if hashed.encode is None else hashed.encode(value)
+        if group:
+            pieces.append(as_json(group)[1:-1])
+        return "{" + ", ".join(pieces) + "}"
+
+    def _included(self, case: TestCase, item: HashedField, value: Any) -> bool:
+        """Whether a field hashed only at times (`When`) is hashed for `case`."""
+        when = item.hashed.when
+        if when is When.SET:
+            return not _is_default(value, item)
+        if when is When.READ:
+            return self._read(case, item.key)
+        return case.is_conversation and not _is_default(value, item)
+
+    def _frame(self, case: TestCase) -> _Frame | None:
+        """The text of `case` around its own keys (`PER_ROW`), when the last case's fits.
 
         The rows of a data file share every other field (the same objects): their text is
         the last case's but for those, each encoded alone (the JSON of a value is the same
@@ -237,24 +204,24 @@ class PlanDigest:
         last = self._last
         if last is not None and last[0] is case:  # the prototype of a data file's rows
             return last[1]
-        if last is not None and all(map(is_, _framed(case), _framed(last[0]))):
+        layout = _layout(type(case))
+        if (
+            last is not None
+            and type(last[0]) is type(case)
+            and all(map(is_, layout.shared(case), layout.shared(last[0])))
+        ):
             return last[1]
-        key = self._key(case)
-        marks = [name for name in ("id", "messages", "vars") if name in key]
-        for name in marks:
-            key[name] = _MARK + name
-        checks = ", ".join(self._check(check) for check in case.checks)
-        text = f'{{"attack_target": {_json(case.attack_target)}, "checks": [{checks}], '
-        text += _json(key)[1:]
+        marks: list[HashedField] = []
+        text = self._text(case, layout, marks)
         parts: list[str] = []
-        for name in marks:  # in the order of the text's sorted keys
-            before, *after = text.split(json.dumps(_MARK + name))
+        for item in marks:  # in the order of the text's sorted keys
+            before, *after = text.split(json.dumps(_MARK + item.name))
             if len(after) != 1:  # the mark is written elsewhere too: no frame
                 self._last = None
                 return None
             parts.append(before)
             text = after[0]
-        frame = (*parts, text)
+        frame = ((*parts, text), tuple(marks))
         self._last = (case, frame)
         return frame
 
@@ -262,58 +229,34 @@ class PlanDigest:
         """The fingerprint of the cases added so far."""
         return self._digest.hexdigest()[:16]
 
-    def _check(self, check: CheckDefinition) -> str:
-        remembered = self._checks.get(id(check))
-        if remembered is not None:
-            return remembered[1]
-        if len(self._checks) >= _REMEMBERED_CHECKS:
-            self._checks.clear()
-        text = _json(_without_unset_later_keys(check.model_dump()))
-        self._checks[id(check)] = (check, text)
+    def _item(self, each: Callable[[Any], Any], element: object) -> str:
+        remembered = self._items.get(id(element))
+        if remembered is not None and remembered[1] is each:
+            return remembered[2]
+        if len(self._items) >= _REMEMBERED_CHECKS:
+            self._items.clear()
+        text = as_json(each(element))
+        self._items[id(element)] = (element, each, text)
         return text
 
-    def _key(self, case: TestCase) -> dict[str, Any]:
-        """The rest of the case: every key after `checks`."""
-        return {
-            "id": case.id,
-            "suite": case.suite,
-            "variant": case.variant,
-            "messages": _messages(case),
-            "models": case.models,
-            "params": _params(case.params),
-            "validator": None if case.validator is None else case.validator.describe(),
-            "schema": case.response_schema,
-            "expected": case.expected,
-            "expected_behavior": case.expected_behavior,
-            "context": case.context,
-            "judge": _judge(case.judge),
-            "repeat": case.repeat,
-            # Only when set: a case without them keeps the fingerprint it had before.
-            **({} if case.threshold is None else {"threshold": case.threshold}),
-            **({} if case.transform is None else {"transform": case.transform}),
-            # Only when an expression reads them: other cases' vars are in their messages.
-            **({"vars": case.vars} if self._reads(case) else {}),
-            **(_conversation_keys(case) if case.is_conversation else {}),
-        }
-
-    def _reads(self, case: TestCase) -> bool:
-        key = (id(case.checks), case.transform)
-        remembered = self._reads_vars.get(key)
+    def _read(self, case: TestCase, name: str) -> bool:
+        key = (id(case.checks), case.transform, name)
+        remembered = self._reads.get(key)
         if remembered is not None:
             return remembered[1]
-        if len(self._reads_vars) >= _REMEMBERED_CHECKS:
-            self._reads_vars.clear()
-        reads = _expressions_read_vars(case)
-        self._reads_vars[key] = (case.checks, reads)
+        if len(self._reads) >= _REMEMBERED_CHECKS:
+            self._reads.clear()
+        reads = _expressions_read(case, name)
+        self._reads[key] = (case.checks, reads)
         return reads
 
 
-def _expressions_read_vars(case: TestCase) -> bool:
-    """Whether an `expr` check or a transform of `case` reads `vars` when it grades."""
+def _expressions_read(case: TestCase, name: str) -> bool:
+    """Whether an `expr` check or a transform of `case` reads `name` when it grades."""
     expressions = [e for check in case.checks for _, e in expressions_of(check.compiled)]
     if case.transform is not None:
         expressions.append(case_transform(case.transform))
-    return any("vars" in expression.names_read for expression in expressions)
+    return any(name in expression.names_read for expression in expressions)
 
 
 def plan_fingerprint(cases: Iterable[TestCase]) -> str:

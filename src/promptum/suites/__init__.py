@@ -20,11 +20,10 @@ from promptum.suites._variants import unknown_variant
 # kept here (promptum._lazy), so this namespace holds the public names only.
 if _typing.TYPE_CHECKING:
     from promptum.suites._build import InvalidCaseError as InvalidCaseError
-    from promptum.suites._build import SuiteContext as SuiteContext
     from promptum.suites._build import build_case as build_case
-    from promptum.suites._build import context_problem as context_problem
-    from promptum.suites._build import judge_problems as judge_problems
-    from promptum.suites._build import merged_judge as merged_judge
+    from promptum.suites._build_judge import context_problem as context_problem
+    from promptum.suites._build_judge import judge_problems as judge_problems
+    from promptum.suites._build_judge import merged_judge as merged_judge
     from promptum.suites._canary import known_token as known_token
     from promptum.suites._cases import Cases as Cases
     from promptum.suites._cases import Mapped as Mapped
@@ -35,6 +34,7 @@ if _typing.TYPE_CHECKING:
     from promptum.suites._locate import Locator as Locator
     from promptum.suites._redteam import Generated as Generated
     from promptum.suites._redteam import generate_suite as generate_suite
+    from promptum.suites._suite_context import SuiteContext as SuiteContext
 
 __getattr__ = _lazy_exports(__name__)
 

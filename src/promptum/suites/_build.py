@@ -17,16 +17,12 @@ from promptum.runner import JudgeConfig, TestCase
 from promptum.suites._build_checks import case_checks
 from promptum.suites._build_conversation import case_conversation
 from promptum.suites._build_judge import case_judge
-from promptum.suites._build_judge import context_problem as context_problem
-from promptum.suites._build_judge import judge_problems as judge_problems
-from promptum.suites._build_judge import merged_judge as merged_judge
 from promptum.suites._build_messages import prompted
 from promptum.suites._build_output import (
     Expectations,
     assertions_found,
     expectations,
     output,
-    structured_output,
 )
 from promptum.suites._build_render import CaseScope, Problems
 from promptum.suites._build_tools import case_target, case_tools
@@ -35,14 +31,9 @@ from promptum.suites._format import CaseFields, SuiteSpec
 from promptum.suites._locate import Loc, Locator, format_loc, problem
 from promptum.suites._missing_context import CASE_WITHOUT_CONTEXT
 from promptum.suites._reused import has_template
-from promptum.suites._suite_context import SuiteContext as SuiteContext
+from promptum.suites._suite_context import SuiteContext
 from promptum.suites._tools import tool_check_problems, tool_choice_problem
 from promptum.suites._turns import Conversation
-
-# `SuiteContext` and the judge's `context_problem`, `judge_problems` and `merged_judge`
-# (imported `as` themselves above) are shared through this module, where the loader and
-# the session find them; the red-team suite imports `structured_output` by this name.
-_structured_output = structured_output
 
 
 class InvalidCaseError(Exception):

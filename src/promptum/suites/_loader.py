@@ -19,13 +19,11 @@ from promptum.providers import DEFAULT_MODEL, EndpointConfig, Price, Target, mod
 from promptum.runner import CopiedRow, JudgeConfig, TestCase
 from promptum.suites._build import (
     InvalidCaseError,
-    SuiteContext,
     build_case,
-    judge_problems,
-    merged_judge,
     settings_problems,
     unused_tag_problems,
 )
+from promptum.suites._build_judge import judge_problems, merged_judge
 from promptum.suites._case_files import case_source, source_paths
 from promptum.suites._cases import CaseStats, RowCases, SuiteCases
 from promptum.suites._columns import ColumnChecks
@@ -45,6 +43,7 @@ from promptum.suites._redteam import redteam_cases
 from promptum.suites._row_build import RowPrototype
 from promptum.suites._row_texts import RowTexts
 from promptum.suites._rows import CaseFilesError, RawCase, RowFile, resolved
+from promptum.suites._suite_context import SuiteContext
 from promptum.suites._target import TargetSpec, suite_target
 from promptum.suites._tools import choice_json, tools_json
 from promptum.suites._turns import row_problems

@@ -16,7 +16,7 @@ from promptum import redteam
 from promptum.checks import FOLDER, SHARED, CheckTable
 from promptum.errors import ConfigError
 from promptum.providers import EndpointConfig
-from promptum.suites._build import SuiteContext, _structured_output
+from promptum.suites._build_output import structured_output
 from promptum.suites._format import SuiteSpec
 from promptum.suites._locate import (
     Locator,
@@ -26,6 +26,7 @@ from promptum.suites._locate import (
     validation_problems,
 )
 from promptum.suites._rows import RawCase, max_suite_bytes
+from promptum.suites._suite_context import SuiteContext
 from promptum.suites._tools import tools_json
 from promptum.suites._variants import Variants, suite_variants
 from promptum.suites._yaml import read_yaml
@@ -104,7 +105,7 @@ def suite_facts(
     if defaults is not None and defaults.response_model is not None:
         # A broken one is reported by every case, where it is written.
         with contextlib.suppress(ValueError):
-            schema, _ = _structured_output(defaults.response_model, folder)
+            schema, _ = structured_output(defaults.response_model, folder)
     return redteam.SuiteFacts(
         response_schema=schema,
         tools=tools_json(spec.tools) or (),

@@ -10,16 +10,15 @@ a target's parameters) keeps the full build, as does any row the copy cannot vou
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import fields
 from typing import Any, Literal
 
 from promptum.case_result import Message, namespaced
-from promptum.runner import CopiedRow, TestCase, own_text
-from promptum.suites._build import SuiteContext
+from promptum.runner import ROW_FIELDS, CopiedRow, TestCase, own_text, role_table
 from promptum.suites._canary import VARIABLE, Canary
 from promptum.suites._reused import has_template
 from promptum.suites._row_texts import RowTexts
 from promptum.suites._rows import RawCase
+from promptum.suites._suite_context import SuiteContext
 from promptum.templating import TemplateError, render
 
 _COPIED_KEYS = frozenset({"id", "query", "system", "vars"})
@@ -30,10 +29,16 @@ Role = Literal["system", "user"]
 _UNTRIED, _TRUSTED, _REFUSED = 0, 1, 2
 _NO_VARS: dict[str, Any] = {}
 """The vars of a row without any (never changed: only read)."""
-_NAMES = [field.name for field in fields(TestCase)]
-_ID, _MESSAGES, _VARS, _SOURCE = (
-    _NAMES.index(name) for name in ("id", "messages", "vars", "source")
-)
+
+
+def _own_positions(kind: type[TestCase]) -> tuple[int, ...]:
+    """Where a copied row's own fields (`ROW_FIELDS`) are among the arguments of `kind`.
+
+    Every other argument is the prototype's (`Role.PER_ROW` decides which are the row's:
+    `ROW_FIELDS` is checked against the roles when the runner's module is imported).
+    """
+    names = role_table(kind).names
+    return tuple(names.index(name) for name in ROW_FIELDS)
 
 
 class RowPrototype:
@@ -59,6 +64,9 @@ class RowPrototype:
         """The system message of a row without its own."""
         self.case: TestCase | None = None
         self.keys: frozenset[str] = frozenset()
+        self._kind: type[TestCase] = TestCase
+        self._own: tuple[int, ...] = ()
+        """Where the row's own fields go among `values` (see `_own_positions`)."""
         self.values: list[Any] = []
         """The prototype's fields in order: a row's case is made from them (faster than
         `replace`, as positional arguments are)."""
@@ -92,7 +100,8 @@ class RowPrototype:
             return
         if self.case is None:
             self.case, self.keys = case, frozenset(raw.data)
-            self.values = [getattr(case, name) for name in _NAMES]
+            self.values = [getattr(case, name) for name in role_table(type(case)).names]
+            self._kind, self._own = type(case), _own_positions(type(case))
             return
         if self.state == _UNTRIED and frozenset(raw.data) == self.keys:
             self.state = _TRUSTED if self._copied(raw) == case else _REFUSED
@@ -123,9 +132,10 @@ class RowPrototype:
         case_id, variables, texts = parts
         messages = tuple(Message(role=role, content=text) for role, text in texts)
         values = self.values.copy()
-        values[_ID], values[_MESSAGES] = case_id, messages
-        values[_VARS], values[_SOURCE] = variables, raw.locator.line()
-        return TestCase(*values)
+        at_id, at_messages, at_source, at_vars = self._own  # the order of `ROW_FIELDS`
+        values[at_id], values[at_messages] = case_id, messages
+        values[at_source], values[at_vars] = raw.locator.line(), variables
+        return self._kind(*values)
 
     def _parts(self, raw: RawCase) -> tuple[str, dict[str, Any], list[tuple[Role, str]]] | None:
         """Row `raw`'s id, vars and messages' (role, text), as a full build makes them.

@@ -13,10 +13,10 @@ from pathlib import Path
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from promptum.errors import ConfigError
-from promptum.suites._build import SuiteContext
 from promptum.suites._format import MessageSpec, PromptFileSpec, PromptVariantValue
 from promptum.suites._locate import Loc, Locator, problem
 from promptum.suites._rows import data_path, read_document
+from promptum.suites._suite_context import SuiteContext
 from promptum.suites._yaml import read_yaml
 
 _NAME = re.compile(r"[\w.-]+")

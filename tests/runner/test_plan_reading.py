@@ -63,6 +63,14 @@ def test_a_structured_case_keeps_the_fingerprint_earlier_versions_gave() -> None
     assert plan_fingerprint([structured, _case(1)]) == "01d69d4992697681"
 
 
+def test_offered_tools_change_the_fingerprint_only_when_given() -> None:
+    plain = _case(0)
+    offered = replace(plain, tools=({"type": "function", "function": {"name": "lookup"}},))
+    chosen = replace(offered, tool_choice="required")
+    prints = {plan_fingerprint([case]) for case in (plain, offered, chosen)}
+    assert len(prints) == 3  # a resume never reuses results graded with other tools
+
+
 def test_the_digest_writes_the_json_of_the_whole_case_with_sorted_keys() -> None:
     # The digest writes the checks apart (each once) and the fields around them as objects:
     # together, the JSON of the whole case as its fields' roles hash it.
@@ -72,7 +80,8 @@ def test_the_digest_writes_the_json_of_the_whole_case_with_sorted_keys() -> None
         if item.hashed.each is not None
         else (item.hashed.encode or (lambda value: value))(getattr(case, item.name))
         for item in role_table(TestCase).hashed
-        if item.name not in ("vars", "turns", "simulate", "conversation", "transform")
+        if item.name
+        not in ("vars", "turns", "simulate", "conversation", "transform", "tools", "tool_choice")
     }
     digest = PlanDigest()
     digest.add(case)

@@ -70,8 +70,8 @@ class TestCase:
 
     # Roles (`promptum.runner._roles`). Not hashed (`hashed=None`): where a case was written,
     # how its result is counted (tags, must_pass), the model a hashed schema is parsed into,
-    # what the run decides (target, its id being in `models`; judge_off), and, as the
-    # fingerprints were first taken, tools and tool_choice (docs/architecture.md).
+    # what the run decides (target, its id being in `models`; judge_off, which the judge's
+    # own hash already tells).
 
     id: str = field(metadata=roles(_ROW, hashed=Hashed(text=string_text)))
     messages: tuple[Message, ...] = field(
@@ -126,9 +126,13 @@ class TestCase:
     target: Target | None = field(default=None, metadata=roles(_WHOLE, hashed=None))
     """The function or service answering the case instead of a model (its id is in
     `models`); the session gives it to the model client."""
-    tools: tuple[dict[str, Any], ...] | None = field(default=None, metadata=roles(hashed=None))
+    tools: tuple[dict[str, Any], ...] | None = field(
+        default=None, metadata=roles(hashed=HASHED_WHEN_SET)
+    )
     """Tools the model may call, as OpenAI function schemas."""
-    tool_choice: str | dict[str, Any] | None = field(default=None, metadata=roles(hashed=None))
+    tool_choice: str | dict[str, Any] | None = field(
+        default=None, metadata=roles(hashed=HASHED_WHEN_SET)
+    )
     suite: str = field(default="", metadata=roles(hashed=HASHED))
     """The suite's name: ids are unique within a suite, ``suite/id`` within a run."""
     variant: str = field(default="", metadata=roles(hashed=HASHED))

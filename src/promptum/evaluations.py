@@ -37,8 +37,8 @@ def _model_field(model: BaseModel, name: str) -> Any:
     return (model.model_extra or {}).get(name, _MISSING)
 
 
-def _resolve(output: Any, path: str) -> Any:
-    """Follow a dotted path through models, mappings and sequences."""
+def value_at(output: Any, path: str) -> Any:
+    """Follow a dotted path through models, mappings and sequences; a sentinel if absent."""
     current = output
     for part in path.split("."):
         if isinstance(current, BaseModel):
@@ -97,9 +97,9 @@ def evaluate(
     details: list[FieldEvalResult] = []
     for field, value in (expected or {}).items():
         op: Literal["eq", "in"] = "in" if isinstance(value, list) else "eq"
-        details.append(_assert(field, op, value, _resolve(output, field)))
+        details.append(_assert(field, op, value, value_at(output, field)))
     for field, value in (attack_target or {}).items():
-        details.append(_assert(field, "ne", value, _resolve(output, field)))
+        details.append(_assert(field, "ne", value, value_at(output, field)))
     return EvalResult(passed=all(d.passed for d in details), details=details)
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from promptum.reporting import load_run
 from tests.support.fault_server import FaultServer, Reply
+from tests.support.interrupts import interrupt_twice
 
 SUITE = "models: [fault/m]\ntest_cases:\n" + "".join(
     f"  - {{id: case-{i}, query: question {i}, checks: [{{type: min_length, value: 1}}]}}\n"
@@ -35,19 +36,6 @@ def wait_for_requests(server: FaultServer, count: int, process: subprocess.Popen
         assert process.poll() is None, process.communicate()[0]
         assert time.monotonic() < deadline, "the run never reached the hanging call"
         time.sleep(0.05)
-
-
-def interrupt_twice(process: subprocess.Popen[str]) -> str:
-    """Ctrl-C, and once the run says it is stopping, Ctrl-C again; the run's whole output."""
-    process.send_signal(signal.SIGINT)
-    assert process.stdout is not None
-    seen: list[str] = []
-    while not seen or "press Ctrl-C again" not in seen[-1]:  # the first signal was handled
-        line = process.stdout.readline()
-        assert line, "".join(seen)
-        seen.append(line)
-    process.send_signal(signal.SIGINT)
-    return "".join(seen) + process.communicate(timeout=30)[0]
 
 
 @pytest.mark.slow

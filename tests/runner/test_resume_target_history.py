@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -28,6 +27,7 @@ from promptum.checks import CheckDefinition
 from promptum.providers import PythonTarget
 from promptum.results import RunResult
 from promptum.runner import TestCase, Turn
+from tests.support.interrupts import interrupt_twice
 
 BOT = '''\
 import asyncio
@@ -113,15 +113,7 @@ def _interrupted_at_turn_2() -> list[dict[str, Any]]:
         assert process.poll() is None, process.communicate()[0]
         assert time.monotonic() < deadline, "the run never reached turn 2"
         time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
-    assert process.stdout is not None
-    seen: list[str] = []
-    while not seen or "press Ctrl-C again" not in seen[-1]:  # the first signal was handled
-        line = process.stdout.readline()
-        assert line, "".join(seen)
-        seen.append(line)
-    process.send_signal(signal.SIGINT)
-    output = "".join(seen) + process.communicate(timeout=30)[0]
+    output = interrupt_twice(process)
     assert process.returncode == 130, output
     Path("hang").unlink()
     return _calls()

@@ -46,7 +46,7 @@ CHILD = """
 import json, sys, time
 from promptum.reporting import write_report
 from promptum.store import RunStore
-from promptum.tally import RunTally
+from promptum.values.tally import RunTally
 store = RunStore(sys.argv[1])
 run_id = store.list_runs(limit=1)[0].run_id
 shell = store.load(run_id)

@@ -23,8 +23,8 @@ from pathlib import Path
 from promptum import Session
 from promptum.checks import CheckDefinition
 from promptum.providers import ClientOptions, EndpointConfig
-from promptum.results import Message
 from promptum.runner import TestCase, Turn
+from promptum.values.run_result import Message
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the benchmark next to this one
 from run_overhead import instant_server

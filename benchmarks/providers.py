@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from promptum.providers import ClientOptions, EndpointConfig, ModelClient, ModelRequest
-from promptum.results import Message
+from promptum.values.run_result import Message
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from promptum import Prompt, Session
 from promptum.executors import RayExecutor, quiet_local_ray
 from promptum.providers import ClientOptions
-from promptum.results import CaseResult, RunResult
+from promptum.values.run_result import CaseResult, RunResult
 
 CASES = 32
 QUESTIONS = (

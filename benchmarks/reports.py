@@ -34,9 +34,9 @@ sys.path.insert(0, str(ROOT / "tests" / "reporting"))  # the realistic runs the 
 from report_samples import MODELS, STARTED, big_results, big_run  # noqa: E402
 
 from promptum.reporting import REPORT_FORMATS, write_report  # noqa: E402
-from promptum.results import CaseResult, RunResult  # noqa: E402
 from promptum.store import RunStore  # noqa: E402
-from promptum.tally import RunTally  # noqa: E402
+from promptum.values.run_result import CaseResult, RunResult  # noqa: E402
+from promptum.values.tally import RunTally  # noqa: E402
 
 CHROMIUM_ARGS = [
     "--no-sandbox",

@@ -34,11 +34,11 @@ from typing import Any
 
 from promptum.checks import CheckDefinition, evaluate_checks
 from promptum.compare import compare_runs
-from promptum.completion import Completion
 from promptum.providers import ModelRequest
-from promptum.results import CaseResult, JudgeVerdict, Message, RunResult
 from promptum.runner import Runner, TestCase, planned_count
 from promptum.store import RunStore
+from promptum.values.completion import Completion
+from promptum.values.run_result import CaseResult, JudgeVerdict, Message, RunResult
 
 MODELS = ("local/smollm2", "openai/gpt-4o-mini")
 CHECKS = (

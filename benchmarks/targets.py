@@ -19,7 +19,7 @@ from typing import Any
 
 from promptum import Prompt, Session
 from promptum.providers import ClientOptions, ModelClient, ModelRequest, PythonTarget
-from promptum.results import Message
+from promptum.values.run_result import Message
 
 IN_FLIGHT = 8
 

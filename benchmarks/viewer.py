@@ -32,9 +32,9 @@ from pathlib import Path
 from typing import Any
 
 from promptum.checks import CheckDefinition, evaluate_checks
-from promptum.completion import Completion
-from promptum.results import CaseResult, JudgeVerdict, Message, RunResult
 from promptum.store import RunStore
+from promptum.values.completion import Completion
+from promptum.values.run_result import CaseResult, JudgeVerdict, Message, RunResult
 
 MODELS = ("local/smollm2", "openai/gpt-4o-mini")
 CHROMIUM = "/usr/bin/chromium"

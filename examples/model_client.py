@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from promptum.errors import PromptumError
 from promptum.providers import DEFAULT_MODEL, ClientOptions, ModelClient, ModelRequest
-from promptum.results import Message
+from promptum.values.run_result import Message
 
 
 class City(BaseModel):

@@ -10,15 +10,11 @@ if TYPE_CHECKING:
         evaluate_checks,
         register_check,
     )
-    from promptum.completion import Completion, ToolCall
     from promptum.errors import PluginError, PromptumError
     from promptum.evaluations import EvalResult, FieldEvalResult, evaluate, print_eval_result
-    from promptum.grades import Grade
     from promptum.providers import register_provider
     from promptum.reporting import register_report
-    from promptum.results import CaseResult, RunResult
     from promptum.session import Prompt, Session
-    from promptum.target_result import TargetResult
     from promptum.validation import (
         AllOf,
         AnyOf,
@@ -33,6 +29,10 @@ if TYPE_CHECKING:
         Regex,
         Validator,
     )
+    from promptum.values.completion import Completion, ToolCall
+    from promptum.values.grade import Grade
+    from promptum.values.run_result import CaseResult, RunResult
+    from promptum.values.target_result import TargetResult
 
     __version__: str
 
@@ -40,10 +40,14 @@ if TYPE_CHECKING:
 # Every name is imported on first use: `import promptum` comes first in every command, and
 # pydantic, asyncio and importlib.metadata would double the time `promptum --help` takes.
 def __getattr__(name: str) -> Any:
-    """Import a public name when first used, and keep it (`promptum._lazy`)."""
-    from promptum._lazy import lazy_export  # not at start-up either: `promptum --help` needs none
+    """Import a public name when first used, and keep it (`promptum.foundations.lazy`)."""
+    from promptum.foundations.lazy import (
+        lazy_export,  # not at start-up either: `promptum --help` needs none
+    )
 
-    return lazy_export(__name__, name, {"__version__": "promptum._version:promptum_version"})
+    return lazy_export(
+        __name__, name, {"__version__": "promptum.foundations.version:promptum_version"}
+    )
 
 
 __all__ = [

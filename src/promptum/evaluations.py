@@ -14,9 +14,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from promptum.grade_views import EvalResult as EvalResult
-from promptum.grade_views import FieldEvalResult as FieldEvalResult
-from promptum.grade_views import _jsonable
+from promptum.values.documented_views import EvalResult as EvalResult
+from promptum.values.documented_views import FieldEvalResult as FieldEvalResult
+from promptum.values.documented_views import _jsonable
 
 __all__ = ["EvalResult", "FieldEvalResult", "evaluate", "print_eval_result"]
 

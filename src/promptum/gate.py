@@ -2,7 +2,8 @@
 
 Rules, in order: an interrupted or empty run fails; any must-pass result that did not pass
 fails; with ASR bounds (``--max-asr``), red-team results are judged by their attack success
-rate (`promptum.asr_bounds`) instead of one by one; then the pass rate of the other results decides
+rate (`promptum.values.asr_bounds`) instead of one by one; then the pass rate of the other
+results decides
 (at least `fail_under` when given, else every result). An attack that errored was not graded:
 it stays among the other results, as one that did not pass.
 """
@@ -11,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from promptum.asr_bounds import AsrBounds, asr_verdict
-from promptum.results import RunResult
-from promptum.tally import FirstInPlan
+from promptum.values.asr_bounds import AsrBounds, asr_verdict
+from promptum.values.run_result import RunResult
+from promptum.values.tally import FirstInPlan
 
 _NAMED = 3
 """Cases named in a reason before the rest are only counted."""

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from promptum.results import CaseResult, RunResult
-from promptum.stats import CaseRate as CaseRate
+from promptum.values.run_result import CaseResult, RunResult
+from promptum.values.stats import CaseRate as CaseRate
 
 
 def _namespaced(result: CaseResult) -> str:

@@ -20,11 +20,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
-from promptum._version import promptum_version
-from promptum.asr_bounds import AsrBounds, run_bounds
 from promptum.checks import SHARED, CheckDefinition, CheckTable, is_built_in
 from promptum.errors import ConfigError
-from promptum.results import CaseResult, Message, RunResult
+from promptum.foundations.version import promptum_version
 from promptum.runner import (
     DEFAULT_CONCURRENCY,
     DEFAULT_GRACE_S,
@@ -56,6 +54,8 @@ from promptum.suites import (
     merged_judge,
 )
 from promptum.validation import Validator
+from promptum.values.asr_bounds import AsrBounds, run_bounds
+from promptum.values.run_result import CaseResult, Message, RunResult
 
 if TYPE_CHECKING:
     from promptum.providers import ClientOptions, HttpTarget, ModelClient
@@ -356,8 +356,8 @@ class Session:
     """Answers every Prompt without its own model or target (a function or service)."""
     """The least pass rate the gate accepts (`promptum.gate.decide`); None: every result."""
     max_asr: AsrBounds | None = None
-    """The highest attack success rates of red-team cases the gate accepts (`promptum.asr_bounds`);
-    per bound, it replaces a suite's `gate.max_asr`."""
+    """The highest attack success rates of red-team cases the gate accepts
+    (`promptum.values.asr_bounds`); per bound, it replaces a suite's `gate.max_asr`."""
     executor: Executor | None = None
     """Where the units run: None in this process, or e.g. `promptum.executors.RayExecutor`."""
     grade_timeout_s: float | None = DEFAULT_GRADE_TIMEOUT_S

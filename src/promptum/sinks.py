@@ -7,7 +7,7 @@ from typing import Protocol
 
 from pydantic_core import PydanticSerializationError
 
-from promptum.results import CaseResult, RunResult
+from promptum.values.run_result import CaseResult, RunResult
 
 
 class ResultSink(Protocol):

@@ -13,10 +13,10 @@ import pytest
 from promptum import Completion
 from promptum.checks import CheckDefinition
 from promptum.checks._base import Condition, condition_check, fused_checks, passed_grade
-from promptum.grades import Grade
 from promptum.runner import TestCase, grade
 from promptum.validation import IsValidJson
 from promptum.validation._json import json_problem
+from promptum.values.grade import Grade
 
 DEFINITIONS: list[dict[str, Any]] = [
     {"type": "contains", "value": "Paris"},

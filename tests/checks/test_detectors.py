@@ -20,11 +20,11 @@ from pydantic import ValidationError
 
 from promptum import Completion
 from promptum.checks import CANARY, SHARED, CheckDefinition, CheckTable
-from promptum.completion import ToolCall
 from promptum.errors import ConfigError
-from promptum.grades import Grade
 from promptum.suites import load_suite
 from promptum.suites._canary import ALPHABET, KEY_FILE, LENGTH, canary_token
+from promptum.values.completion import ToolCall
+from promptum.values.grade import Grade
 
 TOKEN = "qzvkdprmxwtbhjncsfay"
 

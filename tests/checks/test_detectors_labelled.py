@@ -31,11 +31,11 @@ import yaml
 
 from promptum import Completion
 from promptum.checks import CANARY, CheckDefinition
-from promptum.completion import ToolCall
-from promptum.grades import Grade
-from promptum.results import Message
 from promptum.runner import TestCase, grade
 from promptum.suites import load_suite
+from promptum.values.completion import ToolCall
+from promptum.values.grade import Grade
+from promptum.values.run_result import Message
 
 ROOT = Path(__file__).parents[2]
 DATA = ROOT / "tests" / "data" / "redteam_labelled"

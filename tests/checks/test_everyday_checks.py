@@ -20,9 +20,9 @@ from promptum import Completion
 from promptum.checks import CheckDefinition, check_plan, evaluate_checks
 from promptum.cli import main
 from promptum.errors import ConfigError
-from promptum.grades import Grade
 from promptum.reporting import load_run
 from promptum.suites import load_suite, suite_json_schema
+from promptum.values.grade import Grade
 
 
 def grade(text: str, **definition: Any) -> Grade:

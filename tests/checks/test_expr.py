@@ -16,10 +16,10 @@ from pydantic import ValidationError
 
 from promptum.checks import CheckDefinition, check_grades
 from promptum.cli import main
-from promptum.completion import Completion, ToolCall
-from promptum.grades import Grade
 from promptum.suites import load_suite
 from promptum.templating import TemplateError, compile_expression
+from promptum.values.completion import Completion, ToolCall
+from promptum.values.grade import Grade
 
 ANSWER = Completion(
     text='  {"status": "ok", "items": [1, 2, 3]}  ',

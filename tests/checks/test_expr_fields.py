@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from promptum.checks import CheckDefinition, check_grades
-from promptum.completion import Completion
-from promptum.grades import Grade
 from promptum.runner import TestCase, grade
 from promptum.suites import load_suite
+from promptum.values.completion import Completion
+from promptum.values.grade import Grade
 
 EMPTY_ITEMS = Completion(text='{"items": [], "total": 0}')
 ORDER = Completion(

@@ -8,7 +8,7 @@ import pytest
 
 from promptum import Completion
 from promptum.checks import CheckDefinition
-from promptum.completion import ToolCall
+from promptum.values.completion import ToolCall
 
 MARKER = "attacker-p845k9"
 

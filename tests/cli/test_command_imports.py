@@ -22,13 +22,13 @@ _NOT_FOR_VALIDATE = (
     "promptum.runner._runner",
     "promptum.runner._journal",
     "promptum.providers._client",
-    "promptum.results",
-    "promptum.tally",
+    "promptum.values.run_result",
+    "promptum.values.tally",
     "promptum.sinks",
     "promptum.store",
     "promptum.reporting",
     "promptum.session",
-    "promptum.comparison",
+    "promptum.comparison_figures",
     "promptum.viewer",
     "sqlite3",
     "asyncio",
@@ -60,7 +60,7 @@ _NOT_FOR_RUN = (
     "promptum.compare",
     "promptum.viewer",
     "promptum.importers",
-    "promptum.calibration",
+    "promptum.values.calibration",
 )
 
 

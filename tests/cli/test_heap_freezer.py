@@ -6,7 +6,7 @@ import gc
 import weakref
 
 from promptum.cli._heap import HeapFreezer, collector_paused
-from promptum.results import RunResult
+from promptum.values.run_result import RunResult
 
 
 class _Node:

@@ -16,8 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from promptum.cli import main
-from promptum.reviews import Review
 from promptum.store import RunStore
+from promptum.values.reviews import Review
 from tests.support.fault_server import FaultServer, Recorded, Reply, fault_server
 
 CASES = 120

@@ -8,8 +8,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from promptum.cli import main
-from promptum.reviews import Review
 from promptum.store import RunStore
+from promptum.values.reviews import Review
 from tests.store.samples import LOCAL, make_run, mixed_outcomes
 from tests.store.test_store import record
 

@@ -10,15 +10,15 @@ import pytest
 from click.testing import CliRunner, Result
 
 from promptum import Session
-from promptum.asr_bounds import AsrBounds
 from promptum.cli import main
 from promptum.cli._options import RunOptions
 from promptum.cli._watch import run_argv
-from promptum.completion import Completion
 from promptum.gate import decide
-from promptum.grades import Grade
 from promptum.reporting import inline_markdown
-from promptum.results import CaseResult, RunResult
+from promptum.values.asr_bounds import AsrBounds
+from promptum.values.completion import Completion
+from promptum.values.grade import Grade
+from promptum.values.run_result import CaseResult, RunResult
 
 APP = """
 from pathlib import Path

@@ -24,11 +24,11 @@ from promptum.checks import CheckDefinition, evaluate_checks
 from promptum.cli._machine import print_json
 from promptum.cli._options import RunOptions
 from promptum.cli._run import run_command
-from promptum.completion import Completion
-from promptum.grades import Grade
 from promptum.reporting import REPORT_FORMATS, JsonlSink, ReportFormat, render_report
-from promptum.results import CaseResult, RunResult
 from promptum.store import RunStore
+from promptum.values.completion import Completion
+from promptum.values.grade import Grade
+from promptum.values.run_result import CaseResult, RunResult
 from tests.store.samples import GPT, LOCAL, T0, make_run, mixed_outcomes
 from tests.store.test_store import record
 from tests.support.cli import invoke

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from promptum.results import RunResult
 from promptum.store import RunStore
+from promptum.values.run_result import RunResult
 from tests.store.samples import LOCAL, T0, make_result
 from tests.store.test_store import record
 from tests.support.cli import invoke, write

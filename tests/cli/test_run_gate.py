@@ -11,10 +11,10 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from promptum.completion import Completion
 from promptum.gate import decide
-from promptum.results import CaseResult, RunResult
 from promptum.store import RunStore
+from promptum.values.completion import Completion
+from promptum.values.run_result import CaseResult, RunResult
 from tests.cli.test_run import invoke, write
 from tests.support.fault_server import FaultServer, Reply
 

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from promptum.cli import main
-from promptum.redaction import environment_secrets
+from promptum.foundations.redaction import environment_secrets
 from promptum.reporting import _json, write_report
 from promptum.store import RunStore
 from tests.support.fault_server import FaultServer, Reply

@@ -8,9 +8,9 @@ from rich.console import Console
 
 from promptum.checks import CheckDefinition, evaluate_checks
 from promptum.cli._console import print_summary
-from promptum.completion import Completion
-from promptum.grade_views import judge_grade
-from promptum.results import CaseResult, JudgeVerdict, RunResult
+from promptum.values.completion import Completion
+from promptum.values.documented_views import judge_grade
+from promptum.values.run_result import CaseResult, JudgeVerdict, RunResult
 
 CHECK = CheckDefinition(type="contains", value="4")
 

@@ -12,7 +12,7 @@ from tests.support.imports import imported_by_command
 
 # Imported by `-o FILE` (and by a failed conversation's turn in the summary), else not needed:
 # ~15 ms of a ~0.6 s warm-cache re-run.
-_REPORTS = ("promptum.reporting", "promptum.reporting._registry", "promptum.comparison")
+_REPORTS = ("promptum.reporting", "promptum.reporting._registry", "promptum.comparison_figures")
 
 
 def _suite(check: str) -> None:

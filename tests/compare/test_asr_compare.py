@@ -10,10 +10,10 @@ from click.testing import CliRunner, Result
 
 from promptum.cli import main
 from promptum.compare import compare_runs, comparison_html, comparison_markdown, sign_test
-from promptum.completion import Completion
-from promptum.grades import Grade
 from promptum.reporting import write_report
-from promptum.results import CaseResult, RunResult
+from promptum.values.completion import Completion
+from promptum.values.grade import Grade
+from promptum.values.run_result import CaseResult, RunResult
 
 SCRIPT = "<script>alert(1)</script>"
 

@@ -6,7 +6,7 @@ import pytest
 
 from promptum.compare import compare_runs, comparison_markdown, flaky_cases
 from promptum.errors import ConfigError
-from promptum.results import RunResult
+from promptum.values.run_result import RunResult
 from tests.store.samples import GPT, LOCAL, make_run, mixed_outcomes
 
 

@@ -13,8 +13,8 @@ from promptum.cli import main
 from promptum.compare import DEFAULT_MAX_REGRESSED, compare_runs, comparison_gate
 from promptum.errors import ConfigError
 from promptum.reporting import write_report
-from promptum.results import RunResult
 from promptum.store import RunStore
+from promptum.values.run_result import RunResult
 from tests.store.samples import GPT, LOCAL, T0, make_run
 from tests.store.test_store import record
 

@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from promptum.cli import main
 from promptum.compare import compare_runs, comparison_html, comparison_markdown
-from promptum.results import RunResult
 from promptum.store import RunStore
+from promptum.values.run_result import RunResult
 from tests.store.samples import GPT, LOCAL, T0, make_result
 from tests.store.test_store import record
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from promptum.calibration import Confusion, Label, best_threshold, calibrate, kappa
+from promptum.values.calibration import Confusion, Label, best_threshold, calibrate, kappa
 
 
 def test_people_failing_every_answer_keep_the_judges_threshold_when_it_agrees() -> None:

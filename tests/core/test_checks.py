@@ -228,7 +228,7 @@ def test_definitions_round_trip_through_json() -> None:
 
 def test_a_failed_check_grade_is_the_one_its_constructor_makes() -> None:
     from promptum.checks._base import check_result, failed_grade
-    from promptum.grades import Grade
+    from promptum.values.grade import Grade
 
     built = failed_grade("contains", "Response contains 'x'", "expected to contain 'x'")
     assert built == Grade(

@@ -13,9 +13,9 @@ from importlib import import_module
 
 import pytest
 
-from promptum._lazy import _declared
+from promptum.foundations.lazy import _declared
 
-# Every package that serves names through promptum._lazy.
+# Every package that serves names through promptum.foundations.lazy.
 PACKAGES = (
     "promptum",
     "promptum.checks",
@@ -28,7 +28,7 @@ PACKAGES = (
 )
 # Whose every public name is imported on first use.
 LAZY = ("promptum", "promptum.providers", "promptum.pytest_plugin", "promptum.runner")
-COMPUTED = {"promptum": {"__version__": "promptum._version:promptum_version"}}
+COMPUTED = {"promptum": {"__version__": "promptum.foundations.version:promptum_version"}}
 
 
 @pytest.mark.parametrize("name", PACKAGES)
@@ -63,6 +63,9 @@ def test_the_version_is_computed_once_and_kept() -> None:
 
 
 def test_importing_promptum_and_the_pytest_plugin_loads_no_lazy_machinery() -> None:
-    code = "import sys, promptum, promptum.pytest_plugin; print('promptum._lazy' in sys.modules)"
+    code = (
+        "import sys, promptum, promptum.pytest_plugin;"
+        " print('promptum.foundations.lazy' in sys.modules)"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"

@@ -27,8 +27,8 @@ from promptum.errors import ConfigError, ProviderUnavailableError
 from promptum.providers import _routing, model_id_problem, resolve
 from promptum.reporting import REPORT_FORMATS, ReportFormat, render_report, write_report
 from promptum.reporting._registry import unregister_report_format
-from promptum.results import RunResult
 from promptum.suites import load_suite, suite_json_schema
+from promptum.values.run_result import RunResult
 from tests.support.cli import write
 from tests.support.fault_server import FaultServer, fault_server
 from tests.support.plugins import install_plugin
@@ -426,7 +426,7 @@ def test_a_plugin_provider_answers_through_the_model_client(
     import asyncio
 
     from promptum.providers import ClientOptions, ModelClient, ModelRequest
-    from promptum.results import Message
+    from promptum.values.run_result import Message
 
     site = tmp_path / "site"
     install_plugin(

@@ -240,7 +240,7 @@ def test_a_failure_outranks_a_check_that_erred(tmp_path: Path) -> None:
             '{type: python, value: "checks.py:no_apology"}',
         )
     )
-    from promptum.grades import status_of_grades
+    from promptum.values.grade import status_of_grades
 
     assert status_of_grades(grade(case, Completion(text="sorry"))) == "fail"
 

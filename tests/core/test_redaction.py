@@ -1,6 +1,6 @@
 """Which environment variables count as secrets, and what is replaced."""
 
-from promptum.redaction import REDACTED, environment_secrets, redact, scrub
+from promptum.foundations.redaction import REDACTED, environment_secrets, redact, scrub
 
 LONG = "x" * 12
 

@@ -7,11 +7,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from promptum.calibration import Confusion, Label, best_threshold, calibrate, kappa, labels
-from promptum.case_result import CaseResult
-from promptum.completion import Completion
-from promptum.grades import Grade
-from promptum.reviews import MAX_COMMENT, Review, ReviewedResult, result_key
+from promptum.values.calibration import Confusion, Label, best_threshold, calibrate, kappa, labels
+from promptum.values.case_result import CaseResult
+from promptum.values.completion import Completion
+from promptum.values.grade import Grade
+from promptum.values.reviews import MAX_COMMENT, Review, ReviewedResult, result_key
 
 WHEN = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 

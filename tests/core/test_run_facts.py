@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from promptum.results import RunResult
+from promptum.values.run_result import RunResult
 
 
 def test_a_run_written_with_its_facts_in_config_reads_them_into_fields() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from promptum._flushing import TurnFlush
+from promptum.foundations.flushing import TurnFlush
 
 
 class _CountingFile(io.StringIO):

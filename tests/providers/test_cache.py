@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from promptum.completion import Completion
 from promptum.providers import (
     ClientOptions,
     EndpointConfig,
@@ -20,7 +19,8 @@ from promptum.providers import (
     ResponseCache,
     cache_key,
 )
-from promptum.results import Message
+from promptum.values.completion import Completion
+from promptum.values.run_result import Message
 from tests.support.fault_server import Reply, fault_server
 
 

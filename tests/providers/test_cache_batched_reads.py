@@ -6,9 +6,9 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
-from promptum.completion import Completion
 from promptum.providers import ResponseCache
 from promptum.providers._cache import FLUSH_EVERY
+from promptum.values.completion import Completion
 
 
 def _filled(path: Path, count: int) -> None:

@@ -13,7 +13,7 @@ from promptum.providers import ModelRequest
 from promptum.providers._cache import _KEY_VERSION, cache_key
 from promptum.providers._key_text import _KNOWN, plain_key_text
 from promptum.providers._keyed import not_keyed
-from promptum.results import Message
+from promptum.values.run_result import Message
 
 
 def _dumped(request: ModelRequest, endpoint: str) -> str:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from promptum import Prompt, RunResult, Session
-from promptum.completion import Completion
 from promptum.providers import ClientOptions, EndpointConfig, ResponseCache
+from promptum.values.completion import Completion
 from tests.support.fault_server import Reply, fault_server
 
 SECRET = "sk-live-EchoedBackByTheModel-0042"

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from promptum.completion import Completion
 from promptum.providers import ClientOptions, EndpointConfig, ModelClient, ModelRequest
-from promptum.results import Message
+from promptum.values.completion import Completion
+from promptum.values.run_result import Message
 from tests.support.fault_server import FaultServer, Reply, fault_server
 
 FAST = {"backoff_base_s": 0.001, "backoff_max_s": 0.05, "cache": False}

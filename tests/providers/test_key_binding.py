@@ -15,7 +15,7 @@ import pytest
 from promptum import Session
 from promptum.errors import ConfigError, ProviderUnavailableError
 from promptum.providers import ClientOptions, EndpointConfig, ModelClient, resolve
-from promptum.results import RunResult
+from promptum.values.run_result import RunResult
 from tests.support.fault_server import FaultServer, fault_server
 
 SECRETS = {

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from promptum.completion import Completion
 from promptum.providers import (
     DEFAULT_MODEL,
     ClientOptions,
@@ -17,7 +16,8 @@ from promptum.providers import (
     ModelRequest,
     local_model_path,
 )
-from promptum.results import Message
+from promptum.values.completion import Completion
+from promptum.values.run_result import Message
 
 pytestmark = pytest.mark.slow
 
@@ -98,7 +98,7 @@ def test_temperature_zero_is_deterministic_across_processes() -> None:
     code = (
         "import asyncio;"
         "from promptum.providers import ClientOptions, ModelClient, ModelRequest;"
-        "from promptum.results import Message;"
+        "from promptum.values.run_result import Message;"
         "r = ModelRequest(model='local/smollm2', max_tokens=20,"
         " messages=(Message(role='user', content='Tell me a fun fact about cats.'),));"
         "print(asyncio.run(ModelClient(ClientOptions(cache=False)).complete(r)).text)"

@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 from openai.types.chat import ChatCompletion
 
-from promptum.completion import Completion
 from promptum.providers import EndpointConfig, ModelRequest
 from promptum.providers._errors import ProviderError
 from promptum.providers._openai import OpenAIProvider, _plain_answer, _typed_answer
 from promptum.providers._route import Route
-from promptum.results import Message
+from promptum.values.completion import Completion
+from promptum.values.run_result import Message
 
 USUAL: dict[str, Any] = {
     "id": "chatcmpl-1",

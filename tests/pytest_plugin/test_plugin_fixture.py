@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
-from promptum.completion import Completion
 from promptum.errors import ConfigError
 from promptum.pytest_plugin import PromptAssertionError, assert_prompt
+from promptum.values.completion import Completion
 from tests.pytest_plugin.plugin_project import Servers
 
 

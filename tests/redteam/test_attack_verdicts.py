@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from promptum.asr import AttackCounts, AttackOutcome, attack_verdict, detectors
 from promptum.cli import main
-from promptum.completion import Completion
-from promptum.grades import Grade
-from promptum.intervals import fisher_exact
-from promptum.results import CaseResult
+from promptum.values.asr import AttackCounts, AttackOutcome, attack_verdict, detectors
+from promptum.values.completion import Completion
+from promptum.values.grade import Grade
+from promptum.values.intervals import fisher_exact
+from promptum.values.run_result import CaseResult
 from tests.support.attack_server import Behaviour, attack_server
 
 GOALS = ["field", "prompt_leak", "exfiltration", "secret_leak", "policy"]

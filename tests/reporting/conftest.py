@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from report_samples import big_run, sample_run
 
-from promptum.results import RunResult
+from promptum.values.run_result import RunResult
 
 
 @pytest.fixture

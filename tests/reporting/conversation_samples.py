@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
-from promptum.completion import Completion
-from promptum.grades import Grade, status_of_grades
-from promptum.results import CaseResult, Message, RunResult, TurnResult
+from promptum.values.completion import Completion
+from promptum.values.grade import Grade, status_of_grades
+from promptum.values.run_result import CaseResult, Message, RunResult, TurnResult
 
 MODEL = "local/smollm2"
 # The payloads of the report's XSS tests (report_samples.py), here in a conversation's turns.

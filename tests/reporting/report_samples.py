@@ -9,11 +9,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from promptum.checks import CheckDefinition, evaluate_checks
-from promptum.completion import Completion
 from promptum.evaluations import evaluate
-from promptum.grade_views import assertion_grade, check_grade, judge_grade
-from promptum.results import CaseResult, JudgeVerdict, Message, RunResult
 from promptum.runner import status_of
+from promptum.values.completion import Completion
+from promptum.values.documented_views import assertion_grade, check_grade, judge_grade
+from promptum.values.run_result import CaseResult, JudgeVerdict, Message, RunResult
 
 MODELS = ["local/smollm2", "openai/gpt-4o-mini", "anthropic/claude-3-5-haiku"]
 STARTED = datetime(2026, 11, 30, 9, 10, tzinfo=UTC)

@@ -14,13 +14,13 @@ import pytest
 from report_samples import IMG, PWN, SCRIPT
 
 from promptum import Session
-from promptum.asr import AttackCounts, AttackOutcome, AttackTally, attack_of, percent
 from promptum.cli._console import make_console, print_summary
-from promptum.completion import Completion
-from promptum.grades import Grade
 from promptum.reporting import REPORT_FORMATS, load_run, render_report, write_report
-from promptum.results import CaseResult, RunResult
 from promptum.store import RunStore
+from promptum.values.asr import AttackCounts, AttackOutcome, AttackTally, attack_of, percent
+from promptum.values.completion import Completion
+from promptum.values.grade import Grade
+from promptum.values.run_result import CaseResult, RunResult
 
 
 def attack(

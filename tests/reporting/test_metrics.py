@@ -17,16 +17,16 @@ from pathlib import Path
 
 import pytest
 
-from promptum.completion import Completion
 from promptum.errors import PromptumError
-from promptum.grades import Grade
-from promptum.metrics import MetricTally, thresholded_status, weighted_score
 from promptum.reporting import load_run, render_report
 from promptum.reporting._csv import COLUMNS
 from promptum.reporting._outcome import outcome
-from promptum.results import CaseResult, Message, RunResult
 from promptum.suites import load_suite
-from promptum.tally import RunTally
+from promptum.values.completion import Completion
+from promptum.values.grade import Grade
+from promptum.values.metrics import MetricTally, thresholded_status, weighted_score
+from promptum.values.run_result import CaseResult, Message, RunResult
+from promptum.values.tally import RunTally
 
 
 def check(passed: bool, metric: str | None = None, weight: float | None = None) -> Grade:

@@ -19,8 +19,8 @@ from promptum.gate import decide
 from promptum.pytest_plugin._text import case_text, headline
 from promptum.reporting import JsonlSink, load_run, render_report
 from promptum.reporting._csv import COLUMNS
-from promptum.results import CaseResult, RunResult
-from promptum.tally import RunTally
+from promptum.values.run_result import CaseResult, RunResult
+from promptum.values.tally import RunTally
 from tests.reporting.conversation_samples import (
     FOUR_TURNS,
     PWN,
@@ -294,7 +294,7 @@ def test_repeats_of_a_conversation_are_flaky_when_their_statuses_differ() -> Non
 
 
 def test_compare_pairs_conversations_by_id_with_their_summed_figures() -> None:
-    from promptum.comparison import compare_runs
+    from promptum.comparison_figures import compare_runs
 
     before = conversation_run(
         conversation("memory", FOUR_TURNS[:2], latency=100.0),

@@ -6,7 +6,7 @@ from pathlib import Path
 from report_samples import MODELS, completion, repeated_run, result
 
 from promptum.reporting import write_report
-from promptum.results import RunResult
+from promptum.values.run_result import RunResult
 
 
 def rows(run: RunResult, tmp_path: Path) -> list[dict[str, str]]:

@@ -10,7 +10,7 @@ import re
 from report_samples import IMG, MODELS, SCRIPT, completion, result, sample_run
 
 from promptum.reporting import render_report
-from promptum.results import RunResult
+from promptum.values.run_result import RunResult
 
 
 def test_hostile_strings_are_escaped(sample: RunResult) -> None:

@@ -11,7 +11,7 @@ import pytest
 from report_samples import IMG, MODELS, PWN, SCRIPT, big_run, sample_run
 
 from promptum.reporting import write_report
-from promptum.results import RunResult
+from promptum.values.run_result import RunResult
 from tests.support.watched_page import Watched as BaseWatched
 
 pytestmark = pytest.mark.slow

@@ -12,7 +12,7 @@ from report_samples import MODELS, completion, result, sample_run
 
 from promptum.errors import ConfigError
 from promptum.reporting import JsonlSink, load_run, write_report
-from promptum.results import CaseResult, RunResult
+from promptum.values.run_result import CaseResult, RunResult
 
 
 def test_json_round_trip(sample: RunResult, tmp_path: Path) -> None:

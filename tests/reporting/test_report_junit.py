@@ -15,7 +15,7 @@ from report_samples import (
 )
 
 from promptum.reporting import write_report
-from promptum.results import CaseResult, JudgeVerdict, RunResult
+from promptum.values.run_result import CaseResult, JudgeVerdict, RunResult
 
 
 def parse(run: RunResult, tmp_path: Path) -> JUnitXml:

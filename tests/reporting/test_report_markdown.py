@@ -6,7 +6,7 @@ from report_samples import MODELS, completion, result
 
 from promptum.reporting import render_report
 from promptum.reporting._markdown import MAX_FAILURES
-from promptum.results import RunResult
+from promptum.values.run_result import RunResult
 
 
 def test_summary_has_a_table_per_model_and_the_failures(sample: RunResult) -> None:

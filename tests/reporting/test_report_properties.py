@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from report_samples import MODELS, completion, result
 
 from promptum.reporting import REPORT_FORMATS, render_report
-from promptum.results import JudgeVerdict, RunResult
+from promptum.values.run_result import JudgeVerdict, RunResult
 
 RAW_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 

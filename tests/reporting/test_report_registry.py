@@ -8,10 +8,10 @@ from click.testing import CliRunner
 
 import promptum.reporting
 from promptum.cli import main
-from promptum.completion import Completion
 from promptum.errors import ConfigError
 from promptum.reporting import REPORT_FORMATS, JsonlSink, load_run, write_report
-from promptum.results import Message, RunResult
+from promptum.values.completion import Completion
+from promptum.values.run_result import Message, RunResult
 
 FIRST_BYTES = {
     "json": "{",

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from promptum.completion import Completion
-from promptum.grades import Grade
 from promptum.reporting import render_report
-from promptum.results import CaseResult, Message, RunResult
+from promptum.values.completion import Completion
+from promptum.values.grade import Grade
+from promptum.values.run_result import CaseResult, Message, RunResult
 
 
 def labelled(passed: bool, **details: object) -> Grade:

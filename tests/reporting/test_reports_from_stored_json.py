@@ -21,13 +21,13 @@ import pytest
 from conversation_samples import mixed_run
 from report_samples import MODELS, STARTED, big_run, repeated_run, sample_run
 
-from promptum.completion import Completion, ToolCall
-from promptum.grades import Grade
-from promptum.redaction import REDACTED, environment_secrets
+from promptum.foundations.redaction import REDACTED, environment_secrets
 from promptum.reporting import REPORT_FORMATS, _json, _stored, write_report
 from promptum.reporting._indented import indented, plain
-from promptum.results import CaseResult, Message, RunResult
 from promptum.store import RunStore
+from promptum.values.completion import Completion, ToolCall
+from promptum.values.grade import Grade
+from promptum.values.run_result import CaseResult, Message, RunResult
 
 SECRET = "sk-stored-json-report-0123456789abcdef"
 

@@ -14,11 +14,11 @@ import pytest
 from report_samples import MODELS, STARTED, big_results, big_run, repeated_run, sample_run
 
 from promptum import Session
-from promptum.redaction import REDACTED, environment_secrets
+from promptum.foundations.redaction import REDACTED, environment_secrets
 from promptum.reporting import REPORT_FORMATS, _source, render_report, write_report
 from promptum.reporting._registry import register_report_format, unregister_report_format
-from promptum.results import CaseResult, RunResult
 from promptum.store import RunStore
+from promptum.values.run_result import CaseResult, RunResult
 
 SECRET = "sk-streamed-report-0123456789abcdef"
 WHOLE_RUN = ["html", "xml", "md", "csv", "json"]

@@ -7,11 +7,11 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from promptum.completion import Completion
-from promptum.grades import Grade
-from promptum.metrics import MetricTally, thresholded_status, weighted_score
 from promptum.reporting import render_report
-from promptum.results import CaseResult, Message, RunResult
+from promptum.values.completion import Completion
+from promptum.values.grade import Grade
+from promptum.values.metrics import MetricTally, thresholded_status, weighted_score
+from promptum.values.run_result import CaseResult, Message, RunResult
 
 
 def labelled(passed: bool, **details: object) -> Grade:

@@ -6,8 +6,8 @@ from typing import Any
 
 from promptum import Session
 from promptum.providers import ClientOptions, PythonTarget
-from promptum.results import CaseResult
 from promptum.runner import TestCase, Turn
+from promptum.values.run_result import CaseResult
 
 
 def run_one(case: TestCase, options: ClientOptions | None = None) -> CaseResult:

@@ -14,7 +14,6 @@ from promptum.providers import ModelRequest
 from promptum.providers._cache import cache_key
 from promptum.providers._key_text import plain_key_text
 from promptum.providers._keyed import Keyed
-from promptum.results import Message
 from promptum.runner import TestCase, Turn, plan_fingerprint
 from promptum.runner._conversation import _turn_case
 from promptum.runner._copied import CopiedRow
@@ -24,6 +23,7 @@ from promptum.suites._locate import Locator, Position
 from promptum.suites._row_build import RowPrototype
 from promptum.suites._rows import RawCase
 from promptum.suites._suite_context import SuiteContext
+from promptum.values.run_result import Message
 
 CHECKS = (CheckDefinition(type="contains", value="Paris"),)
 

@@ -8,8 +8,8 @@ import pytest
 from promptum import Session
 from promptum.checks import CheckDefinition
 from promptum.providers import ClientOptions
-from promptum.results import CaseResult, Message
 from promptum.runner import GenerationParams, Simulation, TestCase, Turn
+from promptum.values.run_result import CaseResult, Message
 
 MODEL = "local/smollm2"
 PARAMS = GenerationParams(temperature=0.0, max_tokens=24, seed=1)

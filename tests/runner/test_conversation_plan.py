@@ -9,9 +9,7 @@ import pytest
 
 from promptum import Session
 from promptum.checks import CheckDefinition
-from promptum.completion import Completion
 from promptum.errors import PromptumError
-from promptum.results import Message
 from promptum.runner import (
     ConversationGrading,
     Journal,
@@ -22,6 +20,8 @@ from promptum.runner import (
     plan_fingerprint,
 )
 from promptum.runner._turn_lines import TurnCall
+from promptum.values.completion import Completion
+from promptum.values.run_result import Message
 
 
 def _case(**fields: object) -> TestCase:
@@ -97,7 +97,7 @@ def test_an_unknown_simulator_model_stops_the_run_before_any_call() -> None:
 
 
 def test_a_journal_gives_back_the_turns_of_unfinished_conversations_only(tmp_path: Path) -> None:
-    from promptum.results import CaseResult, RunResult
+    from promptum.values.run_result import CaseResult, RunResult
 
     run = RunResult(run_id="r1", suite="s", models=["m"])
     journal = Journal(tmp_path, "f")

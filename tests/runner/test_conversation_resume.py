@@ -12,8 +12,8 @@ from typing import Any
 from promptum import Session
 from promptum.checks import CheckDefinition
 from promptum.providers import ClientOptions
-from promptum.results import CaseResult, Message, RunResult
 from promptum.runner import GOAL_REACHED, ConversationGrading, Simulation, TestCase, Turn
+from promptum.values.run_result import CaseResult, Message, RunResult
 from tests.support.fault_server import FaultServer, Reply
 
 MODEL = "fault/chat"

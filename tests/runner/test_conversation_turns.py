@@ -8,8 +8,8 @@ from typing import Any
 
 from promptum.checks import CheckDefinition
 from promptum.providers import ClientOptions, PythonTarget
-from promptum.results import CaseResult, Message
 from promptum.runner import ConversationGrading, Criterion, JudgeConfig, TestCase, Turn
+from promptum.values.run_result import CaseResult, Message
 from tests.runner.conversation_support import bot_case, run_one
 from tests.support.fault_server import FaultServer, Reply
 
@@ -169,8 +169,8 @@ def test_a_single_request_case_runs_as_before() -> None:
 def test_run_unit_runs_a_conversation_as_the_pytest_plugin_and_ray_workers_do() -> None:
     import asyncio
 
+    from promptum.foundations.redaction import REDACTED
     from promptum.providers import ModelClient
-    from promptum.redaction import REDACTED
     from promptum.runner import run_unit
 
     ids: list[str | None] = []

@@ -13,7 +13,7 @@ from promptum import Prompt, RunResult, Session
 from promptum.errors import ConfigError
 from promptum.executors import RayExecutor, quiet_local_ray
 from promptum.providers import ClientOptions
-from promptum.results import CaseResult
+from promptum.values.run_result import CaseResult
 from tests.support.fault_server import FaultServer, Reply
 
 MODEL = "fault/m"

@@ -7,11 +7,11 @@ import json
 import sqlite3
 from pathlib import Path
 
-from promptum.completion import Completion
 from promptum.providers import ModelRequest
-from promptum.results import Message, RunResult
 from promptum.runner import Journal, Runner, TestCase
 from promptum.store import RunStore
+from promptum.values.completion import Completion
+from promptum.values.run_result import Message, RunResult
 
 LONE_SURROGATE = "half of a pair: \ud800"
 """What a JSON API's ``\\ud800`` escape decodes to: text UTF-8 cannot hold."""

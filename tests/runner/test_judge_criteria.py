@@ -16,12 +16,12 @@ from promptum.reporting import load_run
 from promptum.reporting._html import render_html
 from promptum.reporting._junit import render_junit
 from promptum.reporting._markdown import render_markdown
-from promptum.results import Message, RunResult
 from promptum.runner import JUDGE_PROMPT, JudgeConfig, Runner, TestCase, judge_request, render
 from promptum.runner._case import Criterion
 from promptum.runner._judge import FAITHFULNESS_PROMPT
 from promptum.session import Prompt, Session
 from promptum.suites import load_suite
+from promptum.values.run_result import Message, RunResult
 from tests.suites.suite_problems import problems
 from tests.support.cli import write
 from tests.support.fault_server import FaultServer, Reply

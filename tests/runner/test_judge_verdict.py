@@ -8,12 +8,12 @@ import re
 
 import pytest
 
-from promptum.completion import Completion
 from promptum.providers import DEFAULT_MODEL, ClientOptions, ModelClient, ModelRequest
-from promptum.results import JudgeVerdict, Message
 from promptum.runner import VERDICT_SCHEMA, JudgeConfig, TestCase, judge_response
 from promptum.runner._judge import JUDGE_MAX_TOKENS, REASON_MAX_CHARS
 from promptum.validation import compiled_schema
+from promptum.values.completion import Completion
+from promptum.values.run_result import JudgeVerdict, Message
 from tests.support.fault_server import FaultServer, Reply
 
 POEM = "Roses are red\nViolets are blue\n" * 12

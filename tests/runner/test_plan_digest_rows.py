@@ -4,8 +4,8 @@ is the one earlier versions gave the same cases (a resume finds their journals b
 from __future__ import annotations
 
 from promptum.checks import CheckDefinition
-from promptum.results import Message
 from promptum.runner import GenerationParams, TestCase, plan_fingerprint
+from promptum.values.run_result import Message
 
 CHECKS = (
     CheckDefinition(type="contains", value="Paris"),

@@ -8,11 +8,11 @@ from typing import Any
 
 from promptum import CaseResult, RunResult, Session
 from promptum.compare import compare_runs, variant_leads
-from promptum.completion import Completion
 from promptum.providers import ClientOptions, ModelRequest
-from promptum.results import Message
 from promptum.runner import Journal, Runner, TestCase, plan_fingerprint
 from promptum.store import RunStore
+from promptum.values.completion import Completion
+from promptum.values.run_result import Message
 from tests.support.fault_server import FaultServer
 
 

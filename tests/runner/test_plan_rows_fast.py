@@ -7,11 +7,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from promptum.checks import CheckDefinition
-from promptum.completion import ToolCall
-from promptum.results import Message
 from promptum.runner import GenerationParams, JudgeConfig, Survey, TestCase, plan_fingerprint
 from promptum.session import Session
 from promptum.suites import load_suite
+from promptum.values.completion import ToolCall
+from promptum.values.run_result import Message
 
 CHECKS = (CheckDefinition(type="contains", value="Paris"),)
 PARAMS = GenerationParams(temperature=0.0)

@@ -17,8 +17,8 @@ from promptum import Prompt, Session
 from promptum.errors import ConfigError
 from promptum.executors import RayExecutor, quiet_local_ray
 from promptum.providers import ClientOptions, EndpointConfig
-from promptum.results import CaseResult, RunResult
 from promptum.runner import result_key
+from promptum.values.run_result import CaseResult, RunResult
 from tests.support.fault_server import FaultServer, Reply, _Handler, _Server, fault_server
 
 pytest.importorskip("ray")  # the ray extra: skipped without it, run where it is installed

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from promptum._imports import SuiteModule, load_module, suite_modules
+from promptum.foundations.user_code import SuiteModule, load_module, suite_modules
 
 MODULE = """\
 from functools import cache
@@ -27,7 +27,7 @@ def answer() -> str:
 
 IMPORT = """\
 import json, sys
-from promptum._imports import SuiteModule, install_suite_modules
+from promptum.foundations.user_code import SuiteModule, install_suite_modules
 module = SuiteModule(**json.loads(sys.argv[1]))
 sys.path.insert(0, sys.argv[2])
 install_suite_modules([module])

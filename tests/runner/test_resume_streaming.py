@@ -8,10 +8,10 @@ import json
 import tracemalloc
 from pathlib import Path
 
-from promptum.completion import Completion
 from promptum.providers import ModelRequest
-from promptum.results import CaseResult, Message, RunResult
 from promptum.runner import Journal, Runner, TestCase
+from promptum.values.completion import Completion
+from promptum.values.run_result import CaseResult, Message, RunResult
 
 LONG = "x" * 10_000
 """Each earlier answer's text: held in memory, 2,000 of them would take over 20 MB."""

@@ -25,8 +25,8 @@ import pytest
 from promptum import Session
 from promptum.checks import CheckDefinition
 from promptum.providers import PythonTarget
-from promptum.results import RunResult
 from promptum.runner import TestCase, Turn
+from promptum.values.run_result import RunResult
 from tests.support.interrupts import interrupt_twice
 
 BOT = '''\

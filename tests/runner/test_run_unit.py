@@ -6,10 +6,10 @@ from __future__ import annotations
 import asyncio
 
 from promptum.checks import CheckDefinition
-from promptum.completion import Completion
 from promptum.providers import ModelRequest
-from promptum.results import Message
 from promptum.runner import TestCase, run_unit
+from promptum.values.completion import Completion
+from promptum.values.run_result import Message
 
 SECRET = "sk-test-0123456789abcdef"
 

@@ -10,10 +10,10 @@ import pytest
 from pydantic import BaseModel, field_validator
 
 from promptum.checks import CheckDefinition
-from promptum.completion import Completion
 from promptum.providers import ClientOptions, ModelClient, ModelRequest
-from promptum.results import CaseResult, Message, RunResult
 from promptum.runner import JudgeConfig, Runner, TestCase, result_key
+from promptum.values.completion import Completion
+from promptum.values.run_result import CaseResult, Message, RunResult
 from tests.support.fault_server import FaultServer, Reply
 from tests.support.reference import LengthValidator
 

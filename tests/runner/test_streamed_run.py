@@ -7,8 +7,8 @@ from pathlib import Path
 
 from promptum import Prompt, Session
 from promptum.gate import decide
-from promptum.results import CaseResult, RunResult
 from promptum.store import RunStore
+from promptum.values.run_result import CaseResult, RunResult
 
 
 def answer(query: str) -> str:

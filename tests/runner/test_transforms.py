@@ -19,11 +19,11 @@ import pytest
 from click.testing import CliRunner, Result
 
 from promptum.cli import main
-from promptum.completion import Completion
 from promptum.reporting import load_run
 from promptum.runner import grade
 from promptum.store import RunStore
 from promptum.suites import load_suite
+from promptum.values.completion import Completion
 from tests.support.fault_server import FaultServer, Reply, fault_server
 
 ANSWER = '  {"status": "ok", "answer": "Ahoy there, matey", "n": 3}  '

@@ -7,8 +7,8 @@ from typing import Any
 from promptum import Session
 from promptum.checks import CheckDefinition
 from promptum.providers import ClientOptions, PythonTarget
-from promptum.results import CaseResult, Message
 from promptum.runner import ConversationGrading, JudgeConfig, TestCase, Turn
+from promptum.values.run_result import CaseResult, Message
 
 NON_EMPTY = CheckDefinition(type="min_length", value=1)
 NOTHING = "nothing graded the response: add a check, a field assertion or a judge criterion"

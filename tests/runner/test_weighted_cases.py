@@ -25,8 +25,8 @@ from promptum import Prompt, Session
 from promptum.checks import CheckDefinition
 from promptum.errors import PromptumError
 from promptum.providers import ClientOptions
-from promptum.results import Message
 from promptum.runner import Criterion, JudgeConfig, TestCase, plan_fingerprint
+from promptum.values.run_result import Message
 from tests.support.fault_server import FaultServer, Reply, fault_server
 
 ANSWER = '{"score": 8, "reason": "courteous and on topic"}'

@@ -21,8 +21,8 @@ from click.testing import CliRunner
 from promptum import templating
 from promptum.checks import CheckDefinition, check_grades
 from promptum.cli import main
-from promptum.completion import Completion
 from promptum.templating import TemplateError, compile_expression
+from promptum.values.completion import Completion
 from tests.support.fault_server import FaultServer, Reply, fault_server
 
 SECRET_NAME = "PROMPTUM_TEST_SECRET_TOKEN"

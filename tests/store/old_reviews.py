@@ -7,9 +7,9 @@ import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
 
-from promptum.reviews import Review
 from promptum.store import MIGRATIONS, RunStore, migrate
 from promptum.store._connect import connect
+from promptum.values.reviews import Review
 from tests.store.samples import LOCAL, make_run, mixed_outcomes
 from tests.store.test_store import record
 

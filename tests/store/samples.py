@@ -9,9 +9,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from promptum.checks import CheckDefinition, evaluate_checks
-from promptum.completion import Completion
 from promptum.evaluations import evaluate
-from promptum.results import CaseResult, JudgeVerdict, Message, RunResult
+from promptum.values.completion import Completion
+from promptum.values.run_result import CaseResult, JudgeVerdict, Message, RunResult
 
 LOCAL, GPT = "local/smollm2", "openai/gpt-4o-mini"
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)

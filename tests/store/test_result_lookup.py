@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from promptum.reviews import Review, result_key
 from promptum.store import RunStore
+from promptum.values.reviews import Review, result_key
 from tests.store.samples import LOCAL, make_run, mixed_outcomes
 from tests.store.test_store import record
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from promptum.reporting import write_report
-from promptum.reviews import Review
 from promptum.store import RunStore
+from promptum.values.reviews import Review
 from tests.store.samples import LOCAL, make_run, mixed_outcomes
 from tests.store.test_store import record
 

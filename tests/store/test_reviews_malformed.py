@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from promptum.reviews import MAX_COMMENT, MAX_FIELD, Review, skipped_note
 from promptum.store import RunStore
+from promptum.values.reviews import MAX_COMMENT, MAX_FIELD, Review, skipped_note
 from tests.store.old_reviews import RUN, insert_rows, old_store, review_row
 from tests.store.samples import LOCAL
 

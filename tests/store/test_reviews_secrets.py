@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from promptum.redaction import REDACTED
+from promptum.foundations.redaction import REDACTED
 from promptum.reporting import render_report, write_report
-from promptum.reviews import Review
 from promptum.store import RunStore
+from promptum.values.reviews import Review
 from tests.store.samples import LOCAL, make_run, mixed_outcomes
 from tests.store.test_store import record
 

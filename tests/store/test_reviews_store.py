@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from promptum.reviews import Review
 from promptum.store import MIGRATIONS, RunStore, StoreError, migrate
 from promptum.store._connect import connect
+from promptum.values.reviews import Review
 from tests.store.samples import GPT, LOCAL, make_run, mixed_outcomes
 from tests.store.test_store import record
 

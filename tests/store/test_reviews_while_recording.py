@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from promptum.reviews import Review
 from promptum.store import RunStore
+from promptum.values.reviews import Review
 from tests.store.samples import make_run, mixed_outcomes
 
 

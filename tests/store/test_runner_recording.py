@@ -6,11 +6,11 @@ import asyncio
 from pathlib import Path
 
 from promptum.checks import CheckDefinition
-from promptum.completion import Completion
 from promptum.providers import ModelRequest
-from promptum.results import Message, RunResult
 from promptum.runner import Runner, TestCase
 from promptum.store import RunStore
+from promptum.values.completion import Completion
+from promptum.values.run_result import Message, RunResult
 
 
 class EchoModel:

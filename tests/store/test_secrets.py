@@ -9,9 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from promptum.cli import main
-from promptum.completion import Completion
-from promptum.results import Message
 from promptum.store import RunStore, StoreError
+from promptum.values.completion import Completion
+from promptum.values.run_result import Message
 from tests.store.samples import LOCAL, make_run, mixed_outcomes
 from tests.store.test_store import record
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from promptum.results import RunResult
 from promptum.store import MIGRATIONS, Migration, RunStore, StoreError, migrate
+from promptum.values.run_result import RunResult
 from tests.store.samples import GPT, LOCAL, T0, make_result, make_run, mixed_outcomes
 
 SRC = Path(__file__).resolve().parents[2] / "src"

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from promptum.results import RunResult
 from promptum.store import RunStore, StoreRecorder
+from promptum.values.run_result import RunResult
 from tests.store.samples import make_run, mixed_outcomes
 
 NEVER_S = 3600.0

@@ -14,11 +14,11 @@ import pytest
 
 from promptum.checks import CheckDefinition
 from promptum.checks._registry import register_check_type, unregister_check_type
-from promptum.completion import Completion
 from promptum.errors import ConfigError
 from promptum.runner import TestCase
 from promptum.session import Prompt, Session
 from promptum.suites import Suite, load_suite, load_suites
+from promptum.values.completion import Completion
 from tests.support.cli import write
 
 # A byte-order mark, CRLF line ends, a blank line, a quoted cell over two lines, text

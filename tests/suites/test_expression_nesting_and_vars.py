@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from promptum.completion import Completion
 from promptum.runner import grade
 from promptum.suites import load_suite
+from promptum.values.completion import Completion
 from tests.support.cli import invoke, write
 
 

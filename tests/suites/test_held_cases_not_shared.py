@@ -8,10 +8,10 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from promptum.cli import main
-from promptum.results import Message
 from promptum.runner import GenerationParams, TestCase
 from promptum.suites import load_suite
 from promptum.suites._held import HeldCases
+from promptum.values.run_result import Message
 
 TARGET = """\
 def answer(query, items, options):

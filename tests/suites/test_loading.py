@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from promptum.checks import CheckDefinition
-from promptum.results import Message
 from promptum.runner import JudgeConfig
 from promptum.suites import load_suite, load_suites
+from promptum.values.run_result import Message
 from tests.support.cli import write
 from tests.support.reference import REFERENCE_YAML
 

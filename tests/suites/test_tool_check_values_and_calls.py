@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 
 from promptum import Prompt, Session
-from promptum.completion import Completion, ToolCall
 from promptum.errors import ConfigError
 from promptum.providers import ClientOptions
 from promptum.pytest_plugin import PromptAssertionError, assert_prompt
-from promptum.results import CaseResult
 from promptum.suites import load_suite
+from promptum.values.completion import Completion, ToolCall
+from promptum.values.run_result import CaseResult
 from tests.suites.suite_problems import problems
 from tests.support.cli import write
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from promptum import Prompt, Session
 from promptum.providers import ClientOptions, _workers
-from promptum.results import RunResult
+from promptum.values.run_result import RunResult
 
 OPTIONS = {"cache": False, "backoff_base_s": 0.01, "backoff_max_s": 0.05}
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from promptum.checks import CheckDefinition
 from promptum.providers import HttpTarget, PythonTarget, Target
-from promptum.results import Message
 from promptum.runner import ConversationGrading, TestCase, Turn
+from promptum.values.run_result import Message
 from tests.runner.conversation_support import run_one
 
 _NAME = re.compile(r"I'm (\w+)")

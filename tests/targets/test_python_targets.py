@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from promptum import Prompt, Session, TargetResult
 from promptum.providers import ClientOptions
-from promptum.results import RunResult
+from promptum.values.run_result import RunResult
 
 
 def _run(*prompts: Prompt, timeout_s: float = 5.0, **session: Any) -> RunResult:

@@ -11,8 +11,8 @@ from promptum import Session
 from promptum.cli import main
 from promptum.errors import ConfigError
 from promptum.providers import ClientOptions
-from promptum.results import RunResult
 from promptum.suites import load_suite
+from promptum.values.run_result import RunResult
 from tests.support.support_service import support_service
 
 APP = """

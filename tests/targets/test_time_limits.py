@@ -25,7 +25,7 @@ from pydantic import ValidationError
 from promptum import Prompt, Session
 from promptum.cli import main
 from promptum.providers import ClientOptions, HttpTarget, PythonTarget, _workers
-from promptum.results import RunResult
+from promptum.values.run_result import RunResult
 from tests.support.fault_server import Reply, fault_server
 
 HUNG_APP = """

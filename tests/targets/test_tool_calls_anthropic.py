@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from promptum.completion import Completion
 from promptum.providers import ClientOptions, EndpointConfig, ModelClient, ModelRequest
-from promptum.results import Message
+from promptum.values.completion import Completion
+from promptum.values.run_result import Message
 from tests.support.fault_server import FaultServer, Reply, fault_server
 from tests.support.tools import WEATHER
 

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from promptum.completion import Completion
 from promptum.providers import ClientOptions, EndpointConfig, ModelClient, ModelRequest
-from promptum.results import Message
+from promptum.values.completion import Completion
+from promptum.values.run_result import Message
 from tests.support.llama_server import llama_server
 from tests.support.tools import WEATHER
 

@@ -11,7 +11,7 @@ from promptum.checks import CheckDefinition
 from promptum.providers import ClientOptions
 from promptum.reporting._junit import render_junit
 from promptum.reporting._markdown import render_markdown
-from promptum.results import RunResult
+from promptum.values.run_result import RunResult
 
 BANK = '''
 from promptum import TargetResult

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 
-from promptum.results import CaseResult, RunResult
 from promptum.store import RunStore
+from promptum.values.run_result import CaseResult, RunResult
 from tests.store.samples import GPT, LOCAL, T0, make_result, make_run, mixed_outcomes
 from tests.store.test_store import record
 from tests.viewer.serving import served_app

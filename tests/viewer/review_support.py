@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from promptum.checks import CheckDefinition, evaluate_checks
-from promptum.completion import Completion
-from promptum.results import CaseResult, JudgeVerdict, Message, RunResult
 from promptum.store import RunStore
 from promptum.suites import load_suite
+from promptum.values.completion import Completion
+from promptum.values.run_result import CaseResult, JudgeVerdict, Message, RunResult
 from promptum.viewer import WriteAccess, create_app
 from tests.reporting.report_samples import IMG, PWN, SCRIPT
 from tests.store.samples import LOCAL, T0

@@ -11,9 +11,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from promptum.reporting import csp_hash
-from promptum.results import RunResult
 from promptum.store import MatrixFilter, RunStore
 from promptum.store._matrix import p95_rank
+from promptum.values.run_result import RunResult
 from promptum.viewer import create_app
 from promptum.viewer._diff import word_diff
 from promptum.viewer._trends import Marks, _changes

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from promptum.completion import Completion, ToolCall
-from promptum.results import CaseResult, Message, RunResult
 from promptum.store import MatrixFilter, RunStore
+from promptum.values.completion import Completion, ToolCall
+from promptum.values.run_result import CaseResult, Message, RunResult
 from promptum.viewer import create_app
 from promptum.viewer._diff import word_diff
 from promptum.viewer._trends import Budget, Marks, _changes

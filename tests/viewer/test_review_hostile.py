@@ -12,7 +12,7 @@ from urllib.request import urlopen
 
 import pytest
 
-from promptum.redaction import REDACTED
+from promptum.foundations.redaction import REDACTED
 from tests.reporting.report_samples import IMG, PWN, SCRIPT
 from tests.viewer.review_support import RUN, Served, post, serving_project, target
 

@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from promptum.reviews import Review
+from promptum.values.reviews import Review
 from tests.store.samples import LOCAL
 from tests.viewer.review_support import RUN, Served, serving_project
 

@@ -6,16 +6,17 @@ suite, or a type added with `promptum.register_check` or a ``promptum.checks`` e
 
 import typing as _typing
 
-from promptum._lazy import lazy_exports as _lazy_exports
 from promptum.checks._base import CheckType, CompiledCheck, ValueKind
 from promptum.checks._custom import CheckInput
 from promptum.checks._definition import CheckDefinition
 from promptum.checks._engine import check_grades, evaluate_checks
 from promptum.checks._registry import CHECK_TYPES, get_check_type, register_check
-from promptum.grade_views import CheckResult
+from promptum.foundations.lazy import lazy_exports as _lazy_exports
+from promptum.values.documented_views import CheckResult
 
 # Shared with the runner, the suites and the session, not documented for users: served on
-# use and never kept here (promptum._lazy), so this namespace holds the public names only.
+# use and never kept here (promptum.foundations.lazy), so this namespace holds the public
+# names only.
 if _typing.TYPE_CHECKING:
     from promptum.checks._base import shorten as shorten
     from promptum.checks._custom import CustomCheck as CustomCheck

@@ -21,8 +21,8 @@ from promptum.checks._base import (
     shorten,
 )
 from promptum.checks._text import excerpt
-from promptum.completion import Completion
-from promptum.grades import Grade
+from promptum.values.completion import Completion
+from promptum.values.grade import Grade
 
 _TAIL = 40
 """Characters before the end a reason quotes from: the excerpt ends at the response's end."""

@@ -12,9 +12,9 @@ from functools import lru_cache
 from types import CodeType
 from typing import Any
 
-from promptum.completion import Completion
-from promptum.grade_views import CheckResult
-from promptum.grades import Grade
+from promptum.values.completion import Completion
+from promptum.values.documented_views import CheckResult
+from promptum.values.grade import Grade
 
 CompiledCheck = Callable[[Completion], Grade]
 """A check ready to run: a function of one completion, giving its grade (kind ``check``)."""

@@ -11,8 +11,8 @@ from promptum.checks._base import (
     failed_grade,
     passed_grade,
 )
-from promptum.completion import Completion
-from promptum.grades import Grade
+from promptum.values.completion import Completion
+from promptum.values.grade import Grade
 
 
 def _build_max_latency(limit: float, _case_insensitive: bool) -> CompiledCheck:

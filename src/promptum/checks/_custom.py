@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, TypeGuard
 
-from promptum._entry_points import call_problem
 from promptum.checks._base import CheckType, CompiledCheck, ScoredCheckType, ValueKind, shorten
-from promptum.completion import Completion
-from promptum.grade_views import CheckResult
-from promptum.grades import Grade
+from promptum.foundations.entry_points import call_problem
+from promptum.values.completion import Completion
+from promptum.values.documented_views import CheckResult
+from promptum.values.grade import Grade
 
 DEFAULT_THRESHOLD = 0.5
 """The least passing score of a check function that returns one: the middle of 0-1."""

@@ -22,8 +22,8 @@ from promptum.checks._leaks import bound_canary
 from promptum.checks._python import FOLDER, python_function
 from promptum.checks._registry import CHECK_TYPES, get_check_type, is_written_by_user
 from promptum.checks._transform import Transform, with_transform
-from promptum.metrics import MetricName
 from promptum.validation import bounded_search
+from promptum.values.metrics import MetricName
 
 
 def _checked_value(check_type: CheckType, value: Any) -> Any:

@@ -22,8 +22,8 @@ from promptum.checks._base import (
     shorten,
 )
 from promptum.checks._text import excerpt
-from promptum.completion import Completion
-from promptum.grades import Grade
+from promptum.values.completion import Completion
+from promptum.values.grade import Grade
 
 DEFAULT_MAX_DISTANCE = 5
 """promptfoo's default threshold for its `levenshtein` assertion, kept so configs mean the same."""

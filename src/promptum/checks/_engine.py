@@ -15,9 +15,9 @@ from promptum.checks._base import (
 from promptum.checks._custom import CustomCheck
 from promptum.checks._definition import CheckDefinition
 from promptum.checks._registry import is_built_in
-from promptum.completion import Completion
-from promptum.grade_views import CheckResult
-from promptum.grades import Grade
+from promptum.values.completion import Completion
+from promptum.values.documented_views import CheckResult
+from promptum.values.grade import Grade
 
 _PLANS_KEPT = 4096
 

@@ -28,8 +28,8 @@ from promptum.checks._base import (
 )
 from promptum.checks._leaks import said
 from promptum.checks._url_data import carried_data
-from promptum.completion import Completion
-from promptum.grades import Grade
+from promptum.values.completion import Completion
+from promptum.values.grade import Grade
 
 _NAME = "no_exfiltration"
 

@@ -13,8 +13,8 @@ from typing import Any
 from promptum.checks._base import CompiledCheck, ScoredCheckType, ValueKind, shorten
 from promptum.checks._custom import CheckInput, CustomCheck
 from promptum.checks._expression import expression, variables
-from promptum.grades import Grade
 from promptum.templating import Expression, TemplateError
+from promptum.values.grade import Grade
 
 _REASON_LIMIT = 300
 _RETURNS = "an expr check gives true/false or a score from 0 to 1"

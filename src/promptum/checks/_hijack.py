@@ -25,9 +25,9 @@ from promptum.checks._base import (
 )
 from promptum.checks._expression import parsed_answer
 from promptum.checks._markers import holds
-from promptum.completion import Completion
 from promptum.evaluations import value_at
-from promptum.grades import Grade
+from promptum.values.completion import Completion
+from promptum.values.grade import Grade
 
 NAME = "field_not_hijacked"
 _KEYS = ("field", "value")

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from promptum.checks._base import CheckType, CompiledCheck, ValueKind, failed_grade, passed_grade
-from promptum.completion import Completion
-from promptum.grades import Grade
 from promptum.validation import IsValidJson, json_problem
+from promptum.values.completion import Completion
+from promptum.values.grade import Grade
 
 
 def _build(_value: Any, _case_insensitive: bool) -> CompiledCheck:

@@ -25,8 +25,8 @@ from promptum.checks._base import (
 )
 from promptum.checks._encodings import Hidden
 from promptum.checks._text import excerpt
-from promptum.completion import Completion
-from promptum.grades import Grade
+from promptum.values.completion import Completion
+from promptum.values.grade import Grade
 
 CANARY = "canary"
 """The validation-context key holding the canary token of the case a check is built for."""

@@ -12,9 +12,9 @@ from promptum.checks._base import (
     passed_grade,
 )
 from promptum.checks._text import excerpt
-from promptum.completion import Completion
-from promptum.grades import Grade
 from promptum.validation import Length
+from promptum.values.completion import Completion
+from promptum.values.grade import Grade
 
 # len() in line rather than Length.check: no call per check (it is the same rule).
 

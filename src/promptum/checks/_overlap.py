@@ -21,8 +21,8 @@ from promptum.checks._base import (
     refuse_unknown_keys,
     shorten,
 )
-from promptum.completion import Completion
-from promptum.grades import Grade
+from promptum.values.completion import Completion
+from promptum.values.grade import Grade
 
 EXTRA_HINT = "pip install 'promptum[text-metrics]'"
 ROUGE_THRESHOLD = 0.75

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from promptum._entry_points import call_problem
 from promptum.checks._base import CompiledCheck, ScoredCheckType, ValueKind
 from promptum.checks._custom import DEFAULT_THRESHOLD, CustomCheck, doc_line
+from promptum.foundations.entry_points import call_problem
 
 FOLDER = "folder"
 """The key of the validation context naming the folder references are relative to (the
@@ -44,7 +44,7 @@ def module_name(reference: str) -> str:
 
 def python_function(value: Any, context: object) -> PythonFunction:
     """Import the function a python check's ``value`` names; raise ValueError saying what to fix."""
-    from promptum._imports import beside, import_referenced
+    from promptum.foundations.user_code import beside, import_referenced
 
     if not isinstance(value, str) or not _REFERENCE.fullmatch(value):
         raise ValueError(

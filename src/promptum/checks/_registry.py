@@ -12,7 +12,6 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from promptum._entry_points import CHECKS_GROUP, Registry, caller_label
 from promptum.checks import (
     _affixes,
     _budget,
@@ -31,6 +30,7 @@ from promptum.checks._exfiltration import NO_EXFILTRATION
 from promptum.checks._expr import EXPR
 from promptum.checks._hijack import FIELD_NOT_HIJACKED
 from promptum.checks._leaks import CANARY_NOT_LEAKED, SECRET_NOT_LEAKED
+from promptum.foundations.entry_points import CHECKS_GROUP, Registry, caller_label
 
 CHECK_TYPES: dict[str, CheckType] = {
     check_type.name: check_type

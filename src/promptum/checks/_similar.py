@@ -13,7 +13,6 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
 from promptum.checks._base import CompiledCheck, ScoredCheckType, ValueKind, shorten
-from promptum.completion import Completion
 from promptum.embeddings import (
     INSTALL_HINT,
     LOCAL_MODEL,
@@ -26,7 +25,8 @@ from promptum.embeddings import (
     local_embedder,
     missing_modules,
 )
-from promptum.grades import Grade
+from promptum.values.completion import Completion
+from promptum.values.grade import Grade
 
 DEFAULT_THRESHOLD = 0.8
 """Where paraphrases and non-paraphrases of the benchmark set part best (see docs/checks.md)."""

@@ -14,8 +14,6 @@ from promptum.checks._base import (
     passed_grade,
     shorten,
 )
-from promptum.completion import Completion
-from promptum.grades import Grade
 from promptum.validation import (
     Contains,
     ExactMatch,
@@ -26,6 +24,8 @@ from promptum.validation import (
     cannot_backtrack,
     too_slow,
 )
+from promptum.values.completion import Completion
+from promptum.values.grade import Grade
 
 _EXCERPT = 60
 """Characters of a response a failure reason quotes: enough to see what the model said."""

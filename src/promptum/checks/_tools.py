@@ -18,8 +18,8 @@ from typing import Any
 
 from promptum.checks._base import CheckType, CompiledCheck, ValueKind, failed_grade, passed_grade
 from promptum.checks._markers import holds
-from promptum.completion import Completion, ToolCall
-from promptum.grades import Grade
+from promptum.values.completion import Completion, ToolCall
+from promptum.values.grade import Grade
 
 TOOL_CHECK_TYPES = frozenset({"tool_called", "tool_not_called", "tool_order", "tool_args"})
 """The check types that read a response's tool calls (and so report the calls' errors)."""

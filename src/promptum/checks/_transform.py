@@ -18,8 +18,8 @@ from promptum.checks._base import CompiledCheck, shorten
 from promptum.checks._custom import CheckInput, CustomCheck
 from promptum.checks._expr import ExprCheck
 from promptum.checks._expression import expression, variables
-from promptum.grades import Grade
 from promptum.templating import Expression, TemplateError
+from promptum.values.grade import Grade
 
 SEEN = "transformed"
 """The detail of a grade holding the text its check saw, when a transform changed it."""

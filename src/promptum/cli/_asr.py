@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from promptum.asr import AttackCounts, AttackRates, Baseline
-    from promptum.comparison import VariantLead
+    from promptum.comparison_figures import VariantLead
+    from promptum.values.asr import AttackCounts, AttackRates, Baseline
 
 
 def cell(counts: AttackCounts) -> str:
@@ -62,7 +62,7 @@ def print_lead_asr(console: Console, lead: VariantLead) -> None:
     """Under a variant lead: the two variants' attack success rates, paired."""
     from rich.markup import escape
 
-    from promptum.comparison import asr_lines
+    from promptum.comparison_figures import asr_lines
 
     changes = lead.comparison.asr
     for line in asr_lines(changes, lead.runner_up, lead.best, f" on {lead.where}"):

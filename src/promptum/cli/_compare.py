@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
     from promptum.compare import CaseChange, Comparison, ModelComparison
     from promptum.gate import GateDecision
-    from promptum.results import RunResult
+    from promptum.values.run_result import RunResult
 
 EXIT_OK, EXIT_REGRESSION = 0, 1
 _SHOWN = 20

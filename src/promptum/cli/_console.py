@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from promptum._flushing import TurnFlush
 from promptum.cli._asr import print_asr, print_lead_asr
 from promptum.cli._metrics import print_metrics
 from promptum.errors import PromptumError
+from promptum.foundations.flushing import TurnFlush
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -29,12 +29,13 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from promptum.rates import CaseRate
-    from promptum.results import CaseResult, ModelStats, RunResult
-    from promptum.tally import RunTally
+    from promptum.values.run_result import CaseResult, ModelStats, RunResult
+    from promptum.values.tally import RunTally
 
 _STATUS_STYLE = {"pass": "green", "fail": "red", "error": "yellow"}
 _MAX_FAILURES_SHOWN = 25
-"""At most `promptum.tally.SHOWN_FAILURES`: what a streamed run kept (not imported: --help)."""
+"""At most `promptum.values.tally.SHOWN_FAILURES`: what a streamed run kept (not imported:
+--help)."""
 _TURN_EXCERPT = 200
 """Characters of a conversation's failing turn (the user's message, the reply) shown."""
 _UNBOUNDED_WIDTH = 10_000

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from promptum.results import CaseResult, RunResult
+    from promptum.values.run_result import CaseResult, RunResult
 
 
 class HeapFreezer:

@@ -11,12 +11,12 @@ from promptum.cli._console import escape, exit_on_user_error, make_console
 from promptum.cli._options import json_option
 from promptum.cli._runs import db_option, open_store
 from promptum.errors import StoreError
-from promptum.reviews import skipped_note
+from promptum.values.reviews import skipped_note
 
 if TYPE_CHECKING:
-    from promptum.calibration import Calibration
-    from promptum.results import RunResult
     from promptum.store import RunStore
+    from promptum.values.calibration import Calibration
+    from promptum.values.run_result import RunResult
 
 
 @click.group("judge")
@@ -63,7 +63,7 @@ def calibrate_command(
     the judge graded (or an unknown run). A stored review row that holds no review (a
     created_at that is not a date...) is skipped, and said on stderr.
     """
-    from promptum.calibration import calibrate, labels
+    from promptum.values.calibration import calibrate, labels
 
     with exit_on_user_error():
         store = open_store(db)
@@ -152,7 +152,7 @@ def low_agreement(store: RunStore, run: RunResult) -> list[str]:
     models = {str(judge["model"]) for judge in run.config.get("judge") or () if "model" in judge}
     if not models:  # a run without a judge: nothing to warn about, nothing to import
         return []
-    from promptum.calibration import calibrate, labels
+    from promptum.values.calibration import calibrate, labels
 
     try:
         if not store.has_reviews():

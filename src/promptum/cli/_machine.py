@@ -14,16 +14,16 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from promptum.reviews import result_key
+from promptum.values.reviews import result_key
 
 if TYPE_CHECKING:
     from promptum.compare import CaseChange, Comparison, ModelComparison, Side
     from promptum.gate import GateDecision
     from promptum.providers import ProviderStatus
     from promptum.rates import CaseRate
-    from promptum.results import CaseResult, ModelStats, RunResult
-    from promptum.reviews import ReviewMap
     from promptum.store import RunSummary
+    from promptum.values.reviews import ReviewMap
+    from promptum.values.run_result import CaseResult, ModelStats, RunResult
 
 # Valid JSON keeps these raw inside strings; written as escapes they cannot reach a terminal
 # as controls (DEL, C1) or break the UTF-8 encoding of stdout (lone surrogates from a JSON
@@ -198,7 +198,7 @@ def _asr_changes(pair: ModelComparison) -> dict[str, Any]:
 
 def _metrics(run: RunResult) -> dict[str, Any]:
     """The run's per-metric figures (docs/metrics.md), only when a grade has a metric."""
-    from promptum.metrics import figures_json
+    from promptum.values.metrics import figures_json
 
     figures = run.tally().metric_figures()
     return {"metrics": figures_json(figures)} if figures else {}

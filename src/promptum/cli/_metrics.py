@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from promptum.metrics import MetricFigures
+    from promptum.values.metrics import MetricFigures
 
 
 def print_metrics(console: Console, figures: MetricFigures, columns: list[str]) -> None:

@@ -133,8 +133,8 @@ def asr_bounds(
     ctx: click.Context, param: click.Parameter, value: tuple[str, ...]
 ) -> tuple[str, ...]:
     """Refuse a ``--max-asr`` value that is no bound before anything is loaded (exit 2)."""
-    from promptum.asr_bounds import AsrBounds
     from promptum.errors import ConfigError
+    from promptum.values.asr_bounds import AsrBounds
 
     try:
         AsrBounds.parse(value)

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from promptum.providers import EndpointConfig
     from promptum.redteam import Ask, Outcome, RunCases
-    from promptum.results import CaseResult
     from promptum.suites import Generated
+    from promptum.values.run_result import CaseResult
 
 ATTACKER_MAX_TOKENS = 256
 _counter = itertools.count()
@@ -24,8 +24,8 @@ _counter = itertools.count()
 
 def _answer(result: CaseResult) -> str:
     """What the target said, shown to the attacker, its canary masked (no file may hold one)."""
-    from promptum.case_result import namespaced
     from promptum.suites import known_token
+    from promptum.values.case_result import namespaced
 
     calls = [call.describe() for call in result.completion.tool_calls]
     answer = "\n".join(filter(None, [result.completion.text, *calls]))
@@ -36,8 +36,8 @@ def _answer(result: CaseResult) -> str:
 def runner(source: Path, generated: Generated) -> RunCases:
     """Runs attack cases as the written file would: the source's settings, beside it."""
     from promptum import Session
-    from promptum.asr import UNTAGGED, attack_of, attack_verdict
     from promptum.redteam import Outcome
+    from promptum.values.asr import UNTAGGED, attack_of, attack_verdict
 
     def run(cases: Sequence[Mapping[str, Any]]) -> Mapping[str, Outcome]:
         if not cases:
@@ -72,7 +72,7 @@ def asker(model: str, endpoints: Mapping[str, EndpointConfig]) -> Ask:
     """Asks the attacker model; a call that fails raises AttackerError naming it."""
     from promptum.providers import ClientOptions, ModelClient, ModelRequest
     from promptum.redteam import AttackerError
-    from promptum.results import Message
+    from promptum.values.run_result import Message
 
     async def once(system: str, user: str) -> str:
         client = ModelClient(ClientOptions(endpoints=dict(endpoints)))

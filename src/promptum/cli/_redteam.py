@@ -71,7 +71,7 @@ def generate_command(suite: Path, output: Path, seed: int | None, per_goal: int 
 
 def _counts(cases: list[dict[str, Any]]) -> str:
     """``120 attack cases and 14 controls``."""
-    from promptum.asr import control_of
+    from promptum.values.asr import control_of
 
     controls = sum(control_of(case.get("tags") or ()) is not None for case in cases)
     attacks = counted(len(cases) - controls, "attack case")
@@ -84,7 +84,7 @@ def _coverage(cases: list[dict[str, Any]], unsupported: Mapping[str, str]) -> st
     A goal the section did not ask for is not mentioned; one of the default set the suite
     cannot support is, with why (`unsupported`).
     """
-    from promptum.asr import attack_of
+    from promptum.values.asr import attack_of
 
     goals: Counter[str] = Counter()
     strategies: set[str] = set()

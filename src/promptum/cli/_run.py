@@ -28,16 +28,16 @@ from promptum.cli._options import (
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from promptum.asr_bounds import AsrBounds
     from promptum.cli._heap import HeapFreezer
     from promptum.providers import ClientOptions
     from promptum.reporting import ReportFormat
-    from promptum.results import CaseResult, RunResult
     from promptum.runner import TestCase
     from promptum.session import Session
     from promptum.sinks import ResultSink
     from promptum.store import RunStore
     from promptum.suites import Suite
+    from promptum.values.asr_bounds import AsrBounds
+    from promptum.values.run_result import CaseResult, RunResult
 
 # Exit 2 (invalid input or usage) also comes from click and from exit_on_user_error.
 EXIT_PASSED, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -74,8 +74,8 @@ def _check_prompts(suites: Sequence[Suite], prompts: Sequence[str]) -> None:
 
 def _max_asr(given: Sequence[str], session: Session) -> AsrBounds:
     """The ``--max-asr`` bounds, each naming a goal the run's red-team cases have."""
-    from promptum.asr_bounds import AsrBounds, goals_of
     from promptum.errors import ConfigError
+    from promptum.values.asr_bounds import AsrBounds, goals_of
 
     bounds = AsrBounds.parse(given)
     problem = bounds.unknown_goal(goals_of(case.tags for case in session.tests))
@@ -86,8 +86,8 @@ def _max_asr(given: Sequence[str], session: Session) -> AsrBounds:
 
 def _refuse_unjudged_bounds(session: Session) -> None:
     """Refuse an ASR bound on attacks only the judge detects, when --no-judge turns it off."""
-    from promptum.asr_bounds import goals_of
     from promptum.errors import ConfigError
+    from promptum.values.asr_bounds import goals_of
 
     goals = goals_of(case.tags for case in session.tests)
     if session.max_asr is not None:
@@ -256,8 +256,8 @@ def _load_and_run(console: Console, options: RunOptions, freezer: HeapFreezer) -
 
     from promptum.cli._console import ProgressDisplay, escape, print_summary
     from promptum.errors import ConfigError
+    from promptum.foundations.redaction import environment_secrets, scrub
     from promptum.gate import decide
-    from promptum.redaction import environment_secrets, scrub
     from promptum.session import Session
     from promptum.store import RunStore
     from promptum.suites import load_suites

@@ -67,7 +67,7 @@ def view_command(db: Path | None, host: str, port: int, review: bool, reviewer: 
 
 def _reviewer(name: str | None) -> str:
     """The reviewer's name: `--reviewer`, else the OS user."""
-    from promptum.reviews import MAX_FIELD  # pydantic underneath: not for every `--help`
+    from promptum.values.reviews import MAX_FIELD  # pydantic underneath: not for every `--help`
 
     if name is not None and name.strip():
         if len(name.strip()) > MAX_FIELD:  # else every review would be refused, one by one

@@ -5,7 +5,7 @@ from promptum.compare._gate import DEFAULT_MAX_REGRESSED, comparison_gate
 from promptum.compare._html import comparison_html, render_page
 from promptum.compare._markdown import comparison_markdown
 from promptum.compare._text import figure_rows, verdict_line
-from promptum.comparison import (
+from promptum.comparison_figures import (
     ALPHA,
     CaseChange,
     Comparison,

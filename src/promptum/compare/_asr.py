@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from promptum.comparison import ModelComparison, asr_lines
+from promptum.comparison_figures import ModelComparison, asr_lines
 
 
 def side_labels(pair: ModelComparison) -> tuple[str, str]:

@@ -12,7 +12,7 @@ beside it, and any one of the three fails the gate, for each model pair:
 from __future__ import annotations
 
 from promptum.compare import _text as text
-from promptum.comparison import CaseChange, Comparison, ModelComparison
+from promptum.comparison_figures import CaseChange, Comparison, ModelComparison
 from promptum.gate import GateDecision
 
 DEFAULT_MAX_REGRESSED = 1

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from promptum.compare import _text as text
 from promptum.compare._asr import pair_asr_lines
-from promptum.comparison import Comparison
+from promptum.comparison_figures import Comparison
 from promptum.reporting import csp_hash, template_asset, visible
 
 if TYPE_CHECKING:

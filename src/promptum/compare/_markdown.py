@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from promptum.compare import _text as text
 from promptum.compare._asr import pair_asr_lines
-from promptum.comparison import CaseChange, Comparison, ModelComparison
+from promptum.comparison_figures import CaseChange, Comparison, ModelComparison
 
 if TYPE_CHECKING:
     from promptum.gate import GateDecision

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from promptum.comparison import Interval, ModelComparison
+from promptum.comparison_figures import Interval, ModelComparison
 from promptum.reporting import inline_markdown
 
 

@@ -35,9 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from promptum._imports import SuiteModule, suite_modules
 from promptum.errors import ConfigError
 from promptum.executors._ray_actors import Permits, ShardWorker, Unit
+from promptum.foundations.user_code import SuiteModule, suite_modules
 from promptum.providers import ClientOptions, ModelClient
 from promptum.runner import Execution
 

@@ -13,13 +13,13 @@ from collections import Counter, defaultdict
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from promptum._imports import SuiteModule, install_suite_modules
-from promptum.completion import Completion
 from promptum.errors import ProviderUnavailableError
+from promptum.foundations.redaction import environment_secrets
+from promptum.foundations.user_code import SuiteModule, install_suite_modules
 from promptum.providers import ClientOptions, ModelClient, ModelRequest, resolve
-from promptum.redaction import environment_secrets
-from promptum.results import CaseResult
 from promptum.runner import TestCase, run_unit
+from promptum.values.completion import Completion
+from promptum.values.run_result import CaseResult
 
 Unit = tuple[TestCase, str, int]
 """(case, model, repeat): one result to make."""

@@ -13,10 +13,10 @@ endpoints (`promptum.embeddings.serve_endpoints`): the check never imports provi
 
 from typing import TYPE_CHECKING
 
-from promptum._lazy import lazy_exports
 from promptum.embeddings import serve_endpoints as _serve_embedding_endpoints
+from promptum.foundations.lazy import lazy_exports
 
-# Imported from their modules on first use (promptum._lazy). The names imported `as`
+# Imported from their modules on first use (promptum.foundations.lazy). The names imported `as`
 # themselves and not in __all__ are shared with the runner, the suites and the pytest plugin,
 # not documented for users: served on use, never kept here.
 if TYPE_CHECKING:

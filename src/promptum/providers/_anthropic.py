@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from promptum.completion import Completion, ToolCall
 from promptum.providers._base import ModelRequest
 from promptum.providers._errors import (
     ConnectionFailedError,
@@ -26,6 +25,7 @@ from promptum.providers._tools import (
     anthropic_tools,
     parsed_call,
 )
+from promptum.values.completion import Completion, ToolCall
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic

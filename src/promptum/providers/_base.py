@@ -6,9 +6,9 @@ from typing import Annotated, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from promptum.case_result import Message
-from promptum.completion import Completion
 from promptum.providers._keyed import Keyed, key_roles
+from promptum.values.case_result import Message
+from promptum.values.completion import Completion
 
 
 class ModelRequest(BaseModel):

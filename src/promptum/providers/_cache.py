@@ -30,11 +30,11 @@ from pathlib import Path
 from pydantic import ValidationError
 from pydantic_core import from_json
 
-from promptum.completion import Completion
+from promptum.foundations.redaction import REDACTED, environment_secrets
 from promptum.providers._base import ModelRequest
 from promptum.providers._key_text import plain_key_text
 from promptum.providers._keyed import not_keyed
-from promptum.redaction import REDACTED, environment_secrets
+from promptum.values.completion import Completion
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (

@@ -14,7 +14,6 @@ import random
 import time
 from pathlib import Path
 
-from promptum.completion import Completion
 from promptum.errors import ProviderUnavailableError
 from promptum.providers._base import ModelRequest, Provider
 from promptum.providers._cache import ResponseCache, cache_key
@@ -37,6 +36,7 @@ from promptum.providers._routing import resolve
 from promptum.providers._structured import SchemaMismatch, parse_structured, schema_problem
 from promptum.providers._target_answer import TargetError
 from promptum.providers._tools import checked_calls
+from promptum.values.completion import Completion
 
 _LABELS: tuple[tuple[type[ProviderError], str], ...] = (
     (RateLimitError, "rate limited"),

@@ -16,7 +16,6 @@ import urllib.error
 import urllib.request
 from typing import TYPE_CHECKING, Any
 
-from promptum.completion import Completion
 from promptum.providers._base import ModelRequest
 from promptum.providers._errors import (
     ConnectionFailedError,
@@ -28,6 +27,7 @@ from promptum.providers._target_answer import TargetError, completion_of, target
 from promptum.providers._target_spec import HttpTarget
 from promptum.providers._workers import run_in_worker
 from promptum.templating import TemplateError, render
+from promptum.values.completion import Completion
 
 if TYPE_CHECKING:
     from promptum.providers._route import Route

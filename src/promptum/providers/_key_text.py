@@ -14,9 +14,9 @@ from __future__ import annotations
 import math
 from json.encoder import encode_basestring
 
-from promptum.case_result import Message
 from promptum.providers._base import ModelRequest
 from promptum.providers._keyed import key_roles
+from promptum.values.case_result import Message
 
 _ALWAYS = frozenset(
     {"model", "messages", "temperature", "max_tokens", "seed", "response_schema", "extra", "sample"}

@@ -15,11 +15,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from promptum.completion import Completion
 from promptum.providers._base import ModelRequest
 from promptum.providers._errors import BadRequestError, ProviderError
 from promptum.providers._local_model import context_size, default_threads
 from promptum.providers._tools import openai_message, parsed_call
+from promptum.values.completion import Completion
 
 if TYPE_CHECKING:
     from llama_cpp import Llama

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from promptum.completion import Completion
 from promptum.providers._base import ModelRequest
 from promptum.providers._errors import (
     BadRequestError,
@@ -24,6 +23,7 @@ from promptum.providers._sdk import (
     status_error,
 )
 from promptum.providers._tools import openai_message, parsed_call
+from promptum.values.completion import Completion
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI

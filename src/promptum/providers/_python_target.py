@@ -19,12 +19,12 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from promptum.completion import Completion
 from promptum.providers._base import ModelRequest
 from promptum.providers._sdk import redact
 from promptum.providers._target_answer import INPUTS, TargetError, completion_of, target_input
 from promptum.providers._target_spec import PythonTarget
 from promptum.providers._workers import run_in_worker, run_on_call_loop
+from promptum.values.completion import Completion
 
 if TYPE_CHECKING:
     from promptum.providers._route import Route

@@ -21,8 +21,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from promptum._entry_points import PROVIDERS_GROUP, Registry, call_problem, caller_label
 from promptum.errors import PluginError, ProviderUnavailableError
+from promptum.foundations.entry_points import PROVIDERS_GROUP, Registry, call_problem, caller_label
 from promptum.providers._kinds import PROVIDER_KINDS, KindName, need_extra, provider_kind
 from promptum.providers._local_model import (
     LOCAL_MODELS,

@@ -7,11 +7,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from promptum.completion import Completion, ToolCall
 from promptum.providers._base import ModelRequest
 from promptum.providers._errors import ProviderError
 from promptum.providers._tools import parsed_call
-from promptum.target_result import TargetResult
+from promptum.values.completion import Completion, ToolCall
+from promptum.values.target_result import TargetResult
 
 
 class TargetError(ProviderError):

@@ -11,8 +11,8 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from promptum.case_result import Message
-from promptum.completion import ToolCall
+from promptum.values.case_result import Message
+from promptum.values.completion import ToolCall
 
 
 def tool_name(tool: dict[str, Any]) -> str:

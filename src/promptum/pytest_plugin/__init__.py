@@ -26,9 +26,9 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> Any:
-    """Import a public name when first used, and keep it (`promptum._lazy`)."""
+    """Import a public name when first used, and keep it (`promptum.foundations.lazy`)."""
     # Not at start-up: pytest imports this package in every run, collecting suites or not.
-    from promptum._lazy import lazy_export
+    from promptum.foundations.lazy import lazy_export
 
     return lazy_export(__name__, name)
 

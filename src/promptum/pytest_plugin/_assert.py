@@ -17,12 +17,12 @@ from typing import Any, Literal, TypedDict, Unpack
 from pydantic import BaseModel
 
 from promptum.checks import CheckDefinition
-from promptum.completion import Completion
 from promptum.errors import ConfigError, PromptumError
 from promptum.pytest_plugin._engine import Engine
 from promptum.pytest_plugin._text import headline, reason_lines
-from promptum.results import CaseResult
 from promptum.runner import JudgeConfig, TestCase, grade, status_of, with_ungraded
+from promptum.values.completion import Completion
+from promptum.values.run_result import CaseResult
 
 _CASE_ID = "assert_prompt"
 

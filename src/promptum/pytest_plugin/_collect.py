@@ -22,7 +22,7 @@ from promptum.runner import TestCase
 from promptum.suites import load_suite, suite_name
 
 if TYPE_CHECKING:
-    from promptum.results import CaseResult
+    from promptum.values.run_result import CaseResult
 
 
 def item_name(

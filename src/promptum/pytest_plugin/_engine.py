@@ -14,8 +14,7 @@ from collections.abc import Coroutine, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
-from promptum.completion import Completion
-from promptum.grades import Grade
+from promptum.foundations.redaction import environment_secrets
 from promptum.providers import (
     ClientOptions,
     EndpointConfig,
@@ -25,9 +24,10 @@ from promptum.providers import (
     Price,
     PythonTarget,
 )
-from promptum.redaction import environment_secrets
-from promptum.results import CaseResult
 from promptum.runner import TestCase, run_unit
+from promptum.values.completion import Completion
+from promptum.values.grade import Grade
+from promptum.values.run_result import CaseResult
 
 T = TypeVar("T")
 

@@ -7,7 +7,6 @@ from typing import Any, Unpack
 
 from pydantic import BaseModel
 
-from promptum.completion import Completion
 from promptum.pytest_plugin._assert import (
     ModelCallError,
     PromptChecks,
@@ -15,7 +14,8 @@ from promptum.pytest_plugin._assert import (
     shared,
 )
 from promptum.pytest_plugin._engine import Engine
-from promptum.results import CaseResult, Message
+from promptum.values.completion import Completion
+from promptum.values.run_result import CaseResult, Message
 
 
 class PromptumFixture:

@@ -10,10 +10,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from promptum._version import promptum_version
-from promptum.redaction import environment_secrets, scrub
-from promptum.results import CaseResult, RunResult
+from promptum.foundations.redaction import environment_secrets, scrub
+from promptum.foundations.version import promptum_version
 from promptum.store import RunStore, StoreRecorder, default_store_path
+from promptum.values.run_result import CaseResult, RunResult
 
 
 def store_path(home: Path) -> Path:

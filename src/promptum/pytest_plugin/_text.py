@@ -5,7 +5,7 @@ from __future__ import annotations
 from _pytest._code.code import ReprEntryNative, ReprExceptionInfo, ReprFileLocation, ReprTraceback
 
 from promptum.reporting import outcome, shorten, turn_lines, visible
-from promptum.results import CaseResult
+from promptum.values.run_result import CaseResult
 
 EXCERPT = 600
 """Characters of the response shown under the reasons."""

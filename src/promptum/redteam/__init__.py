@@ -6,9 +6,9 @@ case mappings back, which it loads like any written case.
 
 import typing as _typing
 
-from promptum._lazy import lazy_exports as _lazy_exports
+from promptum.foundations.lazy import lazy_exports as _lazy_exports
 
-# Imported from their modules on first use (promptum._lazy): every suite's schema needs
+# Imported from their modules on first use (promptum.foundations.lazy): every suite's schema needs
 # `RedteamSpec`, only a suite with a `redteam:` section needs the generator and its data.
 if _typing.TYPE_CHECKING:
     from promptum.redteam._data import strategy_names

@@ -11,7 +11,6 @@ from itertools import islice
 from string import Template
 from typing import Any
 
-from promptum.asr import CONTROL_TAG, REDTEAM_TAG
 from promptum.redteam._capacity import capacity
 from promptum.redteam._data import Data, Strategy, data
 from promptum.redteam._encode import (
@@ -35,6 +34,7 @@ from promptum.redteam._goals import (
 from promptum.redteam._objective import objective
 from promptum.redteam._size import GoalSize, too_large, written_bytes
 from promptum.redteam._spec import GOALS, RedteamSpec
+from promptum.values.asr import CONTROL_TAG, REDTEAM_TAG
 
 Loc = tuple[str | int, ...]
 PER_STRATEGY = 3

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from string import Template
 from typing import Any
 
-from promptum.asr import REDTEAM_TAG
 from promptum.redteam._data import data
 from promptum.redteam._generate import literal
 from promptum.redteam._objective import objective
+from promptum.values.asr import REDTEAM_TAG
 
 
 @dataclass(frozen=True, slots=True)

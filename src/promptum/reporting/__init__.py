@@ -2,7 +2,7 @@
 
 import typing as _typing
 
-from promptum._lazy import lazy_exports as _lazy_exports
+from promptum.foundations.lazy import lazy_exports as _lazy_exports
 from promptum.reporting._html import csp_hash, template_asset
 from promptum.reporting._json import load_run
 from promptum.reporting._jsonl import JsonlSink
@@ -16,7 +16,7 @@ from promptum.reporting._registry import (
 from promptum.reporting._text import inline_markdown, shorten, visible
 
 # Shared with the CLI and the pytest plugin, not documented for users: served on use and never
-# kept here (promptum._lazy), so this namespace holds the public names only.
+# kept here (promptum.foundations.lazy), so this namespace holds the public names only.
 if _typing.TYPE_CHECKING:
     from promptum.reporting._conversation import failing_where as failing_where
     from promptum.reporting._conversation import turn_lines as turn_lines

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from promptum.asr import AttackCounts, AttackRates, Baseline, interval_text, percent
-from promptum.comparison import VariantLead, asr_lines
+from promptum.comparison_figures import VariantLead, asr_lines
 from promptum.reporting._text import inline_markdown as md
+from promptum.values.asr import AttackCounts, AttackRates, Baseline, interval_text, percent
 
 EXPLAINED = (
     "Attack success rate: the share of determined attacks whose goal's detector found "

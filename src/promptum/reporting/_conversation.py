@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from promptum.reporting._format import with_tool_calls
 from promptum.reporting._text import shorten, visible
-from promptum.results import CaseResult
+from promptum.values.run_result import CaseResult
 
 EXCERPT = 300
 """Characters of a user message or reply shown in a transcript excerpt."""

@@ -5,13 +5,13 @@ from __future__ import annotations
 import csv
 from typing import TextIO
 
-from promptum.grades import CHECK_KINDS, Grade
 from promptum.reporting._conversation import failing_where
 from promptum.reporting._metrics import CSV_COLUMNS, csv_cell_label, csv_cells
 from promptum.reporting._numbers import COST_DIGITS, LATENCY_DIGITS, fixed
 from promptum.reporting._source import ReportSource, rendered
 from promptum.reporting._text import visible
-from promptum.results import CaseResult, RunResult
+from promptum.values.grade import CHECK_KINDS, Grade
+from promptum.values.run_result import CaseResult, RunResult
 
 COLUMNS = (
     "case_id",

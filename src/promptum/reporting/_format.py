@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from promptum.completion import Completion
+from promptum.values.completion import Completion
 
 
 def percent(fraction: float) -> str:

@@ -21,11 +21,7 @@ import shutil
 from importlib import resources
 from typing import IO, TYPE_CHECKING, Any, TextIO
 
-from promptum.case_result import TURN
-from promptum.completion import Completion
 from promptum.gate import decide
-from promptum.grades import CHECK_KINDS, Grade, samples_note
-from promptum.metrics import score_line
 from promptum.reporting import _format as fmt
 from promptum.reporting._asr import html_context, html_css
 from promptum.reporting._conversation import failing_where
@@ -33,8 +29,12 @@ from promptum.reporting._metrics import label
 from promptum.reporting._source import ReportSource, rendered, spool
 from promptum.reporting._text import shorten, visible
 from promptum.reporting._transformed import transformed_texts
-from promptum.results import CaseResult, RunResult
-from promptum.reviews import Review, ReviewsOf
+from promptum.values.case_result import TURN
+from promptum.values.completion import Completion
+from promptum.values.grade import CHECK_KINDS, Grade, samples_note
+from promptum.values.metrics import score_line
+from promptum.values.reviews import Review, ReviewsOf
+from promptum.values.run_result import CaseResult, RunResult
 
 if TYPE_CHECKING:
     import jinja2

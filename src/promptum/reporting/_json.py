@@ -9,7 +9,7 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 
 from promptum.errors import ConfigError
-from promptum.redaction import redact
+from promptum.foundations.redaction import redact
 from promptum.reporting._asr import json_asr
 from promptum.reporting._indented import indented, plain
 from promptum.reporting._metrics import json_figures
@@ -17,8 +17,8 @@ from promptum.reporting._numbers import rounded
 from promptum.reporting._serialize import model_json
 from promptum.reporting._source import ReportSource, rendered
 from promptum.reporting._stored import stored_items
-from promptum.results import CaseResult, RunResult
-from promptum.reviews import ReviewsOf
+from promptum.values.reviews import ReviewsOf
+from promptum.values.run_result import CaseResult, RunResult
 
 
 def _legacy_views(result: CaseResult) -> dict[str, Any]:

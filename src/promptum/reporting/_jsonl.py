@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TextIO
 
-from promptum._flushing import TurnFlush
-from promptum.redaction import environment_secrets, scrub_json
+from promptum.foundations.flushing import TurnFlush
+from promptum.foundations.redaction import environment_secrets, scrub_json
 from promptum.reporting._numbers import rounded
 from promptum.reporting._serialize import model_json
 from promptum.reporting._source import ReportSource, rendered
-from promptum.results import CaseResult, RunResult
+from promptum.values.run_result import CaseResult, RunResult
 
 
 def _line(result: CaseResult) -> str:

@@ -12,10 +12,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import IO, TextIO
 
-from promptum.case_result import TURN
 from promptum.gate import decide
-from promptum.grades import Grade, samples_note
-from promptum.metrics import score_line
 from promptum.rates import CaseRate
 from promptum.reporting._asr import junit_properties as asr_properties
 from promptum.reporting._conversation import turn_lines
@@ -24,7 +21,10 @@ from promptum.reporting._outcome import outcome
 from promptum.reporting._source import ReportSource, rendered, spool
 from promptum.reporting._text import visible
 from promptum.reporting._transformed import transformed_texts
-from promptum.results import CaseResult, RunResult
+from promptum.values.case_result import TURN
+from promptum.values.grade import Grade, samples_note
+from promptum.values.metrics import score_line
+from promptum.values.run_result import CaseResult, RunResult
 
 
 def _seconds(result: CaseResult) -> float:

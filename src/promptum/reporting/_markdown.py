@@ -12,7 +12,7 @@ from promptum.reporting._metrics import markdown_lines
 from promptum.reporting._source import ReportSource, rendered
 from promptum.reporting._text import inline_markdown as md
 from promptum.reporting._text import shorten
-from promptum.results import CaseResult, ModelStats, RunResult
+from promptum.values.run_result import CaseResult, ModelStats, RunResult
 
 MAX_FAILURES = 50
 """Failures listed before the rest are only counted: a PR comment must stay readable."""

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from promptum.grades import Grade
-from promptum.metrics import METRIC, WEIGHT, MetricFigures, figures_json, metric_problem
 from promptum.reporting import _format as fmt
 from promptum.reporting._text import inline_markdown as md
-from promptum.results import CaseResult
+from promptum.values.grade import Grade
+from promptum.values.metrics import METRIC, WEIGHT, MetricFigures, figures_json, metric_problem
+from promptum.values.run_result import CaseResult
 
 
 def json_figures(figures: MetricFigures) -> dict[str, Any]:

@@ -8,7 +8,7 @@ written as they are: a grader's number is its own.
 
 from __future__ import annotations
 
-from promptum.results import CaseResult
+from promptum.values.run_result import CaseResult
 
 LATENCY_DIGITS = 1
 """Milliseconds to 0.1: finer than any network call varies by."""

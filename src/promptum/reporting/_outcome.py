@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from promptum.case_result import TURN
-from promptum.grades import CHECK_KINDS, UNGRADED, Grade, samples_note
 from promptum.reporting._conversation import failing_where
-from promptum.results import CaseResult
+from promptum.values.case_result import TURN
+from promptum.values.grade import CHECK_KINDS, UNGRADED, Grade, samples_note
+from promptum.values.run_result import CaseResult
 
 
 @dataclass(frozen=True, slots=True)

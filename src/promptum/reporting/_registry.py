@@ -16,9 +16,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
-from promptum._entry_points import REPORTS_GROUP, Registry, call_problem, caller_label
 from promptum.errors import ConfigError
-from promptum.redaction import environment_secrets
+from promptum.foundations.entry_points import REPORTS_GROUP, Registry, call_problem, caller_label
+from promptum.foundations.redaction import environment_secrets
 from promptum.reporting._csv import render_csv, write_csv
 from promptum.reporting._html import render_html, write_html
 from promptum.reporting._json import render_json, write_json
@@ -27,8 +27,8 @@ from promptum.reporting._junit import render_junit, write_junit
 from promptum.reporting._markdown import render_markdown, write_markdown
 from promptum.reporting._source import ReportSource, Results, scrubbed
 from promptum.reporting._stored import StoredJson
-from promptum.results import RunResult
-from promptum.reviews import ReviewMap
+from promptum.values.reviews import ReviewMap
+from promptum.values.run_result import RunResult
 
 if TYPE_CHECKING:
     from promptum.sinks import ResultSink

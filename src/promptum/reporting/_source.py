@@ -13,15 +13,15 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, TextIO, TypeVar
 
-from promptum.asr import REDTEAM_TAG
-from promptum.comparison import VariantLead, variant_leads
-from promptum.completion import Completion
-from promptum.redaction import scrub_json
+from promptum.comparison_figures import VariantLead, variant_leads
+from promptum.foundations.redaction import scrub_json
 from promptum.reporting._serialize import model_json
 from promptum.reporting._stored import StoredJson, holds_no_secret
-from promptum.results import CaseResult, RunResult
-from promptum.reviews import ReviewMap, ReviewsOf, result_key
-from promptum.tally import RunTally
+from promptum.values.asr import REDTEAM_TAG
+from promptum.values.completion import Completion
+from promptum.values.reviews import ReviewMap, ReviewsOf, result_key
+from promptum.values.run_result import CaseResult, RunResult
+from promptum.values.tally import RunTally
 
 _Model = TypeVar("_Model", RunResult, CaseResult)
 _BLANK = Completion()

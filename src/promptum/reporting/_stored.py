@@ -20,11 +20,11 @@ from typing import Any
 
 from pydantic_core import from_json
 
-from promptum.grades import CHECK_KINDS
-from promptum.redaction import REDACTED
+from promptum.foundations.redaction import REDACTED
 from promptum.reporting._indented import indented, suspect
 from promptum.reporting._numbers import cost_usd, latency_ms
-from promptum.results import CaseResult
+from promptum.values.grade import CHECK_KINDS
+from promptum.values.run_result import CaseResult
 
 StoredJson = Callable[[], Iterable[str]]
 """Reads a run's results as stored: every call yields the JSON of all of them, in order."""

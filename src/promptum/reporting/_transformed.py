@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from promptum.checks import SEEN
-from promptum.results import CaseResult
+from promptum.values.run_result import CaseResult
 
 
 def transformed_texts(result: CaseResult) -> list[str]:

@@ -6,9 +6,9 @@ its settings, not the asyncio machinery that runs them.
 
 from typing import TYPE_CHECKING
 
-from promptum._lazy import lazy_exports
+from promptum.foundations.lazy import lazy_exports
 
-# Imported from their modules on first use (promptum._lazy). The names imported `as`
+# Imported from their modules on first use (promptum.foundations.lazy). The names imported `as`
 # themselves and not in __all__ are shared with the suites, the session and the pytest plugin,
 # not documented for users: served on use, never kept here.
 if TYPE_CHECKING:

@@ -14,9 +14,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from promptum.case_result import Message, namespaced
 from promptum.checks import CheckDefinition, CheckInput
-from promptum.completion import Completion
 from promptum.providers import Target
 from promptum.runner._case_parts import DEFAULT_SAMPLE_TEMPERATURE as DEFAULT_SAMPLE_TEMPERATURE
 from promptum.runner._case_parts import DEFAULT_THRESHOLD as DEFAULT_THRESHOLD
@@ -49,6 +47,8 @@ from promptum.runner._roles import (
     roles,
 )
 from promptum.validation import Validator
+from promptum.values.case_result import Message, namespaced
+from promptum.values.completion import Completion
 
 _ROW = Role.PER_ROW
 _TURN = Role.TURN_RESET
@@ -115,7 +115,7 @@ class TestCase:
     """Any failure or error of this case fails the run's gate, whatever the pass rate."""
     threshold: float | None = field(default=None, metadata=roles(hashed=HASHED_WHEN_SET))
     """The weighted score (0-1) at which the case passes, failed grades and all; None: every
-    grade must pass (`promptum.metrics.thresholded_status`)."""
+    grade must pass (`promptum.values.metrics.thresholded_status`)."""
     transform: str | None = field(default=None, metadata=roles(_WHOLE, hashed=HASHED_WHEN_SET))
     """A Jinja expression whose value every check and field assertion sees instead of the
     response (docs/expressions.md); None: the response as it came."""

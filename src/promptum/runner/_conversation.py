@@ -22,13 +22,9 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Protocol, runtime_checkable
 
-from promptum.case_result import TURN
 from promptum.checks import TOOL_CHECK_TYPES, CheckDefinition, call_errors_grade
-from promptum.completion import Completion
-from promptum.grades import Grade
+from promptum.foundations.redaction import scrub_model
 from promptum.providers import ModelRequest
-from promptum.redaction import scrub_model
-from promptum.results import CaseResult, Message, TurnResult
 from promptum.runner._case import TestCase, Turn
 from promptum.runner._executor import ResultKey
 from promptum.runner._grade import DEFAULT_GRADE_TIMEOUT_S, grade_async
@@ -42,6 +38,10 @@ from promptum.runner._simulator import (
 )
 from promptum.runner._turn_lines import TurnCall, request_digest
 from promptum.templating import TemplateError, render
+from promptum.values.case_result import TURN
+from promptum.values.completion import Completion
+from promptum.values.grade import Grade
+from promptum.values.run_result import CaseResult, Message, TurnResult
 
 TRANSCRIPT_INPUT = (
     "A whole conversation with a user: the answer below is its transcript, every user "

@@ -13,10 +13,10 @@ from dataclasses import dataclass, replace
 from json.encoder import encode_basestring_ascii
 from typing import Any, Literal
 
-from promptum.case_result import Message
 from promptum.runner._case import TestCase
 from promptum.runner._hashed import as_json, messages_text
 from promptum.runner._roles import role_table
+from promptum.values.case_result import Message
 
 ROW_FIELDS = ("id", "messages", "source", "vars")
 """The fields a copied row carries itself, in the case's order."""

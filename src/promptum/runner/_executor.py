@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from promptum.completion import Completion
     from promptum.providers import ModelRequest
-    from promptum.results import CaseResult
     from promptum.runner._case import TestCase
+    from promptum.values.completion import Completion
+    from promptum.values.run_result import CaseResult
 
 ResultKey = tuple[str, str, str, int]
 """(``suite/case`` id, variant, model, repeat): what identifies one result within a run."""

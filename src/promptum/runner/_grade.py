@@ -30,13 +30,13 @@ from promptum.checks import (
     settle,
     shorten,
 )
-from promptum.completion import Completion
 from promptum.evaluations import evaluate
-from promptum.grade_views import assertion_grade
-from promptum.grades import Grade
 from promptum.providers import run_in_worker
 from promptum.runner._case import TestCase
 from promptum.runner._transform import case_view
+from promptum.values.completion import Completion
+from promptum.values.documented_views import assertion_grade
+from promptum.values.grade import Grade
 
 _REASON_LIMIT = 300
 _FITS_SCHEMA = "Output fits the response schema"

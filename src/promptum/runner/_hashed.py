@@ -13,7 +13,6 @@ from dataclasses import asdict, fields
 from json.encoder import encode_basestring_ascii
 from typing import Any
 
-from promptum.case_result import Message
 from promptum.checks import CheckDefinition
 from promptum.runner._case_parts import (
     ConversationGrading,
@@ -24,6 +23,7 @@ from promptum.runner._case_parts import (
     Turn,
 )
 from promptum.validation import Validator
+from promptum.values.case_result import Message
 
 
 def as_json(value: Any) -> str:

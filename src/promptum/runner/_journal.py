@@ -25,9 +25,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from promptum._flushing import TurnFlush
 from promptum.checks import case_transform, expressions_of
-from promptum.results import CaseResult, RunResult
+from promptum.foundations.flushing import TurnFlush
 from promptum.runner._case import TestCase
 from promptum.runner._copied import CopiedRow
 from promptum.runner._copied_run import RUN_KEYS, CopiedRun
@@ -35,6 +34,7 @@ from promptum.runner._hashed import as_json
 from promptum.runner._roles import UNSET, HashedField, When, role_table
 from promptum.runner._turn_lines import TURN_LINE, JournalKey, TurnCall, turn_calls, turn_line
 from promptum.sinks import result_json
+from promptum.values.run_result import CaseResult, RunResult
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 

@@ -11,14 +11,14 @@ import statistics
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from promptum.case_result import Message
-from promptum.completion import Completion
-from promptum.grade_views import JudgeVerdict, judge_grade
-from promptum.grades import Grade
-from promptum.metrics import METRIC
 from promptum.providers import ModelRequest, extract_json_object
 from promptum.runner._case import Criterion, JudgeConfig, TestCase
 from promptum.templating import TemplateError, names_read, render
+from promptum.values.case_result import Message
+from promptum.values.completion import Completion
+from promptum.values.documented_views import JudgeVerdict, judge_grade
+from promptum.values.grade import Grade
+from promptum.values.metrics import METRIC
 
 JUDGE_PROMPT = """\
 You are grading an AI assistant's response.

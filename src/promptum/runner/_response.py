@@ -7,15 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
 
-from promptum.completion import Completion
-from promptum.grades import Grade, Status, status_of_grades
-from promptum.metrics import Label, labelled, thresholded_status
 from promptum.providers import ModelRequest
-from promptum.results import CaseResult, TurnResult
 from promptum.runner._case import TestCase
 from promptum.runner._grade import DEFAULT_GRADE_TIMEOUT_S, grade_async
 from promptum.runner._judge import judge_grades
 from promptum.runner._ungraded import with_ungraded
+from promptum.values.completion import Completion
+from promptum.values.grade import Grade, Status, status_of_grades
+from promptum.values.metrics import Label, labelled, thresholded_status
+from promptum.values.run_result import CaseResult, TurnResult
 
 Complete = Callable[[ModelRequest], Awaitable[Completion]]
 

@@ -15,11 +15,9 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from promptum.completion import Completion
 from promptum.errors import PromptumError
+from promptum.foundations.redaction import environment_secrets, scrub, scrub_json, scrub_model
 from promptum.providers import ModelRequest
-from promptum.redaction import environment_secrets, scrub, scrub_json, scrub_model
-from promptum.results import CaseResult, RunResult
 from promptum.runner._case import TestCase
 from promptum.runner._conversation import TurnLog, run_conversation
 from promptum.runner._executor import Client, Execution, Executor, ResultKey
@@ -27,7 +25,9 @@ from promptum.runner._grade import DEFAULT_GRADE_TIMEOUT_S
 from promptum.runner._plan import Plan, Survey
 from promptum.runner._response import graded, result_of
 from promptum.sinks import ResultSink, result_json
-from promptum.tally import RunTally
+from promptum.values.completion import Completion
+from promptum.values.run_result import CaseResult, RunResult
+from promptum.values.tally import RunTally
 
 AFTER_PLAN = 2**62
 """The position of a result that matches no unit of the plan: after every planned one."""

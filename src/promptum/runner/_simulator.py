@@ -10,8 +10,8 @@ from __future__ import annotations
 import hashlib
 
 from promptum.providers import ModelRequest
-from promptum.results import Message
 from promptum.runner._case import GOAL_REACHED, Simulation, TestCase
+from promptum.values.run_result import Message
 
 SIMULATOR_MAX_TOKENS = 80
 """The longest message the simulated user writes, in tokens (about 60 words): a user's turn

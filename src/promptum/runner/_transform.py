@@ -11,10 +11,10 @@ from promptum.checks import (
     transform_error,
     transformed,
 )
-from promptum.completion import Completion
-from promptum.grades import Grade
 from promptum.runner._case import TestCase
 from promptum.templating import TemplateError
+from promptum.values.completion import Completion
+from promptum.values.grade import Grade
 
 
 def case_view(

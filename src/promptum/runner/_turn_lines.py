@@ -15,8 +15,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from promptum.completion import Completion
 from promptum.providers import ModelRequest
+from promptum.values.completion import Completion
 
 JournalKey = tuple[str, str, str, int]
 """(``suite/case`` id, variant, model, repeat): a result's identity, as the runner keys it."""

@@ -8,10 +8,10 @@ path (`status_of_grades`), and every report, the gate, JUnit and pytest show the
 
 from __future__ import annotations
 
-from promptum.completion import Completion
-from promptum.grades import BUDGET_CHECKS, UNGRADED, Grade
 from promptum.runner._case import TestCase
 from promptum.runner._judge import judged_criteria
+from promptum.values.completion import Completion
+from promptum.values.grade import BUDGET_CHECKS, UNGRADED, Grade
 
 
 def grades_something(case: TestCase) -> bool:

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar, cast
 
-from promptum.results import CaseResult
 from promptum.store._rows import results_from_json
+from promptum.values.run_result import CaseResult
 
 T = TypeVar("T")
 MAX_PAGE = 200

@@ -15,19 +15,19 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from promptum._version import promptum_version
-from promptum.redaction import (
+from promptum.foundations.redaction import (
     environment_secrets,
     scrub,
     scrub_json,
     scrub_values,
     without_secret_keys,
 )
-from promptum.results import CaseResult, RunResult
+from promptum.foundations.version import promptum_version
 from promptum.sinks import result_json
 from promptum.store._connect import connect
 from promptum.store._git import GitCommit
 from promptum.store._rows import result_row, timestamp
+from promptum.values.run_result import CaseResult, RunResult
 
 _UPSERT_RUN = """
 INSERT INTO runs (run_id, suite, models, started_at, finished_at, complete, config,

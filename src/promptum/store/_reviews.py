@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from promptum.errors import StoreError
-from promptum.redaction import environment_secrets
-from promptum.reviews import ResultKey, Review, ReviewedResult, SkippedReview, shown_value
+from promptum.foundations.redaction import environment_secrets
 from promptum.store._rows import results_from_json, timestamp
+from promptum.values.reviews import ResultKey, Review, ReviewedResult, SkippedReview, shown_value
 
 _COLUMNS = (
     "run_id, case_key, variant, model, repeat, criterion, verdict, override, score, comment,"

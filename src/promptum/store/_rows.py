@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from promptum.results import CaseResult
+from promptum.values.run_result import CaseResult
 
 _RESULTS = TypeAdapter(list[CaseResult])
 

@@ -16,8 +16,6 @@ from typing import Any
 from pydantic import ValidationError
 
 from promptum.errors import StoreError
-from promptum.results import CaseResult, RunResult
-from promptum.reviews import ResultKey, Review, ReviewedResult, SkippedReview
 from promptum.store._connect import connect
 from promptum.store._matrix import (
     MatrixFilter,
@@ -38,6 +36,8 @@ from promptum.store._reviews import (
 )
 from promptum.store._rows import results_from_json
 from promptum.store._schema import migrate
+from promptum.values.reviews import ResultKey, Review, ReviewedResult, SkippedReview
+from promptum.values.run_result import CaseResult, RunResult
 
 DEFAULT_STORE = Path(".promptum") / "runs.sqlite"
 _LATEST = re.compile(r"latest(?:~(.*))?", re.DOTALL)

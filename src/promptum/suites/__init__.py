@@ -2,7 +2,7 @@
 
 import typing as _typing
 
-from promptum._lazy import lazy_exports as _lazy_exports
+from promptum.foundations.lazy import lazy_exports as _lazy_exports
 from promptum.suites._cases import CaseStats
 from promptum.suites._discover import Discovery, find_suites, suite_name
 from promptum.suites._format import SuiteSpec, suite_json_schema
@@ -17,7 +17,7 @@ from promptum.suites._loader import (
 from promptum.suites._variants import unknown_variant
 
 # Shared with the session, not documented for users: served on use and never
-# kept here (promptum._lazy), so this namespace holds the public names only.
+# kept here (promptum.foundations.lazy), so this namespace holds the public names only.
 if _typing.TYPE_CHECKING:
     from promptum.suites._build import InvalidCaseError as InvalidCaseError
     from promptum.suites._build import build_case as build_case

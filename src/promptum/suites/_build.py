@@ -10,8 +10,6 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 
-from promptum.asr import REDTEAM_TAG
-from promptum.case_result import namespaced
 from promptum.checks import CheckDefinition
 from promptum.runner import JudgeConfig, TestCase
 from promptum.suites._build_checks import case_checks
@@ -34,6 +32,8 @@ from promptum.suites._reused import has_template
 from promptum.suites._suite_context import SuiteContext
 from promptum.suites._tools import tool_check_problems, tool_choice_problem
 from promptum.suites._turns import Conversation
+from promptum.values.asr import REDTEAM_TAG
+from promptum.values.case_result import namespaced
 
 
 class InvalidCaseError(Exception):

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from promptum.case_result import Message
 from promptum.runner import join_context
 from promptum.suites._build_render import CaseScope, Problems, Renderer
 from promptum.suites._format import CaseFields, Context, MessageSpec
 from promptum.suites._locate import Loc
 from promptum.suites._suite_context import SuiteContext
 from promptum.suites._turns import is_conversation
+from promptum.values.case_result import Message
 
 
 class Prompted(NamedTuple):

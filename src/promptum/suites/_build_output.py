@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
-from promptum._imports import import_referenced
+from promptum.foundations.user_code import import_referenced
 from promptum.suites._assertion_fields import assertion_problems, assertion_schema
 from promptum.suites._build_render import CaseScope, Problems, filled_in
 from promptum.suites._format import CaseFields, DefaultsSpec

@@ -25,9 +25,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from promptum.case_result import Message
 from promptum.checks import CANARY, CANARY_NOT_LEAKED_NAME, SHARED, CheckDefinition
 from promptum.errors import ConfigError
+from promptum.values.case_result import Message
 
 VARIABLE = "canary"
 """The template variable a case's prompts write the canary as."""

@@ -27,15 +27,15 @@ from pydantic import (
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from promptum.asr_bounds import gate_problem
 from promptum.checks import CheckDefinition, Transform, get_check_type
-from promptum.completion import ToolCall
-from promptum.metrics import MetricName
 from promptum.providers import EndpointConfig, HttpTarget, Price, key_variable
 from promptum.redteam import RedteamSpec
 from promptum.runner import DEFAULT_THRESHOLD
 from promptum.suites._target import TargetSpec
 from promptum.suites._tools import ToolChoice, ToolSpec
+from promptum.values.asr_bounds import gate_problem
+from promptum.values.completion import ToolCall
+from promptum.values.metrics import MetricName
 
 
 class _Strict(BaseModel):

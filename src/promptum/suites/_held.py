@@ -18,9 +18,9 @@ from itertools import compress
 from operator import attrgetter, is_, is_not
 from typing import Any
 
-from promptum.case_result import Message
 from promptum.runner import GenerationParams, TestCase
 from promptum.suites._cases import _Cases
+from promptum.values.case_result import Message
 
 _NAMES = tuple(field.name for field in fields(TestCase))
 _values: Any = attrgetter(*_NAMES)  # every field, in order, read in C

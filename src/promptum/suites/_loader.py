@@ -11,10 +11,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from promptum._imports import python_module_file
-from promptum.asr_bounds import AsrBounds, bounds_of, unknown_goals
 from promptum.checks import FOLDER, PYTHON, SHARED, CheckDefinition, CheckTable, module_name
 from promptum.errors import ConfigError
+from promptum.foundations.user_code import python_module_file
 from promptum.providers import DEFAULT_MODEL, EndpointConfig, Price, Target, model_id_problem
 from promptum.runner import CopiedRow, JudgeConfig, TestCase
 from promptum.suites._build import (
@@ -49,6 +48,7 @@ from promptum.suites._tools import choice_json, tools_json
 from promptum.suites._turns import row_problems
 from promptum.suites._variants import suite_variants
 from promptum.suites._yaml import read_yaml, unpacked
+from promptum.values.asr_bounds import AsrBounds, bounds_of, unknown_goals
 
 YAML_SUFFIXES = (".yaml", ".yml")
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from promptum.case_result import Message, namespaced
 from promptum.runner import ROW_FIELDS, CopiedRow, TestCase, own_text, role_table
 from promptum.suites._canary import VARIABLE, Canary
 from promptum.suites._reused import has_template
@@ -20,6 +19,7 @@ from promptum.suites._row_texts import RowTexts
 from promptum.suites._rows import RawCase
 from promptum.suites._suite_context import SuiteContext
 from promptum.templating import TemplateError, render
+from promptum.values.case_result import Message, namespaced
 
 _COPIED_KEYS = frozenset({"id", "query", "system", "vars"})
 """The keys a row may set and still be copied: each is filled in below as a full build would."""

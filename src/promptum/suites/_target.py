@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from promptum._imports import import_referenced, python_module_file
+from promptum.foundations.user_code import import_referenced, python_module_file
 from promptum.providers import (
     MAX_TIMEOUT_S,
     HttpTarget,

@@ -2,7 +2,7 @@
 
 import typing as _typing
 
-from promptum._lazy import lazy_exports as _lazy_exports
+from promptum.foundations.lazy import lazy_exports as _lazy_exports
 from promptum.validation._combinators import AllOf, AnyOf, Not
 from promptum.validation._json import IsValidJson, JsonSchema, compiled_schema
 from promptum.validation._length import Length
@@ -10,7 +10,7 @@ from promptum.validation._protocol import Validator, passes
 from promptum.validation._text import Contains, ExactMatch, NotContains, NotRegex, Regex
 
 # Shared with the checks, not documented for users: served on use and never
-# kept here (promptum._lazy), so this namespace holds the public names only.
+# kept here (promptum.foundations.lazy), so this namespace holds the public names only.
 if _typing.TYPE_CHECKING:
     from promptum.validation._json import json_problem as json_problem
     from promptum.validation._json import parse_json as parse_json

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from promptum.errors import ConfigError
-from promptum.reviews import skipped_note
 from promptum.store import RunStore, StoreError
+from promptum.values.reviews import skipped_note
 from promptum.viewer._banner import with_banner
 from promptum.viewer._matrix import matrix_routes
 from promptum.viewer._review import review_routes

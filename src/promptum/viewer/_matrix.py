@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from promptum.case_result import TURN
 from promptum.errors import ConfigError
 from promptum.store import MatrixFilter, RunStore, StoreError
+from promptum.values.case_result import TURN
 from promptum.viewer._diff import word_diff
 from promptum.viewer._pages import HEADERS, workbench_page
 
@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from starlette.responses import Response
     from starlette.routing import Route
 
-    from promptum.completion import Completion
-    from promptum.results import CaseResult
+    from promptum.values.completion import Completion
+    from promptum.values.run_result import CaseResult
 
 PAGE = 50
 """Cases per page unless the page asks for another number."""

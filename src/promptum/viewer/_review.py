@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from promptum.calibration import calibrate, labels
-from promptum.case_result import CaseResult
 from promptum.errors import StoreError
-from promptum.reviews import Review, skipped_note
+from promptum.values.calibration import calibrate, labels
+from promptum.values.case_result import CaseResult
+from promptum.values.reviews import Review, skipped_note
 from promptum.viewer._pages import workbench_page
 from promptum.viewer._save_case import KINDS, append_case, locate, write_new_suite
 from promptum.viewer._security import MAX_BODY, TOKEN_HEADER, RefusedError, WriteAccess, check_write

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from starlette.responses import Response
     from starlette.routing import Route
 
-    from promptum.results import RunResult
+    from promptum.values.run_result import RunResult
 
 COMPARE_LIMIT = 10_000
 """Runs with more results than this are not compared (each would be loaded whole)."""

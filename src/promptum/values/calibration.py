@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from promptum.reviews import Review, ReviewedResult
+from promptum.values.reviews import Review, ReviewedResult
 
 Z95 = 1.959963984540054
 """The standard normal quantile of a two-sided 95% interval."""

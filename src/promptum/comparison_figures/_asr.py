@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from promptum.asr import AttackCounts, attack_of, attack_verdict
-from promptum.asr import p_text as p_text
-from promptum.comparison._stats import sign_test
-from promptum.results import CaseResult
+from promptum.comparison_figures._stats import sign_test
+from promptum.values.asr import AttackCounts, attack_of, attack_verdict
+from promptum.values.asr import p_text as p_text
+from promptum.values.run_result import CaseResult
 
 ALL_GOALS = "all attacks"
 """How the row over every goal is named."""

@@ -19,9 +19,9 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator
 
-from promptum._sums import add_exact
-from promptum.case_result import CaseResult
-from promptum.grades import Grade, Status, status_of_grades
+from promptum.foundations.sums import add_exact
+from promptum.values.case_result import CaseResult
+from promptum.values.grade import Grade, Status, status_of_grades
 
 METRIC = "metric"
 """The `Grade.details` key naming the metric a grade is counted under."""

@@ -2,8 +2,8 @@
 
 These pydantic models are the one contract between the runner (which produces them), the
 reporters and the run store (which consume them); JSON export and import go through them.
-`CaseResult` and `Message` are declared in `promptum.case_result`, the figures in
-`promptum.stats`; they are imported from here as before. Only `Message` is built when this
+`CaseResult` and `Message` are declared in `promptum.values.case_result`, the figures in
+`promptum.values.stats`; they are imported from here as before. Only `Message` is built when this
 module is imported: loading a suite makes messages but no results, so the other models are
 built on first use (``defer_build``).
 """
@@ -15,14 +15,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
-from promptum.case_result import CaseResult as CaseResult
-from promptum.case_result import Message as Message
-from promptum.case_result import TurnResult as TurnResult
-from promptum.case_result import namespaced as namespaced
-from promptum.grade_views import JudgeVerdict as JudgeVerdict
-from promptum.stats import CheckStats as CheckStats
-from promptum.stats import ModelStats as ModelStats
-from promptum.tally import RunTally
+from promptum.values.case_result import CaseResult as CaseResult
+from promptum.values.case_result import Message as Message
+from promptum.values.case_result import TurnResult as TurnResult
+from promptum.values.case_result import namespaced as namespaced
+from promptum.values.documented_views import JudgeVerdict as JudgeVerdict
+from promptum.values.stats import CheckStats as CheckStats
+from promptum.values.stats import ModelStats as ModelStats
+from promptum.values.tally import RunTally
 
 _RUN_FACTS = frozenset({"planned_results", "resumed", "warnings", "git_commit", "git_dirty"})
 """The run's facts that `RunResult.config` carried before they had fields of their own."""

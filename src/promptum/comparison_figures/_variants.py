@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from promptum.comparison._compare import ModelComparison, compare_models
+from promptum.comparison_figures._compare import ModelComparison, compare_models
 from promptum.errors import ConfigError
-from promptum.results import CaseResult, RunResult
+from promptum.values.run_result import CaseResult, RunResult
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ question without the attack: its rate is the baseline the ASR is read against.
 
 `AttackTally` is a pure fold, one result at a time, kept by the run's tally: a streamed run
 counts exactly the figures of the same run with its results kept. The gate's bounds on
-these rates are in `promptum.asr_bounds`.
+these rates are in `promptum.values.asr_bounds`.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from promptum.case_result import CaseResult
-from promptum.grades import BUDGET_CHECKS, UNGRADED, Grade
-from promptum.intervals import Interval, fisher_exact, wilson_interval
+from promptum.values.case_result import CaseResult
+from promptum.values.grade import BUDGET_CHECKS, UNGRADED, Grade
+from promptum.values.intervals import Interval, fisher_exact, wilson_interval
 
 REDTEAM_TAG = "redteam"
 GOAL_PREFIX = "goal:"

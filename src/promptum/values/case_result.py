@@ -18,17 +18,17 @@ from pydantic import (
     model_validator,
 )
 
-from promptum.completion import Completion, ToolCall
-from promptum.grade_views import (
+from promptum.values.completion import Completion, ToolCall
+from promptum.values.documented_views import (
     CheckResult,
     EvalResult,
     JudgeVerdict,
     grades_from_channels,
     judge_verdict,
 )
-from promptum.grade_views import check_results as view_check_results
-from promptum.grade_views import eval_result as view_eval_result
-from promptum.grades import CHECK_KINDS, Grade, GradeKind, Status, status_of_grades
+from promptum.values.documented_views import check_results as view_check_results
+from promptum.values.documented_views import eval_result as view_eval_result
+from promptum.values.grade import CHECK_KINDS, Grade, GradeKind, Status, status_of_grades
 
 _CHANNELS = frozenset({"check_results", "eval_result", "judge"})
 """The verdict fields of results before grades; read as derived properties now."""

@@ -6,11 +6,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from promptum.comparison._asr import AsrChange, asr_changes
-from promptum.comparison._stats import ALPHA, Interval, paired_interval, sign_test, wilson_interval
+from promptum.comparison_figures._asr import AsrChange, asr_changes
+from promptum.comparison_figures._stats import (
+    ALPHA,
+    Interval,
+    paired_interval,
+    sign_test,
+    wilson_interval,
+)
 from promptum.errors import ConfigError
 from promptum.rates import CaseRate, case_rates
-from promptum.results import CaseResult, ModelStats, RunResult
+from promptum.values.run_result import CaseResult, ModelStats, RunResult
 
 ChangeKind = Literal["regressed", "fixed", "changed"]
 Verdict = Literal["regression", "improvement", "no significant change"]

@@ -25,7 +25,7 @@ from pydantic import (
 )
 from pydantic_core import to_jsonable_python
 
-from promptum.grades import CHECK_KINDS, Grade, GradeKind
+from promptum.values.grade import CHECK_KINDS, Grade, GradeKind
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,7 @@ Pure functions of counts, no I/O. The choices, for the next person:
 
 - A pass rate's 95% interval is Wilson's score interval: unlike the textbook
   ``p ± 1.96·sqrt(p(1-p)/n)`` it stays inside [0, 1] and is honest at 0/n and n/n. It
-  lives in `promptum.intervals`, below the tally, which gives attack success rates one too.
+  lives in `promptum.values.intervals`, below the tally, which gives attack success rates one too.
 - The difference between two models on the same cases is paired: each case is its own
   control. Its interval is Agresti and Min's (2005) adjusted Wald interval for matched
   proportions (the 2×2 table with 0.5 added to each cell), written on the per-case
@@ -21,9 +21,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from promptum.intervals import Z95 as Z95
-from promptum.intervals import Interval as Interval
-from promptum.intervals import wilson_interval as wilson_interval
+from promptum.values.intervals import Z95 as Z95
+from promptum.values.intervals import Interval as Interval
+from promptum.values.intervals import wilson_interval as wilson_interval
 
 ALPHA = 0.05
 """A difference is significant when the paired test's p-value is below this."""

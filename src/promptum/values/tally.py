@@ -15,12 +15,12 @@ from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from promptum._sums import add_exact as _add_exact
-from promptum.asr import AttackRates, AttackTally
-from promptum.case_result import CaseResult
-from promptum.grades import CHECK_KINDS
-from promptum.metrics import MetricFigures, MetricTally
-from promptum.stats import CaseRate, CheckStats, ModelStats
+from promptum.foundations.sums import add_exact as _add_exact
+from promptum.values.asr import AttackRates, AttackTally
+from promptum.values.case_result import CaseResult
+from promptum.values.grade import CHECK_KINDS
+from promptum.values.metrics import MetricFigures, MetricTally
+from promptum.values.stats import CaseRate, CheckStats, ModelStats
 
 SHOWN_FAILURES = 25
 """The failures a tally keeps (the first in plan order) for the summary to show."""

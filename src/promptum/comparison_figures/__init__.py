@@ -4,8 +4,8 @@ Values computed from runs, below `reporting` (which shows variant leads) and `co
 (which renders comparisons and decides the gate); `promptum.compare` re-exports them all.
 """
 
-from promptum.comparison._asr import ALL_GOALS, AsrChange, asr_changes, asr_lines, p_text
-from promptum.comparison._compare import (
+from promptum.comparison_figures._asr import ALL_GOALS, AsrChange, asr_changes, asr_lines, p_text
+from promptum.comparison_figures._compare import (
     CaseChange,
     Comparison,
     ModelComparison,
@@ -13,14 +13,14 @@ from promptum.comparison._compare import (
     compare_models,
     compare_runs,
 )
-from promptum.comparison._stats import (
+from promptum.comparison_figures._stats import (
     ALPHA,
     Interval,
     paired_interval,
     sign_test,
     wilson_interval,
 )
-from promptum.comparison._variants import (
+from promptum.comparison_figures._variants import (
     VariantLead,
     prompt_changes,
     variant_leads,

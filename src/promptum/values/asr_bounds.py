@@ -13,7 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from promptum.asr import (
+from promptum.errors import ConfigError
+from promptum.values.asr import (
     GOAL_PREFIX,
     JUDGED_GOALS,
     REDTEAM_TAG,
@@ -23,7 +24,6 @@ from promptum.asr import (
     interval_text,
     percent,
 )
-from promptum.errors import ConfigError
 
 _NAMED = 3
 """Bounds broken named in the gate's reason before the rest are only counted."""

@@ -12,8 +12,8 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal, get_args
 
-from promptum.case_result import CaseResult
-from promptum.redaction import scrub
+from promptum.foundations.redaction import scrub
+from promptum.values.case_result import CaseResult
 
 Verdict = Literal["good", "bad"]
 Override = Literal["pass", "fail"]

@@ -42,6 +42,13 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from run_overhead import instant_server  # noqa: E402
 
 FORMATS = ("json", "xml", "html", "csv", "md")
+CHECKS = [
+    {"type": "contains", "value": "Hello"},
+    {"type": "not_contains", "value": "error", "case_insensitive": True},
+    {"type": "regex", "value": r"\bserver\b"},
+    {"type": "max_length", "value": 500},
+    {"type": "max_latency_ms", "value": 5000},
+]
 CHILD = """
 import json, sys, time
 from promptum.reporting import write_report
@@ -63,9 +70,13 @@ print(json.dumps({"seconds": time.perf_counter() - started, "cpu": time.process_
 
 
 def _suite(folder: Path, base_url: str, count: int) -> Path:
-    from run_overhead import _suite as suite
-
-    return suite(folder, base_url, count, "inline")
+    """Inline cases with 5 checks each, on an endpoint at `base_url`."""
+    checks = json.dumps(CHECKS)
+    rows = (f"  - {{id: case-{i}, query: 'question {i}', checks: {checks}}}" for i in range(count))
+    head = f"name: bench\nmodels: [bench/m]\nendpoints: {{bench: {{base_url: '{base_url}'}}}}\n"
+    path = folder / "suite.yaml"
+    path.write_text(head + "test_cases:\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    return path
 
 
 def _env(source: Path, side: str) -> dict[str, str]:

@@ -30,8 +30,9 @@ from rouge_score.rouge_scorer import RougeScorer  # type: ignore[import-untyped]
 from sacrebleu.metrics.bleu import BLEU
 
 from promptum import Completion
+from promptum.cases import TestCase
 from promptum.checks import CheckDefinition, evaluate_checks
-from promptum.runner import TestCase, grade
+from promptum.runner import grade
 
 DEFINITIONS = [
     CheckDefinition(type="contains", value='"name"'),

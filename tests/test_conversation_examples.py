@@ -12,7 +12,7 @@ from promptum.reporting import load_run
 
 EXAMPLES = Path(__file__).parents[1] / "examples"
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.embedded_model]
 
 
 def test_the_scripted_and_the_simulated_examples_run(tmp_path: Path) -> None:

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.embedded_model
+
 BOT = Path(__file__).parents[1] / "examples" / "app" / "bot.py"
 
 SCRIPT = """\

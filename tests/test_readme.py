@@ -29,6 +29,7 @@ def test_the_readme_suite_is_valid(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.embedded_model
 def test_the_readme_python_example_passes_on_the_embedded_model(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-c", block("python")],

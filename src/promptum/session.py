@@ -13,13 +13,14 @@ from __future__ import annotations
 import asyncio
 import uuid
 from array import array
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from promptum.cases import JudgeConfig, TestCase
 from promptum.checks import SHARED, CheckDefinition, CheckTable, is_built_in
 from promptum.errors import ConfigError
 from promptum.foundations.version import promptum_version
@@ -28,10 +29,8 @@ from promptum.runner import (
     DEFAULT_GRACE_S,
     DEFAULT_GRADE_TIMEOUT_S,
     Journal,
-    JudgeConfig,
     Runner,
     Survey,
-    TestCase,
     grades_something,
     judged_criteria,
 )
@@ -112,6 +111,7 @@ class Prompt:
     temperature: float | None = None
     max_tokens: int | None = None
     seed: int | None = None
+    top_p: float | None = None
     tags: Sequence[str] = ()
     repeat: int = 1
     must_pass: bool = False
@@ -166,22 +166,26 @@ class Prompt:
         elif isinstance(own, str):
             config = replace(session, model=own) if session else JudgeConfig(own)
         elif isinstance(own, Mapping):
-            try:
-                spec = JudgeSpec.model_validate(own)
-            except ValidationError as exc:
-                error = exc.errors()[0]
-                where = ".".join(str(part) for part in ("judge", *error["loc"]))
-                message = str(error["msg"]).removeprefix("Value error, ")
-                raise self._fail(f"{where}: {message}") from None
-            config = merged_judge(spec, session)
+            config = merged_judge(self._judge_spec(own), session)
         else:
             raise self._fail("judge must be a mapping of judge settings, a model, or False")
-        problems = judge_problems(config) if config is not None else []
-        if problems:
-            loc, message = problems[0]
-            where = ".".join(str(part) for part in ("judge", *loc))
-            raise self._fail(f"{where}: {message}")
+        if config is not None:
+            problems = judge_problems(config)
+            if problems:
+                loc, message = problems[0]
+                where = ".".join(str(part) for part in ("judge", *loc))
+                raise self._fail(f"{where}: {message}")
         return config
+
+    def _judge_spec(self, own: Mapping[str, Any]) -> JudgeSpec:
+        """The test's own `judge` mapping, read as the suite's `judge:` settings."""
+        try:
+            return JudgeSpec.model_validate(own)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            where = ".".join(str(part) for part in ("judge", *error["loc"]))
+            message = str(error["msg"]).removeprefix("Value error, ")
+            raise self._fail(f"{where}: {message}") from None
 
     def _conversation(self) -> dict[str, Any]:
         """`query` or `messages` in the suite's case format; the builder orders the system."""
@@ -256,27 +260,33 @@ class Prompt:
 
     def to_case(self, models: Sequence[str], judge: JudgeConfig | None) -> TestCase:
         """The runnable case, with the session's models and judge where the prompt has none."""
+        self._check_settings()
+        own_models = ((self.model,) if self.model else ()) + tuple(self.models)
+        schema, model_class = self._structured()
+        documents = self._context()
+        judge = self._grading_judge(self._judge(judge))
+        if judge is not None and documents is None:
+            problem = context_problem(judge, self.expected_behavior, "`Prompt(context=...)`")
+            if problem is not None:
+                raise self._fail(problem)
+        return self._built(own_models or tuple(models), judge, schema, model_class)
+
+    def _check_settings(self) -> None:
+        """Raise ConfigError if the name, repeat count or validator cannot make a case."""
         if not self.name:
             raise ConfigError("every Prompt needs a non-empty `name`")
         if self.repeat < 1:
             raise self._fail(f"repeat must be at least 1, got {self.repeat}")
         if self.validator is not None and not isinstance(self.validator, Validator):
             raise self._fail("validator must have validate(response) and describe() methods")
-        own_models = ((self.model,) if self.model else ()) + tuple(self.models)
-        schema, model_class = self._structured()
-        documents = self._context()
-        judge = self._judge(judge)
-        if (
-            judge is not None
-            and not judged_criteria(judge, self.expected_behavior)
-            and not self._has_criteria()
-        ):
-            judge = None  # nothing to grade: no judge model to check or call
-        if judge is not None and documents is None:
-            problem = context_problem(judge, self.expected_behavior, "`Prompt(context=...)`")
-            if problem is not None:
-                raise self._fail(problem)
-        return self._built(own_models or tuple(models), judge, schema, model_class)
+
+    def _grading_judge(self, judge: JudgeConfig | None) -> JudgeConfig | None:
+        """The judge, if it has something to grade: no judge model to check or call otherwise."""
+        if judge is None:
+            return None
+        if judged_criteria(judge, self.expected_behavior) or self._has_criteria():
+            return judge
+        return None
 
     def _built(
         self,
@@ -286,33 +296,7 @@ class Prompt:
         model_class: type[BaseModel] | None,
     ) -> TestCase:
         """The case as the suite loader builds it: one set of rules for both."""
-        response_model: Any = model_class or schema
-        fields: dict[str, Any] = {
-            "id": self.name,
-            **self._conversation(),
-            "system": self.system,
-            "expected_behavior": self.expected_behavior,
-            "context": self.context if self.context is None else list(self._context() or ()),
-            "judge": False if judge is None else None,
-            "checks": list(self._checks()),
-            "tags": list(self.tags),
-            "models": list(models),
-            "params": {
-                "temperature": self.temperature,
-                "max_tokens": self.max_tokens,
-                "seed": self.seed,
-            },
-            "response_model": response_model,
-            "expected": None if self.expected is None else dict(self.expected),
-            "attack_target": None if self.attack_target is None else dict(self.attack_target),
-            "repeat": self.repeat,
-            "must_pass": self.must_pass,
-            "threshold": self.threshold,
-            "target": self.target,
-            "tools": None if self.tools is None else [dict(t) for t in self.tools],
-            "tool_choice": self.tool_choice,
-            "conversation": None if self.conversation is None else dict(self.conversation),
-        }
+        fields = self._case_fields(models, judge, model_class or schema)
         try:
             spec = CaseFields.model_validate({k: v for k, v in fields.items() if v is not None})
         except ValidationError as exc:
@@ -326,6 +310,38 @@ class Prompt:
             raise self._fail(exc.problems[0].removeprefix(f"{_PYTHON}: ")) from None
         return replace(case, validator=self.validator, source=None)
 
+    def _case_fields(
+        self, models: tuple[str, ...], judge: JudgeConfig | None, response_model: Any
+    ) -> dict[str, Any]:
+        """The test's settings as the fields of a suite's case (None: not given)."""
+        return {
+            "id": self.name,
+            **self._conversation(),
+            "system": self.system,
+            "expected_behavior": self.expected_behavior,
+            "context": self.context if self.context is None else list(self._context() or ()),
+            "judge": False if judge is None else None,
+            "checks": list(self._checks()),
+            "tags": list(self.tags),
+            "models": list(models),
+            "params": {
+                "temperature": self.temperature,
+                "max_tokens": self.max_tokens,
+                "seed": self.seed,
+                "top_p": self.top_p,
+            },
+            "response_model": response_model,
+            "expected": None if self.expected is None else dict(self.expected),
+            "attack_target": None if self.attack_target is None else dict(self.attack_target),
+            "repeat": self.repeat,
+            "must_pass": self.must_pass,
+            "threshold": self.threshold,
+            "target": self.target,
+            "tools": None if self.tools is None else [dict(t) for t in self.tools],
+            "tool_choice": self.tool_choice,
+            "conversation": None if self.conversation is None else dict(self.conversation),
+        }
+
 
 _PYTHON = Path("<python>")
 """The locator's file for a `Prompt`: its problems are reported under the Prompt's name."""
@@ -333,6 +349,8 @@ _PYTHON = Path("<python>")
 
 _KEEP = object()
 """Marks an override argument that was not given."""
+
+_T = TypeVar("_T")
 
 
 @dataclass(slots=True)
@@ -427,6 +445,13 @@ class Session:
         duplicates = duplicate_ids(suite)
         if duplicates:
             raise ConfigError(f"a test named {duplicates[0][0]!r} is already in the session")
+        self._check_clash(suite)
+        self._cases().parts.append(suite.cases)
+        self.suites.append(suite)
+        return suite
+
+    def _check_clash(self, suite: Suite) -> None:
+        """Raise ConfigError if a case of `suite` has the key of a test already held."""
         prefix = f"{suite.name}/" if suite.name else ""
         clash = any(other.name == suite.name for other in self.suites) or any(
             key.startswith(prefix) for key, _ in self._ids
@@ -436,9 +461,6 @@ class Session:
             for case in suite.cases:
                 if (case.key, case.variant) in held:
                     raise ConfigError(f"a test named {case.key!r} is already in the session")
-        self._cases().parts.append(suite.cases)
-        self.suites.append(suite)
-        return suite
 
     def override(
         self,
@@ -517,10 +539,7 @@ class Session:
             # Each variant's text hash: `compare` across runs says when a prompt changed.
             "prompts": {s.name: dict(s.variants) for s in self.suites if s.variants},
             "judge": [{"model": m, "threshold": t} for m, t in sorted(judges)],
-            "params": [
-                {"temperature": t, "max_tokens": n, "seed": s}
-                for t, n, s in sorted(params, key=repr)
-            ],
+            "params": [dict(sampling) for sampling in sorted(params, key=repr)],
             "concurrency": self.concurrency,
             "fail_under": self.fail_under,
             "promptum_version": promptum_version(),
@@ -608,21 +627,7 @@ class Session:
             if watcher is not None:
                 watcher.cancel()
             await client.aclose()
-        if client.cache_problem is not None:
-            run.warnings.append(client.cache_problem)
-        if skipped := client.cache_skipped_secret:
-            run.warnings.append(
-                f"{skipped} response{'s were' if skipped > 1 else ' was'} not cached because "
-                f"{'they' if skipped > 1 else 'it'} contained a secret from the environment"
-            )
-        if abandoned := client.abandoned_calls:
-            run.warnings.append(
-                f"{abandoned} call{'s' if abandoned > 1 else ''} abandoned after "
-                f"{'their' if abandoned > 1 else 'its'} time limit (or the run's stop); "
-                f"{'they' if abandoned > 1 else 'it'} may still run in the background "
-                "(Python cannot stop a thread, nor a coroutine that never awaits; neither keeps "
-                "the run open)"
-            )
+        run.warnings.extend(_client_warnings(client))
         return run
 
     def _new_run(
@@ -647,11 +652,40 @@ class Session:
 
     def run(self, **options: Any) -> RunResult:
         """Run every test and wait for the result (see `arun` for the options)."""
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return asyncio.run(self.arun(**options))
-        raise ConfigError(
-            "Session.run() cannot start inside a running event loop (async code, Jupyter); "
-            "use `await session.arun()` there"
+        return run_blocking(lambda: self.arun(**options), "Session.run()", "session.arun()")
+
+
+def run_blocking(start: Callable[[], Coroutine[Any, Any, _T]], what: str, instead: str) -> _T:
+    """The result of the coroutine `start()` makes, run to its end from code that is not async.
+
+    Refused inside a running event loop, naming `what` was called and the `instead` to await.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(start())
+    raise ConfigError(
+        f"{what} cannot start inside a running event loop (async code, Jupyter); "
+        f"use `await {instead}` there"
+    )
+
+
+def _client_warnings(client: ModelClient) -> list[str]:
+    """What the run's client could not do as asked: cache, or end its calls in time."""
+    warnings = []
+    if client.cache_problem is not None:
+        warnings.append(client.cache_problem)
+    if skipped := client.cache_skipped_secret:
+        warnings.append(
+            f"{skipped} response{'s were' if skipped > 1 else ' was'} not cached because "
+            f"{'they' if skipped > 1 else 'it'} contained a secret from the environment"
         )
+    if abandoned := client.abandoned_calls:
+        warnings.append(
+            f"{abandoned} call{'s' if abandoned > 1 else ''} abandoned after "
+            f"{'their' if abandoned > 1 else 'its'} time limit (or the run's stop); "
+            f"{'they' if abandoned > 1 else 'it'} may still run in the background "
+            "(Python cannot stop a thread, nor a coroutine that never awaits; neither keeps "
+            "the run open)"
+        )
+    return warnings

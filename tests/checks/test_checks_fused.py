@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 
 from promptum import Completion
+from promptum.cases import TestCase
 from promptum.checks import CheckDefinition
 from promptum.checks._base import Condition, condition_check, fused_checks, passed_grade
-from promptum.runner import TestCase, grade
+from promptum.runner import grade
 from promptum.validation import IsValidJson
 from promptum.validation._json import json_problem
 from promptum.values.grade import Grade
@@ -104,7 +105,8 @@ def test_a_search_out_of_time_in_a_plan_fails_with_the_reason_once() -> None:
     program = """
         from promptum import Completion
         from promptum.checks import CheckDefinition
-        from promptum.runner import TestCase, grade
+        from promptum.cases import TestCase
+        from promptum.runner import grade
         checks = tuple(
             CheckDefinition(type=t, value=v)
             for t, v in [("contains", "a"), ("regex", r"^(a|aa)*$"), ("max_length", 100)]

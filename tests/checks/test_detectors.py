@@ -25,6 +25,7 @@ from promptum.suites import load_suite
 from promptum.suites._canary import ALPHABET, KEY_FILE, LENGTH, canary_token
 from promptum.values.completion import ToolCall
 from promptum.values.grade import Grade
+from tests.support.canary import write_canary_key
 
 TOKEN = "qzvkdprmxwtbhjncsfay"
 
@@ -346,9 +347,7 @@ def test_a_damaged_key_is_a_config_error_naming_the_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    key = tmp_path / KEY_FILE
-    key.parent.mkdir()
-    key.write_text("not hex\n")
+    write_canary_key(tmp_path, "not hex\n")
     with pytest.raises(ConfigError, match=r"canary\.key is damaged"):
         canary_token("suite/a")
 
@@ -358,10 +357,7 @@ def test_a_key_readable_by_others_is_made_private(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    key = tmp_path / KEY_FILE
-    key.parent.mkdir()
-    key.write_text("ab" * 32 + "\n")
-    key.chmod(0o644)
+    key = write_canary_key(tmp_path, mode=0o644)
     canary_token("suite/a")
     assert stat.S_IMODE(key.stat().st_mode) == 0o600
 
@@ -393,7 +389,7 @@ def test_the_example_in_the_docs_loads_and_grades(
 
 def test_they_can_be_sent_to_ray_workers() -> None:
     """A case goes to a Ray worker pickled (cloudpickle): each check must arrive and grade."""
-    import cloudpickle  # Ray's; installed with promptum[ray]
+    cloudpickle = pytest.importorskip("cloudpickle")  # Ray's: the ray extra
 
     checks = [
         canary_check(),

@@ -30,8 +30,9 @@ import pytest
 import yaml
 
 from promptum import Completion
+from promptum.cases import TestCase
 from promptum.checks import CANARY, CheckDefinition
-from promptum.runner import TestCase, grade
+from promptum.runner import grade
 from promptum.suites import load_suite
 from promptum.values.completion import ToolCall
 from promptum.values.grade import Grade

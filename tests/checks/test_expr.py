@@ -128,10 +128,10 @@ def test_json_is_the_parsed_answer_fenced_or_not_else_the_structured_output() ->
     ("value", "message"),
     [
         ("output |", "check 'expr': expression syntax error: unexpected end of template"),
-        ("outptu | length < 5", "unknown variable 'outptu' (did you mean 'output'?)"),
-        ("output | lenght < 5", "unknown filter 'lenght' (did you mean 'length'?)"),
-        ("output is startwith('a')", "unknown test 'startwith' (did you mean 'startswith'?)"),
-        ("lipsum", "unknown variable 'lipsum'; an expression sees cost_usd, json, latency_ms"),
+        ("outptu | length < 5", "unknown variable 'outptu'. Did you mean 'output'?"),
+        ("output | lenght < 5", "unknown filter 'lenght'. Did you mean 'length'?"),
+        ("output is startwith('a')", "unknown test 'startwith'. Did you mean 'startswith'?"),
+        ("lipsum", "unknown variable 'lipsum'. An expression sees cost_usd, json, latency_ms"),
         ("output 1", "unexpected 1 after the expression"),
         ("output.length < 5 && x", "in Jinja: `&&` → `and`, `.length` → `| length`"),
         ("", "an expression is needed"),
@@ -190,12 +190,12 @@ def test_load_errors_are_located_with_a_did_you_mean(tmp_path: Path) -> None:
     assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output
     assert (
-        f"{path}:7:9: test_cases[0].checks[1]: check 'expr': unknown filter 'lenght' "
-        "(did you mean 'length'?)"
+        f"{path}:7:9: test_cases[0].checks[1]: check 'expr': unknown filter 'lenght'. "
+        "Did you mean 'length'?"
     ) in result.output
     assert (
-        f"{path}:11:22: test_cases[1].checks[0].value: `vars.topc` is not defined for this case "
-        "(did you mean `vars.topic`?); define it under `vars` (defined here: topic)"
+        f"{path}:11:22: test_cases[1].checks[0].value: `vars.topc` is not defined for this case. "
+        "Did you mean 'vars.topic'? Define it under `vars` (defined here: topic)"
     ) in result.output
 
 

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from promptum.cases import TestCase
 from promptum.checks import CheckDefinition, check_grades
-from promptum.runner import TestCase, grade
+from promptum.runner import grade
 from promptum.suites import load_suite
 from promptum.values.completion import Completion
 from promptum.values.grade import Grade

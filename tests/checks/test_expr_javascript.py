@@ -9,14 +9,15 @@ are found in the compiled expression; `===`, `&&` and `JSON.parse` do not compil
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
-import yaml
 from click.testing import CliRunner
 
 from promptum.checks import CheckDefinition
 from promptum.cli import main
+from tests.support.expression_suites import EXPRESSION_FIELDS, suite_with, write_suite
+
+OPENAI = "openai/gpt-4o-mini"
 
 # What JavaScript writes, and what the load error says an expression writes instead.
 WRITTEN: dict[str, tuple[str, str]] = {
@@ -38,32 +39,9 @@ WRITTEN: dict[str, tuple[str, str]] = {
     "ternary": ("json.ok ? 1 : 0", "`c ? a : b` → `a if c else b`"),
 }  # fmt: skip
 
-# Where each expression goes, and the field path its error is located at.
-FIELDS: dict[str, str] = {
-    "expr": "test_cases[0].checks[0]",
-    "check_transform": "test_cases[0].checks[0].transform",
-    "case_transform": "test_cases[0].transform",
-    "defaults_transform": "defaults.transform",
-}
-
-
-def suite_with(field: str, expression: str) -> dict[str, Any]:
-    check: dict[str, Any] = {"type": "contains", "value": "Ahoy"}
-    case: dict[str, Any] = {"id": "a", "query": "Say ahoy.", "checks": [check]}
-    suite: dict[str, Any] = {"models": ["openai/gpt-4o-mini"], "test_cases": [case]}
-    if field == "expr":
-        check.update(type="expr", value=expression)
-    elif field == "check_transform":
-        check["transform"] = expression
-    elif field == "case_transform":
-        case["transform"] = expression
-    else:
-        suite["defaults"] = {"transform": expression}
-    return suite
-
 
 @pytest.mark.parametrize("command", ["validate", "run"])
-@pytest.mark.parametrize("field", FIELDS)
+@pytest.mark.parametrize("field", EXPRESSION_FIELDS)
 @pytest.mark.parametrize("written", WRITTEN)
 def test_javascript_is_a_located_load_error_with_the_expression_spelling(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, written: str, field: str, command: str
@@ -71,9 +49,7 @@ def test_javascript_is_a_located_load_error_with_the_expression_spelling(
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PROMPTUM_DB", str(tmp_path / "runs.db"))
     expression, spelling = WRITTEN[written]
-    path = tmp_path / "suite.yaml"
-    suite = suite_with(field, expression)
-    path.write_text(yaml.safe_dump(suite, sort_keys=False, width=10_000), encoding="utf-8")
+    path = write_suite(tmp_path / "suite.yaml", suite_with(field, expression, OPENAI))
 
     result = CliRunner().invoke(main, [command, str(path)])
 
@@ -81,7 +57,7 @@ def test_javascript_is_a_located_load_error_with_the_expression_spelling(
     assert "Traceback" not in result.output
     (line,) = [line for line in result.output.splitlines() if spelling in line]
     assert line.startswith(f"{path}:")
-    assert f": {FIELDS[field]}: " in line
+    assert f": {EXPRESSION_FIELDS[field]}: " in line
 
 
 def test_a_field_named_like_a_javascript_property_is_read_by_subscript() -> None:

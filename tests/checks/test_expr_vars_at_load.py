@@ -51,12 +51,12 @@ test_cases:
 
 PROBLEMS = [
     "suite.yaml:8:26: test_cases[0].turns[0].checks[0].value: `vars.topc` is not defined for "
-    "this case (did you mean `vars.topic`?); define it under `vars` (defined here: topic)",
+    "this case. Did you mean 'vars.topic'? Define it under `vars` (defined here: topic)",
     "suite.yaml:11:40: test_cases[0].turns[1].checks[0].transform: `vars.tone` is not defined",
     "suite.yaml:14:24: test_cases[0].conversation.checks[0].value: `vars.limit` is not defined",
     "suite.yaml:20:27: test_cases[1].simulate.stop[0].value: `vars.stop_word` is not defined",
-    "suite.yaml:24:22: test_cases[2].checks[0].value: `vars.topik` is not defined for this case "
-    "(did you mean `vars.topic`?)",
+    "suite.yaml:24:22: test_cases[2].checks[0].value: `vars.topik` is not defined for this case. "
+    "Did you mean 'vars.topic'?",
     "suite.yaml:28:9: test_cases[3].checks[0]: unknown check type 'contanis'",
 ]
 

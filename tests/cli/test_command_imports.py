@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from promptum.cli import main
 from tests.support.fault_server import FaultServer
 from tests.support.imports import imported_by_command
+from tests.support.suites import GREETING_SUITE
 
 # What a run, a report or another command needs and checking a suite does not. Each one here
 # was imported by `promptum validate` before its commands were loaded when used (issue 28).
@@ -34,17 +35,14 @@ _NOT_FOR_VALIDATE = (
     "asyncio",
 )
 
-_SUITE = """\
-models: [openai/gpt-4o-mini]
-test_cases:
-  - id: greet
-    query: Say hello.
-    checks:
-      - {type: contains, value: hello}
+_SUITE = (
+    GREETING_SUITE
+    + """\
   - id: part
     query: Name a part of a plant.
     expected_behavior: names a part of a plant
 """
+)
 
 
 # What only other commands need: `promptum run` (a suite without a judge) imports none of it.

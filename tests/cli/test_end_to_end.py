@@ -14,7 +14,7 @@ from tests.support.llama_server import llama_server
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.embedded_model]
 
 
 def promptum(

@@ -13,7 +13,7 @@ from promptum.reporting import load_run
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "variants.yaml"
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.embedded_model]
 
 
 def _promptum(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

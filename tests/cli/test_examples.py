@@ -15,7 +15,7 @@ from tests.support.plugins import install_plugin
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.embedded_model]
 
 
 @pytest.mark.parametrize(
@@ -65,6 +65,24 @@ def test_the_python_api_example_runs(tmp_path: Path) -> None:
         "sentiment",
     ]
     assert lines[-1].startswith("local/smollm2: Checks: ")
+
+
+def test_the_run_suites_example_runs(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "run_suites.py")],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split()[1].rstrip(":") for line in lines if line[:4] in ("PASS", "FAIL")] == [
+        "capitals/france",
+        "capitals/japan",
+        "smoke/arithmetic",
+    ]
+    assert "wrote report.html" in lines
+    assert len((tmp_path / "results.jsonl").read_text(encoding="utf-8").splitlines()) == 3
+    assert lines[-1].startswith("gate: ")
+    assert not (EXAMPLES / "smoke.yaml").exists()  # the suite given as data is no file
 
 
 def test_the_custom_check_example_runs_with_its_package_installed(tmp_path: Path) -> None:

@@ -7,14 +7,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from promptum.reporting import load_run
 from tests.support.fault_server import FaultServer, Reply
-from tests.support.interrupts import interrupt_twice
+from tests.support.interrupts import interrupt_twice, wait_for_requests
 
 SUITE = "models: [fault/m]\ntest_cases:\n" + "".join(
     f"  - {{id: case-{i}, query: question {i}, checks: [{{type: min_length, value: 1}}]}}\n"
@@ -28,14 +27,6 @@ def start_run(*extra: str) -> subprocess.Popen[str]:
          "-o", "run.jsonl", "-o", "run.json", *extra],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=os.environ.copy(),
     )  # fmt: skip
-
-
-def wait_for_requests(server: FaultServer, count: int, process: subprocess.Popen[str]) -> None:
-    deadline = time.monotonic() + 60
-    while len(server.requests) < count:
-        assert process.poll() is None, process.communicate()[0]
-        assert time.monotonic() < deadline, "the run never reached the hanging call"
-        time.sleep(0.05)
 
 
 @pytest.mark.slow

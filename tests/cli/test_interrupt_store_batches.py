@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from promptum.store import RunStore
-from tests.cli.test_interrupt import SUITE, start_run, wait_for_requests
+from tests.cli.test_interrupt import SUITE, start_run
 from tests.support.fault_server import FaultServer, Reply
-from tests.support.interrupts import interrupt_twice
+from tests.support.interrupts import interrupt_twice, wait_for_requests
 
 
 def _start_run_stuck_on_its_fourth_call(server: FaultServer) -> subprocess.Popen[str]:

@@ -241,7 +241,7 @@ def test_an_unknown_goal_is_refused_with_a_did_you_mean(project: Path) -> None:
     result = invoke("--no-store", "--max-asr", "prompt_laek=0.1")
     assert result.exit_code == 2
     assert result.output.strip() == (
-        "error: --max-asr prompt_laek=…: no red-team case has goal 'prompt_laek'; did you mean "
+        "error: --max-asr prompt_laek=…: no red-team case has goal 'prompt_laek'. Did you mean "
         "'prompt_leak'? (goals: prompt_leak, tool)"
     )
     assert calls() == 0

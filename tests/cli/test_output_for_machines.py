@@ -266,6 +266,7 @@ def test_compare_json_carries_the_gate_and_its_exit_code(compare_db: Path, tmp_p
     assert json.loads(allowed.stdout)["gate"]["passed"] is True
 
 
+@pytest.mark.embedded_model
 def test_models_json(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     result = invoke("models", "--json")

@@ -15,11 +15,12 @@ from promptum.reporting import load_run
 from promptum.store import RunStore
 from tests.support.cli import invoke, write
 from tests.support.fault_server import FaultServer, Reply
+from tests.support.suites import JUDGED_BY_FAULT
 
-SUITE = """\
-name: demo
-models: [fault/m]
-judge: {model: fault/judge, threshold: 0.5}
+SUITE = (
+    "name: demo\n"
+    + JUDGED_BY_FAULT
+    + """\
 test_cases:
   - id: greet
     query: Say hello
@@ -32,6 +33,7 @@ test_cases:
     checks:
       - {type: contains, value: Paris}
 """
+)
 
 
 def answer_by_prompt(server: FaultServer) -> None:

@@ -15,18 +15,20 @@ from promptum.gate import decide
 from promptum.store import RunStore
 from promptum.values.completion import Completion
 from promptum.values.run_result import CaseResult, RunResult
-from tests.cli.test_run import invoke, write
+from tests.support.cli import invoke, run_promptum, write
 from tests.support.fault_server import FaultServer, Reply
+from tests.support.suites import JUDGED_BY_FAULT
 
-JUDGED_ONLY = """\
-name: judged
-models: [fault/m]
-judge: {model: fault/judge, threshold: 0.5}
+JUDGED_ONLY = (
+    "name: judged\n"
+    + JUDGED_BY_FAULT
+    + """\
 test_cases:
   - id: capital
     query: Capital of France?
     expected_behavior: Names Paris
 """
+)
 
 MUST_PASS = """\
 name: guarded
@@ -149,15 +151,8 @@ def _run_with_file_size_limit(limit: int, *args: str) -> subprocess.CompletedPro
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes fail with EFBIG instead
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
-    return subprocess.run(
-        [sys.executable, "-m", "promptum", "run", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        preexec_fn=limit_files,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-        check=False,
-    )
+    path = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    return run_promptum("run", *args, preexec_fn=limit_files, env=path)
 
 
 def test_output_cut_short_by_a_full_disk_is_not_claimed(server: FaultServer) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_run import invoke, write
+from tests.support.cli import invoke, write
 
 pytestmark = pytest.mark.usefixtures("project")
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tests.support.cli import invoke, write
 from tests.support.fault_server import FaultServer, Reply
+from tests.support.suites import JUDGED_BY_FAULT
 
 UNGRADED = """\
 name: demo
@@ -20,10 +21,10 @@ test_cases:
     checks: [{type: contains, value: hello}]
 """
 
-JUDGE_ONLY = """\
-name: demo
-models: [fault/m]
-judge: {model: fault/judge, threshold: 0.5}
+JUDGE_ONLY = (
+    "name: demo\n"
+    + JUDGED_BY_FAULT
+    + """\
 test_cases:
   - id: judged
     query: Capital of France?
@@ -33,6 +34,7 @@ test_cases:
     judge:
       criteria: {names-paris: Names Paris}
 """
+)
 
 
 def test_an_ungraded_case_is_an_error_with_its_reason_everywhere(server: FaultServer) -> None:

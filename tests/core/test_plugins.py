@@ -403,7 +403,7 @@ def test_a_provider_entry_point_serves_its_prefix(
     )
     monkeypatch.syspath_prepend(str(site))
     assert model_id_problem("echo2/any") is None
-    assert "did you mean 'echo2/any'" in (model_id_problem("ecko2/any") or "")
+    assert "Did you mean 'echo2/any'" in (model_id_problem("ecko2/any") or "")
     route = resolve("echo2/any", {})
     assert (route.kind, route.endpoint, route.name) == ("plugin", "echo2", "any")
     assert route.config is not None

@@ -11,10 +11,11 @@ from types import ModuleType
 import pytest
 
 from promptum import CheckInput, Completion, Grade, Session, evaluate_checks
+from promptum.cases import TestCase
 from promptum.checks import CheckDefinition
 from promptum.errors import ConfigError
 from promptum.providers import ClientOptions, EndpointConfig
-from promptum.runner import TestCase, grade, grade_async
+from promptum.runner import grade, grade_async
 from promptum.suites import load_suite, suite_json_schema
 from tests.support.cli import write
 from tests.support.fault_server import Reply, fault_server

@@ -25,6 +25,7 @@ from promptum.importers._csv_tests import assertion_from_text
 from promptum.importers._javascript import UntranslatableError, translate
 from promptum.importers._writer import Commented, dump
 from promptum.reporting import load_run
+from tests.support.cli import run_promptum
 from tests.support.support_service import support_service
 
 DATA = Path(__file__).parents[1] / "data" / "promptfoo"
@@ -231,10 +232,39 @@ def test_a_promptum_suite_is_refused_as_one_already(tmp_path: Path) -> None:
 
 def test_invalid_yaml_is_refused_with_its_line(tmp_path: Path) -> None:
     config = tmp_path / "promptfooconfig.yaml"
-    config.write_text("prompts:\n  - hi\ntests:\n  - vars: {q: what?, x: 1}\n")
+    config.write_text("prompts:\n  - hi\ntests:\n  - vars: {q: a: b, x: 1}\n")
     done = _import(config, "-o", str(tmp_path / "out.yaml"))
     assert done.exit_code == 2
-    assert "error: promptfooconfig.yaml:4: not valid YAML" in done.output
+    assert "error: promptfooconfig.yaml:4:16: invalid YAML: did not find expected ','" in (
+        done.output
+    )
+
+
+def test_a_config_is_read_within_a_suites_limits_raised_the_same_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text(
+        "defaults: &d {a: 1, b: 2, c: 3, d: 4, e: 5, f: 6}\nprompts: [hi]\n"
+        "providers: [openai:gpt-4o-mini]\ntests:\n  - vars: *d\n"
+    )
+    monkeypatch.setenv("PROMPTUM_MAX_ALIAS_VALUES", "5")
+    refused = _import(config, "-o", str(tmp_path / "out.yaml"))
+    assert refused.exit_code == 2
+    assert "promptfooconfig.yaml:5:5: tests[0]: through its aliases (`*name`)" in refused.output
+    assert "set PROMPTUM_MAX_ALIAS_VALUES on the machine" in refused.output
+    monkeypatch.setenv("PROMPTUM_MAX_ALIAS_VALUES", "100")
+    done = _import(config, "-o", str(tmp_path / "out.yaml"))
+    assert done.exit_code == 0, done.output
+    assert "vars: {a: 1, b: 2, c: 3, d: 4, e: 5, f: 6}" in (tmp_path / "out.yaml").read_text()
+
+
+def test_a_key_written_twice_in_a_config_is_refused_as_in_a_suite(tmp_path: Path) -> None:
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text("prompts: [hi]\nprompts: [ho]\ntests:\n  - vars: {q: a}\n")
+    done = _import(config, "-o", str(tmp_path / "out.yaml"))
+    assert done.exit_code == 2
+    assert "promptfooconfig.yaml:2:1: prompts: key 'prompts' appears twice; keep one" in done.output
 
 
 def test_converting_runs_none_of_the_configs_code_and_reads_no_environment(
@@ -292,7 +322,7 @@ def test_providers_map_to_model_ids_and_endpoints(tmp_path: Path) -> None:
     assert suite["defaults"]["params"] == {
         "temperature": 0,
         "max_tokens": 32,
-        "extra": {"top_p": 1},
+        "top_p": 1,
     }
     assert "promptfooconfig.yaml:12: provider config `max_tokens`: runs with 32" in done.output
     assert "promptfooconfig.yaml:26: provider echo: promptum has no echo provider" in done.output
@@ -381,14 +411,7 @@ def test_python_provider_and_asserts_run_through_the_adapter(
     # Break the provider's answer: the converted python checks now fail, as promptfoo's would.
     provider = folder / "provider.py"
     provider.write_text(provider.read_text().replace("12", "15"))
-    again = subprocess.run(
-        [sys.executable, "-m", "promptum", "run", "suite.yaml", "-o", "again.json"],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    again = run_promptum("run", "suite.yaml", "-o", "again.json", cwd=folder)
     assert again.returncode == 1, again.stdout + again.stderr
     failed = {r.case_id for r in load_run(folder / "again.json").results if r.status == "fail"}
     assert failed == {"price-question", "structured-answer"}
@@ -587,6 +610,7 @@ def _run(
         ("forms", ["--judge", "local/smollm2", "-p", "short"], None, None),
     ],
 )
+@pytest.mark.embedded_model
 def test_converted_suites_run_on_the_embedded_model(
     name: str,
     args: list[str],

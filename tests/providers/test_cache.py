@@ -148,6 +148,19 @@ def test_an_unwritable_location_turns_the_cache_off(tmp_path: Path) -> None:
     assert cache.problem is not None
 
 
+def _asked_twice(options: ClientOptions, request: ModelRequest) -> tuple[Completion, Completion]:
+    """The answers to `request` asked twice by one new client."""
+
+    async def twice() -> tuple[Completion, Completion]:
+        client = ModelClient(options)
+        try:
+            return await client.complete(request), await client.complete(request)
+        finally:
+            await client.aclose()
+
+    return asyncio.run(twice())
+
+
 def _writer(path: str, worker: int, count: int) -> int:
     cache = ResponseCache(Path(path))
     for i in range(count):
@@ -180,15 +193,8 @@ def test_the_client_serves_repeats_from_the_cache_with_original_figures(tmp_path
         )
         request = ModelRequest(model="f/m", messages=(Message(role="user", content="q"),))
 
-        async def twice() -> tuple[Completion, Completion]:
-            client = ModelClient(options)
-            try:
-                return await client.complete(request), await client.complete(request)
-            finally:
-                await client.aclose()
-
-        fresh, again = asyncio.run(twice())
-        (third, _) = asyncio.run(twice())  # a new client (a new run) hits it too
+        fresh, again = _asked_twice(options, request)
+        (third, _) = _asked_twice(options, request)  # a new client (a new run) hits it too
     assert len(server.requests) == 1
     assert (fresh.cached, again.cached, third.cached) == (False, True, True)
     assert again.text == third.text == "cached answer"
@@ -250,14 +256,7 @@ def test_a_schema_misfit_is_cached_as_an_answer_and_rechecked(tmp_path: Path) ->
             model="f/m", messages=(Message(role="user", content="q"),), response_schema=schema
         )
 
-        async def twice() -> tuple[Completion, Completion]:
-            client = ModelClient(options)
-            try:
-                return await client.complete(request), await client.complete(request)
-            finally:
-                await client.aclose()
-
-        fresh, again = asyncio.run(twice())
+        fresh, again = _asked_twice(options, request)
     assert len(server.requests) == 1
     assert fresh.output_error == again.output_error
     assert again.output_error is not None

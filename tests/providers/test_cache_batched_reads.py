@@ -18,8 +18,11 @@ def _filled(path: Path, count: int) -> None:
     cache.close()
 
 
-def _traced(cache: ResponseCache, statements: list[str]) -> None:
-    """Record the transaction statements the cache's connection runs from now on."""
+def _traced(path: Path, count: int) -> tuple[ResponseCache, list[str]]:
+    """A cache of `count` answers, and the transaction statements it runs from now on."""
+    _filled(path, count)
+    statements: list[str] = []
+    cache = ResponseCache(path)
     assert cache.get("opens the connection") is None  # outside a loop: no transaction
     connection = cache._connection
     assert connection is not None
@@ -29,15 +32,11 @@ def _traced(cache: ResponseCache, statements: list[str]) -> None:
             statements.append(statement.split()[0].upper())
 
     connection.set_trace_callback(keep)
+    return cache, statements
 
 
 def test_reads_of_one_turn_share_one_transaction_ended_at_the_next_turn(tmp_path: Path) -> None:
-    path = tmp_path / "c.sqlite"
-    _filled(path, 50)
-    statements: list[str] = []
-
-    cache = ResponseCache(path)
-    _traced(cache, statements)
+    cache, statements = _traced(tmp_path / "c.sqlite", 50)
 
     async def run() -> tuple[list[Completion | None], list[str], bool, bool]:
         hits = [cache.get(f"k{i}") for i in range(50)] + [cache.get("missing")]
@@ -61,12 +60,7 @@ def test_reads_of_one_turn_share_one_transaction_ended_at_the_next_turn(tmp_path
 
 
 def test_each_turn_begins_its_own_transaction(tmp_path: Path) -> None:
-    path = tmp_path / "c.sqlite"
-    _filled(path, 3)
-    statements: list[str] = []
-
-    cache = ResponseCache(path)
-    _traced(cache, statements)
+    cache, statements = _traced(tmp_path / "c.sqlite", 3)
 
     async def run() -> list[bool]:
         found = []
@@ -102,11 +96,7 @@ def test_a_write_in_the_turn_of_reads_is_committed(tmp_path: Path) -> None:
 
 
 def test_reads_outside_a_loop_hold_no_transaction(tmp_path: Path) -> None:
-    path = tmp_path / "c.sqlite"
-    _filled(path, 2)
-    cache = ResponseCache(path)
-    statements: list[str] = []
-    _traced(cache, statements)
+    cache, statements = _traced(tmp_path / "c.sqlite", 2)
     assert cache.get("k1") is not None
     assert statements == []
     connection = cache._connection

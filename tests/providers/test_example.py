@@ -27,6 +27,7 @@ def _run(
 
 
 @pytest.mark.slow
+@pytest.mark.embedded_model
 def test_the_model_client_example_runs_and_its_rerun_is_cached(tmp_path: Path) -> None:
     first = _run(cwd=tmp_path)
     assert first.returncode == 0, first.stderr
@@ -53,6 +54,7 @@ def test_the_example_says_which_key_is_missing(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.embedded_model
 def test_the_python_block_of_the_models_page_runs(tmp_path: Path) -> None:
     page = (ROOT / "docs" / "models.md").read_text()
     (block,) = re.findall(r"```python\n(.*?)```", page, re.DOTALL)

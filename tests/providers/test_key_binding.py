@@ -107,12 +107,24 @@ def test_a_builtin_redirected_by_a_suite_gets_no_builtin_key(
     assert _leaked(server) == []
 
 
-def test_a_redirected_builtin_reads_only_its_own_promptum_variable(
-    tmp_path: Path, server: FaultServer, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("endpoint", "model", "variable"),
+    [
+        ("openai", "openai/gpt-4o-mini", "PROMPTUM_OPENAI_API_KEY"),  # a redirected builtin
+        ("x", "x/m", "PROMPTUM_X_API_KEY"),
+    ],
+)
+def test_an_endpoint_reads_only_its_own_promptum_variable(
+    tmp_path: Path,
+    server: FaultServer,
+    monkeypatch: pytest.MonkeyPatch,
+    endpoint: str,
+    model: str,
+    variable: str,
 ) -> None:
-    monkeypatch.setenv("PROMPTUM_OPENAI_API_KEY", "meant-for-the-suite-server")
-    settings = f"endpoints:\n  openai: {{base_url: '{server.base_url}'}}\n"
-    (result,) = _run(tmp_path, settings, "openai/gpt-4o-mini").results
+    monkeypatch.setenv(variable, "meant-for-the-suite-server")
+    settings = f"endpoints:\n  {endpoint}: {{base_url: '{server.base_url}'}}\n"
+    (result,) = _run(tmp_path, settings, model).results
     assert result.completion.error is None, result.completion.error
     (request,) = server.requests
     assert request.headers["authorization"] == "Bearer meant-for-the-suite-server"
@@ -133,18 +145,6 @@ def test_changing_a_builtins_protocol_drops_its_key() -> None:
     route = resolve("anthropic/m", configured, {"ANTHROPIC_API_KEY": "k"})
     assert route.config is not None
     assert route.config.api_key_env is None
-
-
-def test_the_endpoints_own_variable_reaches_it(
-    tmp_path: Path, server: FaultServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("PROMPTUM_X_API_KEY", "x-key-0123456789")
-    settings = f"endpoints:\n  x: {{base_url: '{server.base_url}'}}\n"
-    (result,) = _run(tmp_path, settings, "x/m").results
-    assert result.completion.error is None, result.completion.error
-    (request,) = server.requests
-    assert request.headers["authorization"] == "Bearer x-key-0123456789"
-    assert _leaked(server) == []
 
 
 def test_naming_the_endpoints_own_variable_makes_it_required(

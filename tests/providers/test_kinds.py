@@ -30,6 +30,7 @@ def test_promptum_models_lists_the_examples_of_the_table(monkeypatch: pytest.Mon
     assert prefixes[:3] == ["local/smollm2", "corp/x", "anthropic/claude-3-5-haiku-latest"]
 
 
+@pytest.mark.embedded_model
 def test_the_embedded_model_is_a_kind_whose_calls_cannot_be_interrupted() -> None:
     route = resolve("local/smollm2", {}, {})
     kind = provider_kind(route.kind)

@@ -18,8 +18,9 @@ from promptum.providers import (
 )
 from promptum.values.completion import Completion
 from promptum.values.run_result import Message
+from tests.support.llama_server import assert_answered_paris
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.embedded_model]
 
 
 class City(BaseModel):
@@ -61,13 +62,7 @@ def test_a_short_prompt_gets_a_real_answer_with_figures() -> None:
         ModelClient(ClientOptions(cache=False)),
         _request("Name the capital city of France in one word."),
     )
-    assert completion.ok, completion.error
-    assert "Paris" in completion.text
-    assert completion.model == "local/smollm2"
-    assert completion.input_tokens is not None
-    assert completion.input_tokens > 10
-    assert completion.output_tokens is not None
-    assert 0 < completion.output_tokens <= 24
+    assert_answered_paris(completion, "local/smollm2")
     assert completion.latency_ms is not None
     assert completion.latency_ms > 0
     assert completion.cost_usd == 0.0

@@ -15,6 +15,7 @@ def _no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
+@pytest.mark.embedded_model
 def test_statuses_list_builtins_then_named_endpoints() -> None:
     env = {"OPENAI_API_KEY": "x", "PROMPTUM_MYVLLM_BASE_URL": "http://127.0.0.1:8000/v1"}
     statuses = provider_statuses({"corp": EndpointConfig(base_url="http://corp/v1")}, env)
@@ -39,6 +40,7 @@ def test_the_table_shows_what_to_do() -> None:
     assert "PROMPTUM_<NAME>_BASE_URL" in result.output
 
 
+@pytest.mark.embedded_model
 def test_checking_ids_exits_1_when_one_is_unusable() -> None:
     result = CliRunner().invoke(main, ["models", "local/smollm2", "openai/gpt-4o"])
     assert result.exit_code == 1

@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 import promptum.providers as providers
 
 
@@ -24,6 +26,7 @@ def test_all_is_sorted_and_complete() -> None:
     assert set(providers.__all__) == public
 
 
+@pytest.mark.embedded_model
 def test_importing_the_client_loads_no_sdk_no_llama_no_jsonschema() -> None:
     code = (
         "import sys; from promptum.providers import ModelClient, ClientOptions;"

@@ -61,13 +61,22 @@ def test_ollama_needs_no_key_and_honours_ollama_host(monkeypatch: pytest.MonkeyP
 @pytest.mark.parametrize(
     ("model", "fragment"),
     [
-        ("gpt-4o", "model id 'gpt-4o' has no provider prefix: write <provider>/<model>"),
+        ("gpt-4o", "model id 'gpt-4o' has no provider prefix. Write <provider>/<model>"),
         ("openai/", "has no provider prefix"),
         ("/gpt-4o", "has no provider prefix"),
-        ("acme/m1", "unknown provider 'acme' in model id 'acme/m1': use one of openai,"),
+        ("acme/m1", "unknown provider 'acme' in model id 'acme/m1'. Use one of openai,"),
         ("acme/m1", "or set PROMPTUM_ACME_BASE_URL"),
-        ("local/tinyllama", "unknown local model 'local/tinyllama': use 'local/smollm2' or"),
-        ("local/missing/model.gguf", "model 'local/missing/model.gguf': no GGUF file at"),
+        # Local ids are looked up once llama.cpp is found: where it is not, that is the error.
+        pytest.param(
+            "local/tinyllama",
+            "unknown local model 'local/tinyllama'. Use 'local/smollm2' or",
+            marks=pytest.mark.embedded_model,
+        ),
+        pytest.param(
+            "local/missing/model.gguf",
+            "model 'local/missing/model.gguf': no GGUF file at",
+            marks=pytest.mark.embedded_model,
+        ),
     ],
 )
 def test_unusable_ids_say_what_to_write(model: str, fragment: str) -> None:
@@ -137,6 +146,7 @@ def test_a_missing_extra_names_the_pip_command(monkeypatch: pytest.MonkeyPatch) 
         _client().check_model("local/smollm2")
 
 
+@pytest.mark.embedded_model
 def test_a_gguf_path_relative_to_the_working_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -164,6 +174,7 @@ def test_the_sdks_own_base_url_variables_count_and_reach_the_cache_identity(
     assert "x" not in redirected.identity.split(":")  # the key is never part of it
 
 
+@pytest.mark.embedded_model
 def test_a_local_models_identity_is_its_file() -> None:
     route = resolve("local/smollm2", {})
     assert route.identity.startswith(f"local:{route.name}:")

@@ -16,6 +16,7 @@ EXAMPLE = ROOT / "examples" / "with_pytest"
 
 
 @pytest.mark.slow
+@pytest.mark.embedded_model
 def test_the_pytest_example_passes_on_the_embedded_model(tmp_path: Path) -> None:
     project = tmp_path / "example"
     shutil.copytree(EXAMPLE, project, ignore=shutil.ignore_patterns(".promptum", ".pytest_cache"))

@@ -133,6 +133,7 @@ def test_a_broken_attacker_model_is_an_error_and_nothing_is_written(
 
 
 @pytest.mark.slow
+@pytest.mark.embedded_model
 def test_the_embedded_model_can_be_the_attacker(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -13,7 +13,7 @@ from promptum.reporting import load_run
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "redteam" / "support.yaml"
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.embedded_model]
 
 
 def test_the_example_runs_its_generated_attacks_on_both_variants(tmp_path: Path) -> None:

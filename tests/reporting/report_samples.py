@@ -121,6 +121,7 @@ def sample_run(*, complete: bool = True) -> RunResult:
         "tags": ["security", "<b>xss</b>"],
         "source": "suites/safety.yaml:9",
     }
+    sums = {"prompt": "2+2?", "checks": [{"type": "exact_match", "value": "4"}]}
     results = [
         result(
             "capital-france",
@@ -198,26 +199,13 @@ def sample_run(*, complete: bool = True) -> RunResult:
             prompt="Say ok.",
             tags=["robustness"],
         ),
-        result(
-            f"case{IMG}",
-            local,
-            completion("4", local),
-            prompt="2+2?",
-            checks=[{"type": "exact_match", "value": "4"}],
-        ),
-        result(
-            f"case{IMG}",
-            gpt,
-            completion("2 + 2 = 4", gpt),
-            prompt="2+2?",
-            checks=[{"type": "exact_match", "value": "4"}],
-        ),
+        result(f"case{IMG}", local, completion("4", local), **sums),
+        result(f"case{IMG}", gpt, completion("2 + 2 = 4", gpt), **sums),
         result(
             f"case{IMG}",
             claude,
             Completion(model=claude, error="Request timed out after 30 s", latency_ms=30000.0),
-            prompt="2+2?",
-            checks=[{"type": "exact_match", "value": "4"}],
+            **sums,
         ),
     ]
     tone = {

@@ -342,9 +342,9 @@ def test_a_conversation_the_runner_ran_is_named_at_its_failing_turn_everywhere(
     tmp_path: Path,
 ) -> None:
     from promptum import Session
+    from promptum.cases import ConversationGrading, TestCase, Turn
     from promptum.checks import CheckDefinition
     from promptum.providers import PythonTarget
-    from promptum.runner import ConversationGrading, TestCase, Turn
 
     def forgetful(query: str) -> str:
         # Answers only the message it was sent: it forgets the name by turn 3.

@@ -24,6 +24,7 @@ def test_the_screenshot_shown_exists() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.embedded_model
 def test_python_and_cli_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     example, streamed = blocks("python")  # the second goes on from the first
     monkeypatch.chdir(tmp_path)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from promptum import Session
+from promptum.cases import TestCase, Turn
 from promptum.providers import ClientOptions, PythonTarget
-from promptum.runner import TestCase, Turn
 from promptum.values.run_result import CaseResult
 
 

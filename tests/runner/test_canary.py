@@ -10,11 +10,9 @@ import base64
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +24,7 @@ from promptum.cli import main
 from promptum.errors import ConfigError
 from promptum.suites import load_suite
 from tests.support.fault_server import FaultServer, Reply, fault_server
+from tests.support.interrupts import interrupt_once, wait_for_requests
 
 TOKEN = re.compile(r"Internal reference: ([a-z]{20})\.")
 
@@ -138,14 +137,8 @@ def test_resume_finds_the_cases_of_the_interrupted_run(project: Path, server: Fa
          "--no-store"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=os.environ.copy(),
     )  # fmt: skip
-    deadline = time.monotonic() + 60
-    while len(server.requests) < 2:  # one answered, the other hangs
-        assert process.poll() is None, process.communicate()[0]
-        assert time.monotonic() < deadline, "the run never reached the hanging call"
-        time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
-    output, _ = process.communicate(timeout=30)
-    assert process.returncode == 130, output
+    wait_for_requests(server, 2, process)  # one answered, the other hangs
+    interrupt_once(process)
     sent = _sent_tokens(server)
 
     server.default = Reply.ok("No.")

@@ -9,19 +9,19 @@ from typing import Annotated, Any
 
 import pytest
 
+from promptum.cases import CopiedRow, TestCase, Turn
+from promptum.cases._roles import HASHED_WHEN_SET, Role, declared_roles, roles
 from promptum.checks import CheckDefinition
 from promptum.providers import ModelRequest
 from promptum.providers._cache import cache_key
 from promptum.providers._key_text import plain_key_text
 from promptum.providers._keyed import Keyed
-from promptum.runner import TestCase, Turn, plan_fingerprint
+from promptum.runner import plan_fingerprint
 from promptum.runner._conversation import _turn_case
-from promptum.runner._copied import CopiedRow
 from promptum.runner._journal import PlanDigest
-from promptum.runner._roles import HASHED_WHEN_SET, Role, declared_roles, roles
+from promptum.suites._data_files import RawCase
 from promptum.suites._locate import Locator, Position
 from promptum.suites._row_build import RowPrototype
-from promptum.suites._rows import RawCase
 from promptum.suites._suite_context import SuiteContext
 from promptum.values.run_result import Message
 

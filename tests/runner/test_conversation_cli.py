@@ -28,6 +28,7 @@ test_cases:
 
 
 @pytest.mark.slow
+@pytest.mark.embedded_model
 def test_a_suite_conversation_failing_at_turn_3_exits_1_and_names_the_turn(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -6,10 +6,12 @@ from __future__ import annotations
 import pytest
 
 from promptum import Session
+from promptum.cases import GenerationParams, Simulation, TestCase, Turn
 from promptum.checks import CheckDefinition
 from promptum.providers import ClientOptions
-from promptum.runner import GenerationParams, Simulation, TestCase, Turn
 from promptum.values.run_result import CaseResult, Message
+
+pytestmark = pytest.mark.embedded_model
 
 MODEL = "local/smollm2"
 PARAMS = GenerationParams(temperature=0.0, max_tokens=24, seed=1)

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from promptum import TargetResult, ToolCall
+from promptum.cases import GOAL_REACHED, ConversationGrading, Simulation, TestCase, Turn
 from promptum.checks import CheckDefinition
 from promptum.providers import ClientOptions, PythonTarget
-from promptum.runner import GOAL_REACHED, ConversationGrading, Simulation, TestCase, Turn
 from promptum.values.run_result import CaseResult, Message
 from tests.runner.conversation_support import bot_case, run_one
 from tests.support.fault_server import FaultServer, Reply

@@ -8,17 +8,10 @@ from pathlib import Path
 import pytest
 
 from promptum import Session
+from promptum.cases import ConversationGrading, Simulation, TestCase, Turn
 from promptum.checks import CheckDefinition
 from promptum.errors import PromptumError
-from promptum.runner import (
-    ConversationGrading,
-    Journal,
-    Simulation,
-    Survey,
-    TestCase,
-    Turn,
-    plan_fingerprint,
-)
+from promptum.runner import Journal, Survey, plan_fingerprint
 from promptum.runner._turn_lines import TurnCall
 from promptum.values.completion import Completion
 from promptum.values.run_result import Message
@@ -82,6 +75,7 @@ def test_the_survey_knows_the_simulator_models_before_the_run() -> None:
     assert survey.simulator_models == {"local/smollm2", "other/user"}
 
 
+@pytest.mark.embedded_model
 def test_an_unknown_simulator_model_stops_the_run_before_any_call() -> None:
     session = Session()
     session.add_test(

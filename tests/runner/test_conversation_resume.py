@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from promptum import Session
+from promptum.cases import GOAL_REACHED, ConversationGrading, Simulation, TestCase, Turn
 from promptum.checks import CheckDefinition
 from promptum.providers import ClientOptions
-from promptum.runner import GOAL_REACHED, ConversationGrading, Simulation, TestCase, Turn
-from promptum.values.run_result import CaseResult, Message, RunResult
+from promptum.values.run_result import CaseResult, Message
 from tests.support.fault_server import FaultServer, Reply
+from tests.support.interrupts import stopped_when
 
 MODEL = "fault/chat"
 
@@ -45,24 +46,6 @@ def _shape(result: CaseResult) -> dict[str, Any]:
     return data
 
 
-async def _interrupted(
-    session: Session, server: FaultServer, journal: Path, calls: int
-) -> RunResult:
-    """Run until the server has received `calls` requests, then stop the run."""
-    stop = asyncio.Event()
-
-    async def watch() -> None:
-        while len(server.requests) < calls:
-            await asyncio.sleep(0.01)
-        stop.set()
-
-    watcher = asyncio.create_task(watch())
-    try:
-        return await session.arun(stop=stop, journal_dir=journal, grace_s=0.2)
-    finally:
-        watcher.cancel()
-
-
 def test_a_resumed_conversation_does_not_ask_finished_turns_again(
     server: FaultServer, options: ClientOptions, tmp_path: Path
 ) -> None:
@@ -77,7 +60,8 @@ def test_a_resumed_conversation_does_not_ask_finished_turns_again(
 
     # Turns 1 and 2 answered, turn 3 hangs: the run stops with it in flight.
     server.queue(replies[0], replies[1], Reply.hang(5))
-    stopped = asyncio.run(_interrupted(_session(options, _scripted()), server, journal, 3))
+    session = _session(options, _scripted())
+    stopped = asyncio.run(stopped_when(session, lambda: len(server.requests) >= 3, journal))
     assert not stopped.complete
     assert not stopped.results
     lines = (next(journal.iterdir())).read_text(encoding="utf-8").splitlines()

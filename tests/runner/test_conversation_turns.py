@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from promptum.cases import ConversationGrading, Criterion, JudgeConfig, TestCase, Turn
 from promptum.checks import CheckDefinition
 from promptum.providers import ClientOptions, PythonTarget
-from promptum.runner import ConversationGrading, Criterion, JudgeConfig, TestCase, Turn
 from promptum.values.run_result import CaseResult, Message
 from tests.runner.conversation_support import bot_case, run_one
 from tests.support.fault_server import FaultServer, Reply

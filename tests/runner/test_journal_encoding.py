@@ -7,8 +7,9 @@ import json
 import sqlite3
 from pathlib import Path
 
+from promptum.cases import TestCase
 from promptum.providers import ModelRequest
-from promptum.runner import Journal, Runner, TestCase
+from promptum.runner import Journal, Runner
 from promptum.store import RunStore
 from promptum.values.completion import Completion
 from promptum.values.run_result import Message, RunResult

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from promptum.cases import Criterion, JudgeConfig, TestCase
 from promptum.errors import ConfigError
 from promptum.providers import DEFAULT_MODEL, ClientOptions, ModelClient
 from promptum.reporting import load_run
 from promptum.reporting._html import render_html
 from promptum.reporting._junit import render_junit
 from promptum.reporting._markdown import render_markdown
-from promptum.runner import JUDGE_PROMPT, JudgeConfig, Runner, TestCase, judge_request, render
-from promptum.runner._case import Criterion
+from promptum.runner import JUDGE_PROMPT, Runner, judge_request, render
 from promptum.runner._judge import FAITHFULNESS_PROMPT
 from promptum.session import Prompt, Session
 from promptum.suites import load_suite
@@ -600,6 +600,7 @@ def test_validate_checks_a_cases_own_judge_model(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.embedded_model
 def test_the_embedded_judge_gives_a_parseable_verdict_for_every_criterion(tmp_path: Path) -> None:
     path = write(
         tmp_path / "suite.yaml",
@@ -637,6 +638,7 @@ def test_the_embedded_judge_gives_a_parseable_verdict_for_every_criterion(tmp_pa
 
 
 @pytest.mark.slow
+@pytest.mark.embedded_model
 def test_the_judge_criteria_example_runs(tmp_path: Path) -> None:
     # tests/cli/test_examples.py lists its suites; this one is checked here.
     done = subprocess.run(

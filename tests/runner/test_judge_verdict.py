@@ -8,8 +8,9 @@ import re
 
 import pytest
 
+from promptum.cases import JudgeConfig, TestCase
 from promptum.providers import DEFAULT_MODEL, ClientOptions, ModelClient, ModelRequest
-from promptum.runner import VERDICT_SCHEMA, JudgeConfig, TestCase, judge_response
+from promptum.runner import VERDICT_SCHEMA, judge_response
 from promptum.runner._judge import JUDGE_MAX_TOKENS, REASON_MAX_CHARS
 from promptum.validation import compiled_schema
 from promptum.values.completion import Completion
@@ -110,6 +111,7 @@ def _judge_all(
 
 
 @pytest.mark.slow
+@pytest.mark.embedded_model
 def test_every_verdict_of_the_embedded_judge_parses() -> None:
     config = JudgeConfig(model=DEFAULT_MODEL)
     results = _judge_all(ModelClient(ClientOptions(cache=False)), config, RESPONSES)
@@ -159,6 +161,7 @@ def test_a_remote_judge_quoting_the_answer_still_gives_its_verdict(
 
 
 @pytest.mark.slow
+@pytest.mark.embedded_model
 def test_a_verdict_the_context_cuts_short_is_an_error_that_says_so(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

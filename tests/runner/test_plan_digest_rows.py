@@ -3,8 +3,9 @@ is the one earlier versions gave the same cases (a resume finds their journals b
 
 from __future__ import annotations
 
+from promptum.cases import GenerationParams, TestCase
 from promptum.checks import CheckDefinition
-from promptum.runner import GenerationParams, TestCase, plan_fingerprint
+from promptum.runner import plan_fingerprint
 from promptum.values.run_result import Message
 
 CHECKS = (

@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from promptum import CaseResult, RunResult, Session
+from promptum.cases import TestCase
 from promptum.compare import compare_runs, variant_leads
 from promptum.providers import ClientOptions, ModelRequest
-from promptum.runner import Journal, Runner, TestCase, plan_fingerprint
+from promptum.runner import Journal, Runner, plan_fingerprint
 from promptum.store import RunStore
 from promptum.values.completion import Completion
 from promptum.values.run_result import Message

@@ -11,13 +11,13 @@ from dataclasses import replace
 from typing import overload
 
 from promptum import Session
+from promptum.cases import GenerationParams, JudgeConfig, TestCase, role_table
+from promptum.cases._hashed import check_data
 from promptum.checks import CheckDefinition
 from promptum.providers import ModelRequest
-from promptum.runner import GenerationParams, JudgeConfig, Runner, TestCase, plan_fingerprint
-from promptum.runner._hashed import check_data
+from promptum.runner import Runner, plan_fingerprint
 from promptum.runner._journal import PlanDigest
 from promptum.runner._plan import Survey
-from promptum.runner._roles import role_table
 from promptum.runner._runner import BUILD_AHEAD
 from promptum.values.completion import Completion
 from promptum.values.run_result import Message, RunResult

@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from promptum.cases import GenerationParams, JudgeConfig, TestCase
 from promptum.checks import CheckDefinition
-from promptum.runner import GenerationParams, JudgeConfig, Survey, TestCase, plan_fingerprint
+from promptum.runner import Survey, plan_fingerprint
 from promptum.session import Session
 from promptum.suites import load_suite
 from promptum.values.completion import ToolCall
@@ -65,7 +66,9 @@ def test_a_row_after_rows_sharing_their_settings_is_surveyed_in_full() -> None:
     assert survey.count == 7 + 3 + 1 + 1 + 1 + 2
     assert survey.repeats == 3
     assert survey.judges == {("judge/model", 0.5)}
-    assert survey.params == {(0.0, None, None), (1.0, None, None)}
+    assert survey.params == {
+        (("temperature", t), ("max_tokens", None), ("seed", None)) for t in (0.0, 1.0)
+    }
     assert survey.variants
 
 

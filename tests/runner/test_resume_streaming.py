@@ -8,8 +8,9 @@ import json
 import tracemalloc
 from pathlib import Path
 
+from promptum.cases import TestCase
 from promptum.providers import ModelRequest
-from promptum.runner import Journal, Runner, TestCase
+from promptum.runner import Journal, Runner
 from promptum.values.completion import Completion
 from promptum.values.run_result import CaseResult, Message, RunResult
 

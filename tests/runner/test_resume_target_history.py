@@ -23,11 +23,10 @@ from typing import Any
 import pytest
 
 from promptum import Session
+from promptum.cases import TestCase, Turn
 from promptum.checks import CheckDefinition
 from promptum.providers import PythonTarget
-from promptum.runner import TestCase, Turn
-from promptum.values.run_result import RunResult
-from tests.support.interrupts import interrupt_twice
+from tests.support.interrupts import interrupt_twice, stopped_when
 
 BOT = '''\
 import asyncio
@@ -126,19 +125,10 @@ def _turns(report: Path) -> tuple[str, list[tuple[str, str, str]]]:
     return result["status"], turns
 
 
-@pytest.fixture
-def project(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """A folder holding the target's file, the working directory of every run."""
-    monkeypatch.chdir(tmp_path)
-    Path("bot.py").write_text(BOT, encoding="utf-8")
-    return tmp_path
-
-
-@pytest.mark.slow
-def test_a_target_keeping_its_own_history_starts_the_conversation_again_on_resume(
-    project: Path,
-) -> None:
-    Path("suite.yaml").write_text(SUITE.format(target=SERVER), encoding="utf-8")
+def _interrupted_and_resumed(target: str) -> tuple[list[dict[str, Any]], str]:
+    """Run the suite to the end, then again interrupted at turn 2 and resumed: the calls the
+    interrupted run made, and the resumed run's output (its report as the first run's)."""
+    Path("suite.yaml").write_text(SUITE.format(target=target), encoding="utf-8")
     code, output = _finished("-o", "reference.json")
     assert code == 0, output
     reference = _turns(Path("reference.json"))
@@ -151,6 +141,22 @@ def test_a_target_keeping_its_own_history_starts_the_conversation_again_on_resum
     code, output = _finished("--resume", "-o", "run.json")
     assert code == 0, output
     assert _turns(Path("run.json")) == reference
+    return before, output
+
+
+@pytest.fixture
+def project(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """A folder holding the target's file, the working directory of every run."""
+    monkeypatch.chdir(tmp_path)
+    Path("bot.py").write_text(BOT, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.slow
+def test_a_target_keeping_its_own_history_starts_the_conversation_again_on_resume(
+    project: Path,
+) -> None:
+    before, output = _interrupted_and_resumed(SERVER)
     # The new process never saw turn 1: it is asked again, under a new conversation id.
     resumed = _calls()[len(before) :]
     assert [call["query"] for call in resumed] == ["My name is Ada.", "What is my name?"]
@@ -164,19 +170,7 @@ def test_a_target_keeping_its_own_history_starts_the_conversation_again_on_resum
 
 @pytest.mark.slow
 def test_a_target_sent_the_whole_history_resumes_at_its_unfinished_turn(project: Path) -> None:
-    Path("suite.yaml").write_text(SUITE.format(target=CLIENT), encoding="utf-8")
-    code, output = _finished("-o", "reference.json")
-    assert code == 0, output
-    reference = _turns(Path("reference.json"))
-    assert reference[0] == "pass"
-    Path("calls.jsonl").unlink()
-
-    before = _interrupted_at_turn_2()
-    assert [call["query"] for call in before] == ["My name is Ada.", "What is my name?"]
-
-    code, output = _finished("--resume", "-o", "run.json")
-    assert code == 0, output
-    assert _turns(Path("run.json")) == reference
+    before, output = _interrupted_and_resumed(CLIENT)
     # Turn 1 is replayed from the journal: one call, turn 2's, with turn 1 in its history.
     resumed = _calls()[len(before) :]
     assert [call["query"] for call in resumed] == ["What is my name?"]
@@ -220,21 +214,6 @@ def _counted(target: PythonTarget) -> TestCase:
     )
 
 
-async def _stopped_at_first_call(session: Session, service: _Service, journal: Path) -> RunResult:
-    stop = asyncio.Event()
-
-    async def watch() -> None:
-        while not service.asked.is_set():
-            await asyncio.sleep(0.01)
-        stop.set()
-
-    watcher = asyncio.create_task(watch())
-    try:
-        return await session.arun(stop=stop, journal_dir=journal, grace_s=0.2)
-    finally:
-        watcher.cancel()
-
-
 def test_a_turn_cut_off_mid_call_is_not_in_the_history_a_resumed_conversation_starts_from(
     tmp_path: Path,
 ) -> None:
@@ -243,7 +222,7 @@ def test_a_turn_cut_off_mid_call_is_not_in_the_history_a_resumed_conversation_st
     session = Session()
     session.add_test(_counted(target))
     journal = tmp_path / "journal"
-    stopped = asyncio.run(_stopped_at_first_call(session, service, journal))
+    stopped = asyncio.run(stopped_when(session, service.asked.is_set, journal))
     assert not stopped.complete
     (cut_off,) = service.histories  # the service kept turn 1, though it never answered
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 
+from promptum.cases import TestCase
 from promptum.checks import CheckDefinition
 from promptum.providers import ModelRequest
-from promptum.runner import TestCase, run_unit
+from promptum.runner import run_unit
 from promptum.values.completion import Completion
 from promptum.values.run_result import Message
 

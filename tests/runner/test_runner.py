@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, field_validator
 
+from promptum.cases import JudgeConfig, TestCase
 from promptum.checks import CheckDefinition
 from promptum.providers import ClientOptions, ModelClient, ModelRequest
-from promptum.runner import JudgeConfig, Runner, TestCase, result_key
+from promptum.runner import Runner, result_key
 from promptum.values.completion import Completion
 from promptum.values.run_result import CaseResult, Message, RunResult
 from tests.support.fault_server import FaultServer, Reply

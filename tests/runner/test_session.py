@@ -9,9 +9,9 @@ import pytest
 from pydantic import BaseModel
 
 from promptum import CaseResult, Contains, Prompt, RunResult, Session
+from promptum.cases import JudgeConfig
 from promptum.errors import ConfigError, ProviderUnavailableError
 from promptum.providers import ClientOptions
-from promptum.runner import JudgeConfig
 from tests.support.fault_server import FaultServer, Reply
 from tests.support.reference import LengthValidator
 

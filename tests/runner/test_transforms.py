@@ -242,15 +242,16 @@ def test_an_unknown_var_in_a_transform_is_a_located_load_error(server: FaultServ
     # The suite's default, filled in for a case, fails at that case (as templates do).
     assert (
         "suite.yaml:6:5: test_cases[0]: defaults.transform: `vars.lnag` is not defined for "
-        "this case (did you mean `vars.lang`?)"
+        "this case. Did you mean 'vars.lang'?"
     ) in result.output
     assert (
-        "suite.yaml:10:5: test_cases[1].transform: unknown filter 'lenght' (did you mean 'length'?)"
+        "suite.yaml:10:5: test_cases[1].transform: unknown filter 'lenght'. Did you mean 'length'?"
     ) in result.output
     assert server.requests == []  # nothing ran
 
 
 @pytest.mark.slow
+@pytest.mark.embedded_model
 def test_transforms_and_expressions_on_the_embedded_model(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

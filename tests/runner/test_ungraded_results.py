@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from promptum import Session
+from promptum.cases import ConversationGrading, JudgeConfig, TestCase, Turn
 from promptum.checks import CheckDefinition
 from promptum.providers import ClientOptions, PythonTarget
-from promptum.runner import ConversationGrading, JudgeConfig, TestCase, Turn
 from promptum.values.run_result import CaseResult, Message
 
 NON_EMPTY = CheckDefinition(type="min_length", value=1)

@@ -12,7 +12,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from dataclasses import replace
@@ -22,11 +21,13 @@ from typing import Any
 import pytest
 
 from promptum import Prompt, Session
+from promptum.cases import Criterion, JudgeConfig, TestCase
 from promptum.checks import CheckDefinition
 from promptum.errors import PromptumError
 from promptum.providers import ClientOptions
-from promptum.runner import Criterion, JudgeConfig, TestCase, plan_fingerprint
+from promptum.runner import plan_fingerprint
 from promptum.values.run_result import Message
+from tests.support.cli import run_promptum
 from tests.support.fault_server import FaultServer, Reply, fault_server
 
 ANSWER = '{"score": 8, "reason": "courteous and on topic"}'
@@ -99,15 +100,7 @@ def promptum(cwd: Path, server: FaultServer, *args: str) -> subprocess.Completed
     """The CLI in its own process, as a user runs it."""
     env = {**os.environ, "PROMPTUM_FAULT_BASE_URL": server.base_url, "COLUMNS": "200"}
     env["PROMPTUM_DB"] = str(cwd / "history.db")
-    return subprocess.run(
-        [sys.executable, "-m", "promptum", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
+    return run_promptum(*args, cwd=cwd, env=env)
 
 
 def reports(folder: Path) -> list[str]:

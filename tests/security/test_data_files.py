@@ -17,9 +17,9 @@ import pytest
 from click.testing import CliRunner
 
 from promptum.cli import main
-from promptum.errors import ConfigError
-from promptum.suites import _rows, load_suite
+from promptum.suites import _data_files, _file_reading, load_suite
 from tests.support.cli import write
+from tests.support.suites import load_error
 
 
 def suite_reading(folder: Path, source: str) -> Path:
@@ -32,12 +32,6 @@ def validate(path: Path) -> str:
     assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output
     return result.output
-
-
-def load_error(path: Path) -> str:
-    with pytest.raises(ConfigError) as caught:
-        load_suite(path)
-    return str(caught.value)
 
 
 @pytest.fixture
@@ -95,7 +89,7 @@ def test_a_named_pipe_as_the_suite_or_a_toml_case_is_refused(
 
 
 def test_an_oversized_data_file_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_rows, "MAX_DATA_BYTES", 100)
+    monkeypatch.setattr(_file_reading, "MAX_DATA_BYTES", 100)
     rows = write(tmp_path / "rows.csv", "word\n" + "hello\n" * 20)
     output = validate(suite_reading(tmp_path, "rows.csv"))
     assert f"cases_from[0]: {rows}: the file has 125 bytes, over the limit of 100; " in output
@@ -113,7 +107,7 @@ def test_an_oversized_data_file_is_refused(tmp_path: Path, monkeypatch: pytest.M
 def test_an_oversized_suite_or_toml_case_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_rows, "MAX_DOCUMENT_BYTES", 60)
+    monkeypatch.setattr(_file_reading, "MAX_DOCUMENT_BYTES", 60)
     suite = write(tmp_path / "suite.yaml", "test_cases:\n" + "  - {id: a, query: q}\n" * 4)
     assert load_error(suite).startswith(f"{suite}: the file has 100 bytes, over the limit of 60")
 
@@ -125,7 +119,7 @@ def test_an_oversized_suite_or_toml_case_is_refused(
 
 
 def test_an_overlong_jsonl_line_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_rows, "MAX_ROW_CHARS", 1000)
+    monkeypatch.setattr(_data_files, "MAX_ROW_CHARS", 1000)
     rows = tmp_path / "rows.jsonl"
     lines = [{"word": "short"}, {"word": "x" * 2000}, {"word": "never read"}]
     write(rows, "".join(json.dumps(line) + "\n" for line in lines))
@@ -136,7 +130,7 @@ def test_an_overlong_jsonl_line_is_refused(tmp_path: Path, monkeypatch: pytest.M
 def test_an_overlong_csv_row_is_refused_where_it_starts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_rows, "MAX_ROW_CHARS", 1000)
+    monkeypatch.setattr(_data_files, "MAX_ROW_CHARS", 1000)
     rows = tmp_path / "rows.csv"
     cell = "\n".join(["line of a quoted cell"] * 60)  # one row over many short lines
     write(rows, f'word\nshort\n"{cell}"\nlater\n')

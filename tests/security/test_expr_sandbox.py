@@ -12,17 +12,16 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
 from click.testing import CliRunner
 
-from promptum import templating
 from promptum.checks import CheckDefinition, check_grades
 from promptum.cli import main
-from promptum.templating import TemplateError, compile_expression
+from promptum.templating import TemplateError, _budget, compile_expression
 from promptum.values.completion import Completion
+from tests.support.expression_suites import EXPRESSION_FIELDS, suite_with, write_suite
 from tests.support.fault_server import FaultServer, Reply, fault_server
 
 SECRET_NAME = "PROMPTUM_TEST_SECRET_TOKEN"
@@ -109,29 +108,6 @@ RUN: dict[str, tuple[str, str]] = {
     "json-nesting-bomb": ("('[' * 100000) | from_json", "from_json: "),
 }
 
-# Where each field's expression goes, and where its load error is reported.
-FIELDS: dict[str, str] = {
-    "expr": "test_cases[0].checks[0]",
-    "check_transform": "test_cases[0].checks[0].transform",
-    "case_transform": "test_cases[0].transform",
-    "defaults_transform": "defaults.transform",
-}
-
-
-def suite_with(field: str, expression: str) -> dict[str, Any]:
-    check: dict[str, Any] = {"type": "contains", "value": "Ahoy"}
-    case: dict[str, Any] = {"id": "a", "query": "Say ahoy.", "checks": [check]}
-    suite: dict[str, Any] = {"models": ["fault/m"], "test_cases": [case]}
-    if field == "expr":
-        check.update(type="expr", value=expression)
-    elif field == "check_transform":
-        check["transform"] = expression
-    elif field == "case_transform":
-        case["transform"] = expression
-    else:
-        suite["defaults"] = {"transform": expression}
-    return suite
-
 
 @pytest.fixture
 def project(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FaultServer]:
@@ -146,13 +122,11 @@ def project(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FaultSe
 
 def write(tmp_path: Path, field: str, payload: str) -> tuple[Path, Path]:
     marker = tmp_path / "marker"
-    path = tmp_path / "suite.yaml"
     suite = suite_with(field, payload.replace("MARKER", str(marker)))
-    path.write_text(yaml.safe_dump(suite, sort_keys=False, width=10_000), encoding="utf-8")
-    return path, marker
+    return write_suite(tmp_path / "suite.yaml", suite), marker
 
 
-@pytest.mark.parametrize("field", FIELDS)
+@pytest.mark.parametrize("field", EXPRESSION_FIELDS)
 @pytest.mark.parametrize("payload", LOAD)
 def test_payload_is_refused_at_load(
     tmp_path: Path, project: FaultServer, payload: str, field: str
@@ -168,12 +142,12 @@ def test_payload_is_refused_at_load(
     assert result.exit_code == 2, result.output
     (line,) = [line for line in result.output.splitlines() if refusal in line]
     assert line.startswith(f"{path}:")
-    where = FIELDS[field] if field != "defaults_transform" else "defaults.transform"
+    where = EXPRESSION_FIELDS[field] if field != "defaults_transform" else "defaults.transform"
     assert f": {where}: " in line
     assert project.requests == []  # refused before any model was called
 
 
-@pytest.mark.parametrize("field", FIELDS)
+@pytest.mark.parametrize("field", EXPRESSION_FIELDS)
 @pytest.mark.parametrize("payload", RUN)
 def test_payload_is_an_error_grade_when_it_runs(
     tmp_path: Path, project: FaultServer, payload: str, field: str
@@ -238,7 +212,7 @@ def test_the_budget_is_per_evaluation() -> None:
 
 def test_slow_steps_are_stopped_by_the_time_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     # Few steps, each scanning a long list: ~100,000 seconds of work without the limit.
-    monkeypatch.setattr(templating, "MAX_TEMPLATE_SECONDS", 0.2)
+    monkeypatch.setattr(_budget, "MAX_TEMPLATE_SECONDS", 0.2)
     slow = compile_expression("range(100000) | select('in', vars.xs) | list", ("vars",))
     with pytest.raises(TemplateError, match=r"^templates cannot take more than 0\.2 seconds"):
         slow.evaluate({"vars": {"xs": list(range(-200_000, 0))}})

@@ -15,10 +15,10 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from promptum import templating
 from promptum.cli import main
 from promptum.runner import TemplateError, render
 from promptum.suites import load_suite
+from promptum.templating import _budget
 
 SECRET_NAME = "PROMPTUM_TEST_SECRET_TOKEN"
 SECRET = "s3cr3t-7d1e9a04-never-print-me"
@@ -236,7 +236,7 @@ def test_the_size_budget_is_per_rendering() -> None:
 
 def test_slow_steps_are_stopped_by_the_time_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     # Few steps, each scanning a long list: ~100,000 seconds of work without the limit.
-    monkeypatch.setattr(templating, "MAX_TEMPLATE_SECONDS", 0.2)
+    monkeypatch.setattr(_budget, "MAX_TEMPLATE_SECONDS", 0.2)
     loop = "{% for a in range(100000) %}{% if -1 in xs %}{% endif %}{% endfor %}"
     with pytest.raises(TemplateError, match=r"^templates cannot take more than 0\.2 seconds"):
         render(loop, {"xs": list(range(200_000))})

@@ -15,9 +15,9 @@ import pytest
 from click.testing import CliRunner
 
 from promptum.cli import main
-from promptum.errors import ConfigError
-from promptum.suites import _yaml, load_suite
+from promptum.suites import _yaml_reader, load_suite
 from tests.support.cli import write
+from tests.support.suites import load_error
 
 # Seven levels of nine aliases: 418 bytes that expand to 9**7 (4.8 million) strings.
 BILLION_LAUGHS = """\
@@ -80,16 +80,10 @@ def test_billion_laughs_is_refused_located_in_bounded_memory(tmp_path: Path) -> 
     assert peak < 300_000  # kilobytes: about what `promptum validate` needs anyway
 
 
-def load_error(path: Path) -> str:
-    with pytest.raises(ConfigError) as caught:
-        load_suite(path)
-    return str(caught.value)
-
-
 def test_the_alias_limit_counts_values_repeated(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_yaml, "MAX_ALIAS_VALUES", 20)
+    monkeypatch.setattr(_yaml_reader, "MAX_ALIAS_VALUES", 20)
     path = write(
         tmp_path / "suite.yaml",
         """\
@@ -110,7 +104,7 @@ def test_the_alias_limit_counts_values_repeated(
 def test_the_alias_limit_counts_text_repeated(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_yaml, "MAX_ALIAS_CHARACTERS", 1000)
+    monkeypatch.setattr(_yaml_reader, "MAX_ALIAS_CHARACTERS", 1000)
     long_text = "y" * 300
     path = write(
         tmp_path / "suite.yaml",
@@ -174,6 +168,6 @@ def test_each_aliased_node_is_located_once(tmp_path: Path) -> None:
     keys = ", ".join(f"k{i}: {i}" for i in range(50))
     aliases = ", ".join(["*b"] * 200)
     path = write(tmp_path / "suite.yaml", f"base: &b {{{keys}}}\nmany: [{aliases}]\n")
-    _, locator = _yaml.read_yaml(path)
+    _, locator = _yaml_reader.read_yaml(path)
     assert len(locator.positions) < 500  # 10,000 expanded values
     assert locator.at(("many", 150, "k7")).startswith(f"{path}:1:")  # the anchored node

@@ -10,6 +10,8 @@ import pytest
 
 from promptum.store import RunStore
 
+pytestmark = pytest.mark.embedded_model
+
 EXAMPLE = Path(__file__).parents[2] / "examples" / "history.py"
 
 

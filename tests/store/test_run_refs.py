@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -10,7 +9,7 @@ from click.testing import CliRunner
 
 from promptum.cli import main
 from promptum.store import RunStore, StoreError
-from tests.store.samples import T0, make_run, mixed_outcomes
+from tests.store.samples import make_run, mixed_outcomes
 from tests.store.test_store import record
 
 INT64_MAX = 2**63 - 1
@@ -21,15 +20,6 @@ BEYOND = [
     "latest~99999999999999999999",
 ]
 MALFORMED = ["latest~-1", "latest~abc", "latest~", "latest~1.5", "latest~ 1", "latest~١"]
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    path = tmp_path / "runs.sqlite"
-    store = RunStore(path)
-    record(store, make_run("run-old", mixed_outcomes(), started=T0))
-    record(store, make_run("run-new", mixed_outcomes(), started=T0 + timedelta(hours=1)))
-    return path
 
 
 @pytest.mark.parametrize("ref", BEYOND)

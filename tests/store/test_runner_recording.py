@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from promptum.cases import TestCase
 from promptum.checks import CheckDefinition
 from promptum.providers import ModelRequest
-from promptum.runner import Runner, TestCase
+from promptum.runner import Runner
 from promptum.store import RunStore
 from promptum.values.completion import Completion
 from promptum.values.run_result import Message, RunResult

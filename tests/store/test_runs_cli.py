@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -12,17 +11,8 @@ from click.testing import CliRunner
 from promptum.cli import main
 from promptum.reporting import load_run
 from promptum.store import RunStore
-from tests.store.samples import GPT, T0, make_run, mixed_outcomes
+from tests.store.samples import GPT, make_run, mixed_outcomes
 from tests.store.test_store import record
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    path = tmp_path / "runs.sqlite"
-    store = RunStore(path)
-    record(store, make_run("run-old", mixed_outcomes(), started=T0))
-    record(store, make_run("run-new", mixed_outcomes(), started=T0 + timedelta(hours=1)))
-    return path
 
 
 def invoke(*args: str) -> tuple[int, str]:

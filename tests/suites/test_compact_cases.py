@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+from promptum.cases import TestCase
 from promptum.checks import CheckDefinition
 from promptum.checks._registry import register_check_type, unregister_check_type
 from promptum.errors import ConfigError
-from promptum.runner import TestCase
 from promptum.session import Prompt, Session
 from promptum.suites import Suite, load_suite, load_suites
 from promptum.values.completion import Completion
@@ -31,7 +31,7 @@ TRICKY_CSV = (
     ",no id here,3,Oslo\r\n"
 )
 
-SUITE = """\
+HEAD = """\
 name: golden
 models: [fault/a, fault/b]
 prompts:
@@ -41,22 +41,21 @@ defaults:
   checks:
     - {type: max_length, value: 200}
     - {type: not_contains, value: "{{ city }}!"}
+"""
+
+SUITE = (
+    HEAD
+    + """\
 columns:
   answer: {type: contains}
 cases_from: rows.csv
 """
+)
 
 # The same cases written inline, which are built once and held.
-INLINE = """\
-name: golden
-models: [fault/a, fault/b]
-prompts:
-  plain: "{{ query }} ({{ city }})"
-  polite: "Please: {{ query }}"
-defaults:
-  checks:
-    - {type: max_length, value: 200}
-    - {type: not_contains, value: "{{ city }}!"}
+INLINE = (
+    HEAD
+    + """\
 test_cases:
   - {id: q1, query: 'Hello, "world"', vars: {answer: "42", city: Paris},
      checks: [{type: contains, value: "42"}]}
@@ -65,6 +64,7 @@ test_cases:
   - {id: rows-3, query: no id here, vars: {answer: "3", city: Oslo},
      checks: [{type: contains, value: "3"}]}
 """
+)
 
 
 def _fields(case: TestCase) -> dict[str, Any]:
@@ -108,7 +108,7 @@ def test_rows_read_in_blocks_are_the_rows_read_one_by_one(
 ) -> None:
     # Several blocks of rows, with blank lines, rows of two lines and text that is not ASCII;
     # blocks of a few rows each when their size caps them.
-    monkeypatch.setattr("promptum.suites._rows._BLOCK_BYTES", block_bytes)
+    monkeypatch.setattr("promptum.suites._data_files._BLOCK_BYTES", block_bytes)
     groups = (
         f'a{n},"Hello, ""world""",Paris\r\n\r\nb{n},"two\r\nlines é",Zürich\r\nc{n},é {n},Oslo\r\n'
         for n in range(300)

@@ -9,9 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from promptum import Prompt
+from promptum.cases import ConversationGrading, Criterion, Simulation
 from promptum.cli import main
 from promptum.errors import ConfigError
-from promptum.runner import ConversationGrading, Criterion, Simulation
 from promptum.suites import load_suite, suite_json_schema
 from tests.suites.suite_problems import problems
 from tests.support.cli import write
@@ -414,7 +414,7 @@ class TestPythonApi:
         assert simulated.simulate == Simulation("local/smollm2", "Get a refund", 3)
 
     def test_turn_criteria_keep_the_sessions_judge(self) -> None:
-        from promptum.runner import JudgeConfig
+        from promptum.cases import JudgeConfig
 
         case = Prompt(
             name="judged", turns=[{"query": "hi", "criteria": {"polite": "Is polite."}}]

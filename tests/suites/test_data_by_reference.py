@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +23,7 @@ from promptum.reporting import load_run
 from promptum.suites import find_suites, load_suite
 from tests.support.cli import write
 from tests.support.fault_server import FaultServer, Reply, fault_server
+from tests.support.interrupts import interrupt_once, wait_for_requests
 
 APP = "def answer(query: str) -> str:\n    return 'echo: ' + query\n"
 
@@ -567,14 +566,8 @@ def test_an_interrupted_run_resumes_the_cases_of_files_and_globs(
     server.queue(Reply.ok("ok"), Reply.ok("ok"))
     server.default = Reply.hang(60)
     process = _start_run()
-    deadline = time.monotonic() + 60
-    while len(server.requests) < 3:  # two answered, the third hangs
-        assert process.poll() is None, process.communicate()[0]
-        assert time.monotonic() < deadline, "the run never reached the hanging call"
-        time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
-    output, _ = process.communicate(timeout=30)
-    assert process.returncode == 130, output
+    wait_for_requests(server, 3, process)  # two answered, the third hangs
+    output = interrupt_once(process)
     assert [r.case_id for r in load_run(project / "run.json").results] == [
         "summarise-a",
         "summarise-b",

@@ -39,23 +39,23 @@ def test_an_expression_nested_too_deeply_is_a_located_load_error(
     assert "nested too deeply" in result.output
 
 
+def _rome_suite(folder: Path, *expressions: str) -> Path:
+    """A one-case suite with the var `topic: rome`, checked by each expression."""
+    checks = "".join(f'      - {{type: expr, value: "{e}"}}\n' for e in expressions)
+    head = "models: [openai/gpt-4o-mini]\nvars: {topic: rome}\n"
+    case = "test_cases:\n  - id: a\n    query: hi\n    checks:\n"
+    return write(folder / "suite.yaml", head + case + checks)
+
+
 def test_an_expression_may_call_the_mapping_methods_of_vars(tmp_path: Path) -> None:
     """Before: `vars.get` was a load error (`vars.get` is not defined for this case) and,
     past it, an error grade (`templates cannot call mappingproxy.get`)."""
-    suite = write(
-        tmp_path / "suite.yaml",
-        """\
-        models: [openai/gpt-4o-mini]
-        vars: {topic: rome}
-        test_cases:
-          - id: a
-            query: hi
-            checks:
-              - {type: expr, value: "vars.get('limit', 10) > 5"}
-              - {type: expr, value: "'topic' in vars.keys() and 'rome' in vars.values()"}
-              - {type: expr, value: "vars.items() | list | length == 1"}
-              - {type: expr, value: "vars['topic'] == 'rome' and vars.topic == 'rome'"}
-        """,
+    suite = _rome_suite(
+        tmp_path,
+        "vars.get('limit', 10) > 5",
+        "'topic' in vars.keys() and 'rome' in vars.values()",
+        "vars.items() | list | length == 1",
+        "vars['topic'] == 'rome' and vars.topic == 'rome'",
     )
     (case,) = load_suite(suite).cases
     grades = grade(case, Completion(text="an answer"))
@@ -63,19 +63,8 @@ def test_an_expression_may_call_the_mapping_methods_of_vars(tmp_path: Path) -> N
 
 
 def test_an_undefined_var_is_still_a_load_error_beside_a_method_call(tmp_path: Path) -> None:
-    suite = write(
-        tmp_path / "suite.yaml",
-        """\
-        models: [openai/gpt-4o-mini]
-        vars: {topic: rome}
-        test_cases:
-          - id: a
-            query: hi
-            checks:
-              - {type: expr, value: "vars.get('topic') == vars.topc"}
-        """,
-    )
+    suite = _rome_suite(tmp_path, "vars.get('topic') == vars.topc")
     result = invoke("validate", suite)
     assert result.exit_code == 2, result.output
-    assert "`vars.topc` is not defined for this case (did you mean `vars.topic`?)" in result.output
+    assert "`vars.topc` is not defined for this case. Did you mean 'vars.topic'?" in result.output
     assert "vars.get" not in result.output

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from promptum.errors import ConfigError
-from promptum.suites import _rows, _yaml, find_suites, load_suite
-from tests.support.cli import write
+from promptum.suites import _file_reading, _yaml_reader, find_suites, load_suite
+from tests.support.cli import run_promptum, write
 from tests.support.privileges import as_a_user
+from tests.support.suites import load_error
 
 LOOP = "cannot read the file: it is a symbolic link that leads back to itself; point the link "
 DANGLING = "cannot read the file: it is a symbolic link to a file that does not exist"
@@ -35,25 +35,11 @@ def link(path: Path, target: str) -> Path:
 def promptum(cwd: Path, *args: str, as_user: bool = False) -> str:
     """`promptum ARGS` in its own process, which must exit 2 without a traceback."""
     preexec = as_a_user() if as_user else None
-    done = subprocess.run(
-        [sys.executable, "-m", "promptum", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        preexec_fn=preexec,
-    )
+    done = run_promptum(*args, cwd=cwd, preexec_fn=preexec)
     output = done.stdout + done.stderr
     assert done.returncode == 2, output
     assert "Traceback" not in output
     return output
-
-
-def load_error(path: Path) -> str:
-    with pytest.raises(ConfigError) as caught:
-        load_suite(path)
-    return str(caught.value)
 
 
 def test_a_suite_linked_to_itself(tmp_path: Path) -> None:
@@ -127,15 +113,7 @@ def test_a_folder_that_cannot_be_listed(tmp_path: Path) -> None:
     write(tmp_path / "prompts" / "suite.yaml", SUITE)
     (tmp_path / "prompts" / "pgdata").mkdir()
     (tmp_path / "prompts" / "pgdata").chmod(0)
-    denied = subprocess.run(
-        [sys.executable, "-m", "promptum", "validate", "prompts"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        preexec_fn=as_a_user(),
-    )
+    denied = run_promptum("validate", "prompts", cwd=tmp_path, preexec_fn=as_a_user())
     assert denied.returncode == 0, denied.stdout + denied.stderr
     assert "Traceback" not in denied.stderr
     assert f"- {Path('prompts/pgdata')}: skipped, not searched: cannot read the folder: " in (
@@ -234,7 +212,7 @@ def test_an_empty_jsonl_is_named_too(tmp_path: Path) -> None:
 def test_the_machine_raises_the_size_limit_of_suites_and_case_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_rows, "MAX_DOCUMENT_BYTES", 60)
+    monkeypatch.setattr(_file_reading, "MAX_DOCUMENT_BYTES", 60)
     cases = "".join(f"  - {{id: c{n}, query: hi}}\n" for n in range(4))
     suite = write(tmp_path / "suite.yaml", "test_cases:\n" + cases)
     case = write(tmp_path / "cases" / "a.toml", 'query = "' + "x" * 80 + '"\n')
@@ -265,13 +243,13 @@ def test_the_machine_raises_the_yaml_alias_limits(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = write(tmp_path / "suite.yaml", ALIASES)
-    monkeypatch.setattr(_yaml, "MAX_ALIAS_VALUES", 20)
+    monkeypatch.setattr(_yaml_reader, "MAX_ALIAS_VALUES", 20)
     message = load_error(path)
     assert "refused as an alias bomb" in message
     assert "set PROMPTUM_MAX_ALIAS_VALUES on the machine that runs it" in message
     monkeypatch.setenv("PROMPTUM_MAX_ALIAS_VALUES", "100")
     assert len(load_suite(path).cases) == 1
-    monkeypatch.setattr(_yaml, "MAX_ALIAS_CHARACTERS", 10)
+    monkeypatch.setattr(_yaml_reader, "MAX_ALIAS_CHARACTERS", 10)
     assert "set PROMPTUM_MAX_ALIAS_CHARACTERS on the machine" in load_error(path)
     monkeypatch.setenv("PROMPTUM_MAX_ALIAS_CHARACTERS", "1000")
     assert len(load_suite(path).cases) == 1

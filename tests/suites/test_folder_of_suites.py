@@ -3,35 +3,18 @@ unreadable path is reported among the others, and run refuses naming every broke
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from promptum.errors import ConfigError
-from promptum.suites import find_suites, load_suite, load_suites
-from tests.support.cli import invoke, write
+from promptum.suites import find_suites, load_suites
+from tests.support.cli import invoke, run_promptum, write
 from tests.support.privileges import as_a_user
-
-HEAD = "name: x\ntarget: app.py:f\n"
-
+from tests.support.suites import TARGET_SUITE as HEAD
+from tests.support.suites import load_error
 
 GOOD = HEAD + "test_cases: [{id: a, query: hi}]\n"
-
-
-@pytest.fixture
-def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A working folder with the target the suites name."""
-    (tmp_path / "app.py").write_text("def f(query):\n    return 'ok'\n")
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
-def _error(path: Path) -> str:
-    with pytest.raises(ConfigError) as caught:
-        load_suite(path)
-    return str(caught.value)
 
 
 def test_a_folder_skips_yaml_that_names_no_suite_key_with_a_note(folder: Path) -> None:
@@ -54,7 +37,7 @@ def test_a_folder_skips_yaml_that_names_no_suite_key_with_a_note(folder: Path) -
 def test_a_broken_file_that_names_a_suite_key_is_an_error_not_skipped(folder: Path) -> None:
     write(folder / "multi.yaml", GOOD + "---\nother: 1\n")
     assert find_suites([Path()]).suites == [Path("multi.yaml")]
-    assert "but found another document" in _error(folder / "multi.yaml")
+    assert "but found another document" in load_error(folder / "multi.yaml")
 
 
 def test_validate_of_a_folder_reports_every_invalid_file_and_their_count(folder: Path) -> None:
@@ -84,15 +67,7 @@ def test_run_refuses_a_folder_naming_every_broken_suite(folder: Path) -> None:
 def test_an_unreadable_path_is_reported_among_the_others(folder: Path) -> None:
     write(folder / "good.yaml", GOOD)
     write(folder / "unread.yaml", GOOD).chmod(0)
-    done = subprocess.run(
-        [sys.executable, "-m", "promptum", "validate", "unread.yaml", "good.yaml"],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        preexec_fn=as_a_user(),
-    )
+    done = run_promptum("validate", "unread.yaml", "good.yaml", cwd=folder, preexec_fn=as_a_user())
     output = done.stdout + done.stderr
     assert done.returncode == 2, output
     assert "✗ unread.yaml: cannot read the file" in output

@@ -7,10 +7,11 @@ import gc
 from pathlib import Path
 
 from promptum import ToolCall
-from promptum.runner import GenerationParams, TestCase, plan_fingerprint
+from promptum.cases import GenerationParams, TestCase
+from promptum.runner import plan_fingerprint
 from promptum.suites import load_suite
 from promptum.suites._held import HeldCases
-from promptum.suites._yaml import Packed, read_yaml, unpacked
+from promptum.suites._yaml_reader import Packed, read_yaml, unpacked
 from promptum.values.run_result import Message
 
 SUITE = """\

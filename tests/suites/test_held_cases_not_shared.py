@@ -7,8 +7,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from promptum.cases import GenerationParams, TestCase
 from promptum.cli import main
-from promptum.runner import GenerationParams, TestCase
 from promptum.suites import load_suite
 from promptum.suites._held import HeldCases
 from promptum.values.run_result import Message

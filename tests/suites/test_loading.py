@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from promptum.cases import JudgeConfig
 from promptum.checks import CheckDefinition
-from promptum.runner import JudgeConfig
 from promptum.suites import load_suite, load_suites
 from promptum.values.run_result import Message
 from tests.support.cli import write

@@ -10,7 +10,8 @@ import pytest
 
 from promptum import templating
 from promptum.errors import ConfigError
-from promptum.suites import _yaml
+from promptum.suites import _yaml_reader
+from promptum.templating import _budget, _plain, _render
 from tests.support.cli import write
 
 CASES = {
@@ -56,8 +57,8 @@ CASES = {
 def _composed(monkeypatch: pytest.MonkeyPatch, path: Path) -> tuple[Any, dict[Any, Any], list[str]]:
     """What reading `path` gives with every case composed into nodes, as before."""
     with monkeypatch.context() as patched:
-        patched.setattr(_yaml._Loader, "built", lambda self: None)
-        data, locator, problems = _yaml.parse_yaml(path.read_text(encoding="utf-8"), path)
+        patched.setattr(_yaml_reader._Loader, "built", lambda self: None)
+        data, locator, problems = _yaml_reader.parse_yaml(path.read_text(encoding="utf-8"), path)
     return data, dict(locator.positions), problems
 
 
@@ -66,7 +67,7 @@ def test_cases_built_from_events_are_the_composed_cases(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str
 ) -> None:
     path = write(tmp_path / "suite.yaml", text)
-    data, locator, problems = _yaml.parse_yaml(path.read_text(encoding="utf-8"), path)
+    data, locator, problems = _yaml_reader.parse_yaml(path.read_text(encoding="utf-8"), path)
     composed, positions, composed_problems = _composed(monkeypatch, path)
     assert data == composed
     assert [type(case) for case in _cases(data)] == [type(case) for case in _cases(composed)]
@@ -90,21 +91,21 @@ def _types(value: Any) -> Any:
 
 def test_plain_cases_are_built_from_events(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[bool] = []
-    original = _yaml._Loader.built
+    original = _yaml_reader._Loader.built
 
-    def counted(self: _yaml._Loader) -> tuple[Any, Any] | None:
+    def counted(self: _yaml_reader._Loader) -> tuple[Any, Any] | None:
         result = original(self)
         built.append(result is not None)
         return result
 
-    monkeypatch.setattr(_yaml._Loader, "built", counted)
+    monkeypatch.setattr(_yaml_reader._Loader, "built", counted)
     path = write(tmp_path / "suite.yaml", CASES["cases with anchors, aliases, merge keys and tags"])
-    _yaml.parse_yaml(path.read_text(encoding="utf-8"), path)
+    _yaml_reader.parse_yaml(path.read_text(encoding="utf-8"), path)
     # Each has an anchor, an alias, a tag or a merge key: composed as before.
     assert built == [False, False, False, False, False, False]
     built.clear()
     path = write(tmp_path / "suite.yaml", CASES["plain cases"])
-    _yaml.parse_yaml(path.read_text(encoding="utf-8"), path)
+    _yaml_reader.parse_yaml(path.read_text(encoding="utf-8"), path)
     assert built == [True] * 7
 
 
@@ -122,7 +123,7 @@ def test_problems_in_cases_built_from_events_are_located(tmp_path: Path) -> None
           - {id: c, query: hi, id: again}
         """,
     )
-    data, locator, problems = _yaml.parse_yaml(path.read_text(encoding="utf-8"), path)
+    data, locator, problems = _yaml_reader.parse_yaml(path.read_text(encoding="utf-8"), path)
     assert problems == [f"{path}:8:24: test_cases[2].id: key 'id' appears twice; keep one"]
     assert locator.at(("test_cases", 1)) == f"{path}:3:5"
     # Found from the text only when needed: a field deep in a case built from events.
@@ -135,7 +136,7 @@ def test_a_yaml_error_after_cases_built_from_events_is_located(tmp_path: Path) -
         tmp_path / "suite.yaml", 'test_cases:\n  - {id: a, query: hi}\n  - {id: b, query: "open\n'
     )
     with pytest.raises(ConfigError) as caught:
-        _yaml.read_yaml(path)
+        _yaml_reader.read_yaml(path)
     assert str(caught.value).startswith(f"{path}:4:1: invalid YAML")
 
 
@@ -158,11 +159,11 @@ TEMPLATES = [
 
 @pytest.mark.parametrize(("text", "variables"), TEMPLATES)
 def test_a_plain_template_renders_as_jinja_renders_it(text: str, variables: dict[str, Any]) -> None:
-    assert templating.render(text, variables) == templating._compile(text).render(variables)
+    assert templating.render(text, variables) == _render.compiled(text).render(variables)
 
 
 def test_plain_templates_fill_in_names_without_jinja() -> None:
-    assert templating._plain("Say {{ a }} to {{b}}.") == ("Say ", "a", " to ", "b", ".")
+    assert _plain.plain("Say {{ a }} to {{b}}.") == ("Say ", "a", " to ", "b", ".")
     for text in (
         "{{ a | upper }}",
         "{{ _a }}",
@@ -171,12 +172,12 @@ def test_plain_templates_fill_in_names_without_jinja() -> None:
         "{{ true }}",
         "a\r{{ b }}",
     ):
-        assert templating._plain(text) is None, text
+        assert _plain.plain(text) is None, text
 
 
 def test_a_plain_template_fails_as_jinja_fails(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(templating.TemplateError, match="'missing' is undefined"):
         templating.render("Hi {{ missing }}", {"other": 1})
-    monkeypatch.setattr(templating, "MAX_TEMPLATE_SIZE", 10)
+    monkeypatch.setattr(_budget, "MAX_TEMPLATE_SIZE", 10)
     with pytest.raises(templating.TemplateError, match="cannot write more than 10 characters"):
         templating.render("{{ x }}", {"x": "y" * 11})

@@ -13,6 +13,7 @@ import pytest
 
 from promptum.errors import ConfigError
 from promptum.suites import load_suite
+from tests.support.cli import run_promptum
 
 OPEN_FILES = 64
 """The descriptor limit of the process under test: far below the number of sources."""
@@ -59,16 +60,8 @@ def _limit_open_files() -> None:
 
 def _promptum(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """The promptum command in a process that may open only OPEN_FILES files at once."""
-    return subprocess.run(
-        [sys.executable, "-m", "promptum", *args],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        preexec_fn=_limit_open_files,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-        check=False,
-    )
+    path = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    return run_promptum(*args, cwd=folder, timeout=300, preexec_fn=_limit_open_files, env=path)
 
 
 def test_more_sources_than_open_files_validate_and_run(tmp_path: Path) -> None:

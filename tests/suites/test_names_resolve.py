@@ -15,23 +15,16 @@ import pytest
 from promptum.suites import load_suite
 from tests.suites.suite_problems import problems
 from tests.support.cli import write
+from tests.support.tools import TRANSFER_MONEY
 
-BANK_TOOLS = """\
-tools:
-  - type: function
-    function:
-      name: transfer_money
-      parameters:
-        type: object
-        properties:
-          account: {type: string}
-          amount: {type: number}
-          currency: {enum: [EUR, USD]}
-        required: [account, amount]
+BANK_TOOLS = (
+    TRANSFER_MONEY
+    + """\
   - type: function
     function:
       name: get_balance
 """
+)
 
 
 @pytest.fixture(autouse=True)
@@ -423,7 +416,7 @@ test_cases:
     [
         ("**kwargs", ""),
         ("*args", ""),
-        ('qurey=""', "its parameter 'qurey' (did you mean 'query'?)"),
+        ('qurey=""', "by name. It takes 'qurey'. Did you mean 'query'? Give it"),
     ],
 )
 def test_a_target_that_would_be_given_none_of_the_case_is_refused(

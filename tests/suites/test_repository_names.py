@@ -21,7 +21,7 @@ import pytest
 
 from promptum.store import RunStore
 from promptum.suites import find_suites, load_suite, load_suites, suite_name
-from tests.support.cli import write
+from tests.support.cli import run_promptum, write
 from tests.support.fault_server import FaultServer, Reply, fault_server
 
 SUITE = """\
@@ -55,15 +55,7 @@ def promptum(cwd: Path, server: FaultServer, *args: str) -> subprocess.Completed
     """The CLI in its own process: what a user sees, a traceback included."""
     env = {**os.environ, "PROMPTUM_FAULT_BASE_URL": server.base_url}
     env.pop("PROMPTUM_DB", None)
-    return subprocess.run(
-        [sys.executable, "-m", "promptum", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_promptum(*args, cwd=cwd, env=env)
 
 
 def keys(report: Path) -> list[str]:

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from promptum.cases import GenerationParams, TestCase
 from promptum.checks import expressions_of
 from promptum.errors import ConfigError
-from promptum.runner import GenerationParams, Survey, TestCase
+from promptum.runner import Survey
 from promptum.suites import _build_checks, _reused, load_suite
 
 HEAD = """\

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from promptum import Session
+from promptum.cases import TestCase
 from promptum.errors import ConfigError
-from promptum.runner import TestCase
 from promptum.suites import _loader, _row_build, load_suite
 
 SUITE = """\

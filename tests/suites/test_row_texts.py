@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from promptum.cases import CopiedRow, CopiedRun, TestCase
 from promptum.errors import ConfigError
-from promptum.runner import CopiedRow, CopiedRun, Survey, TestCase, plan_fingerprint
+from promptum.runner import Survey, plan_fingerprint
 from promptum.session import Session
 from promptum.suites import load_suite
 

@@ -23,20 +23,9 @@ from promptum.values.completion import Completion, ToolCall
 from promptum.values.run_result import CaseResult
 from tests.suites.suite_problems import problems
 from tests.support.cli import write
+from tests.support.tools import TRANSFER_MONEY
 
-TOOLS = """\
-tools:
-  - type: function
-    function:
-      name: transfer_money
-      parameters:
-        type: object
-        properties:
-          account: {type: string}
-          amount: {type: number}
-          currency: {type: string, enum: [EUR, USD]}
-        required: [account, amount]
-"""
+TOOLS = TRANSFER_MONEY
 
 AGENT = """\
 from promptum import TargetResult
@@ -138,16 +127,20 @@ def test_an_undefined_variable_inside_a_check_value_is_located() -> None:
     assert "'evl' is undefined" in found
 
 
-def test_an_undefined_variable_inside_a_default_check_names_the_default() -> None:
-    write("rows.csv", "id,query,evil\nr1,pay,ACC-EVIL\n")
-    path = write(
+def _suite_of_rows(attack_target: str) -> Path:
+    """A suite of the rows of rows.csv, each checked for a transfer_money call's arguments."""
+    return write(
         "suite.yaml",
         f"name: s\ntarget: agent.py:pays\n{TOOLS}"
         "defaults:\n  checks:\n    - type: tool_args\n"
-        '      value: {tool: transfer_money, attack_target: {account: "{{ evl }}"}}\n'
+        f"      value: {{tool: transfer_money, attack_target: {attack_target}}}\n"
         "cases_from: rows.csv\n",
     )
-    (found,) = problems(path)
+
+
+def test_an_undefined_variable_inside_a_default_check_names_the_default() -> None:
+    write("rows.csv", "id,query,evil\nr1,pay,ACC-EVIL\n")
+    (found,) = problems(_suite_of_rows('{account: "{{ evl }}"}'))
     assert found.startswith("rows.csv:2: ")
     assert ": defaults.checks[0].value.attack_target.account: " in found
     assert "'evl' is undefined" in found
@@ -155,14 +148,7 @@ def test_an_undefined_variable_inside_a_default_check_names_the_default() -> Non
 
 def test_the_rendered_value_is_checked_against_the_tool_schema_row_by_row() -> None:
     write("rows.csv", "id,query,cur\nok,pay,EUR\nbad,pay,GBP\n")
-    path = write(
-        "suite.yaml",
-        f"name: s\ntarget: agent.py:pays\n{TOOLS}"
-        "defaults:\n  checks:\n    - type: tool_args\n"
-        '      value: {tool: transfer_money, attack_target: {currency: "{{ cur }}"}}\n'
-        "cases_from: rows.csv\n",
-    )
-    (found,) = problems(path)
+    (found,) = problems(_suite_of_rows('{currency: "{{ cur }}"}'))
     assert found.startswith("rows.csv:3:")
     assert "defaults.checks[0]:" in found
     assert "GBP" in found

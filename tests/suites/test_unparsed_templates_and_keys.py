@@ -7,31 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from promptum.errors import ConfigError
-from promptum.suites import load_suite
 from tests.support.cli import invoke, write
+from tests.support.suites import TARGET_SUITE as HEAD
+from tests.support.suites import load_error
 
-HEAD = "name: x\ntarget: app.py:f\n"
 GOOD = HEAD + "test_cases: [{id: a, query: hi}]\n"
-
-
-@pytest.fixture
-def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A working folder with the target the suites name."""
-    (tmp_path / "app.py").write_text("def f(query):\n    return 'ok'\n")
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
-def _error(path: Path) -> str:
-    with pytest.raises(ConfigError) as caught:
-        load_suite(path)
-    return str(caught.value)
 
 
 def test_an_unquoted_template_in_a_case_is_located_with_the_quoting_to_write(folder: Path) -> None:
     suite = write(folder / "s.yaml", HEAD + "test_cases:\n  - id: a\n    query: {{ country }}\n")
-    message = _error(suite)
+    message = load_error(suite)
     assert message.startswith(f"{suite}:5:12: test_cases[0].query: ")
     assert "Jinja template" in message
     assert '`query: "{{ country }}"`' in message
@@ -39,7 +24,7 @@ def test_an_unquoted_template_in_a_case_is_located_with_the_quoting_to_write(fol
 
 def test_an_unquoted_template_in_a_setting_is_located(folder: Path) -> None:
     suite = write(folder / "s.yaml", HEAD + "vars: {a: {{ b }}}\ntest_cases: [{id: a}]\n")
-    assert _error(suite).startswith(f"{suite}:3:11: vars.a: the value looks like a Jinja")
+    assert load_error(suite).startswith(f"{suite}:3:11: vars.a: the value looks like a Jinja")
 
 
 @pytest.mark.parametrize(
@@ -55,7 +40,7 @@ def test_a_key_that_is_a_list_or_mapping_is_located(
 ) -> None:
     text = text.replace("test_cases: [{id: a, query: hi}]\n  - id: b", "test_cases:\n  - id: b")
     suite = write(folder / "s.yaml", text)
-    message = _error(suite)
+    message = load_error(suite)
     assert message.startswith(f"{suite}:{where}" if where else f"{suite}:")
     assert said in message
     assert "Traceback" not in message
@@ -74,10 +59,10 @@ def test_a_helm_template_that_does_not_parse_is_hinted(folder: Path) -> None:
         folder / "cm.yaml",
         'apiVersion: v1\ntest_cases:\n{{ include "x" . | indent 4 }}\n',
     )
-    assert "a Jinja or Helm template is YAML only once rendered" in _error(suite)
+    assert "a Jinja or Helm template is YAML only once rendered" in load_error(suite)
 
 
 def test_an_empty_list_of_cases_is_located_at_its_key(folder: Path) -> None:
     suite = write(folder / "s.yaml", HEAD + "test_cases: []\n")
-    message = _error(suite)
+    message = load_error(suite)
     assert f"{suite}:3:1: test_cases: `test_cases` holds no case" in message

@@ -11,6 +11,7 @@ import promptum.providers
 import promptum.redteam
 import promptum.runner
 from tests.support.imports import imported_after, imported_by_command
+from tests.support.suites import GREETING_SUITE
 
 # What a run needs and loading a suite does not; each costs 5-35 ms to import.
 _HEAVY = (
@@ -24,14 +25,7 @@ _HEAVY = (
     "promptum.redteam._generate",  # a suite's `redteam:` section
 )
 
-_PLAIN = """\
-models: [openai/gpt-4o-mini]
-test_cases:
-  - id: greet
-    query: Say hello.
-    checks:
-      - {type: contains, value: hello}
-"""
+_PLAIN = GREETING_SUITE
 
 _STRUCTURED = """\
 models: [openai/gpt-4o-mini]

@@ -89,8 +89,8 @@ def test_a_misspelt_provider_is_located_with_a_suggestion() -> None:
     code, output = validate("suite.yaml")
     assert code == 2
     assert (
-        "suite.yaml:1:25: models[1]: unknown provider 'opnai' in model id 'opnai/gpt-4o-mini': "
-        "did you mean 'openai/gpt-4o-mini'?"
+        "suite.yaml:1:25: models[1]: unknown provider 'opnai' in model id 'opnai/gpt-4o-mini'. "
+        "Did you mean 'openai/gpt-4o-mini'?"
     ) in output
     assert (
         "name an endpoint 'opnai' (endpoints: in the suite, or set PROMPTUM_OPNAI_BASE_URL)"
@@ -114,9 +114,9 @@ def test_case_models_unknown_local_models_and_the_judge_are_checked() -> None:
     found = problems(path, check_models=True)
     assert len(found) == 3, found
     assert found[0].startswith("suite.yaml:1:9: judge.model: unknown provider 'anthropc'")
-    assert "did you mean 'anthropic/claude-3-5-haiku-latest'?" in found[0]
+    assert "Did you mean 'anthropic/claude-3-5-haiku-latest'?" in found[0]
     assert found[1].startswith("suite.yaml:4:23: test_cases[1].models: unknown local model ")
-    assert "'local/smolm2': did you mean 'local/smollm2'?" in found[1]
+    assert "'local/smolm2'. Did you mean 'local/smollm2'?" in found[1]
     assert found[2].startswith("suite.yaml:7:29: test_cases[2].models[1]: model id 'gpt-4o' ")
     assert "has no provider prefix" in found[2]
 
@@ -163,7 +163,7 @@ def test_model_ids_in_toml_case_files_are_located() -> None:
     code, output = validate("cases")
     assert code == 2
     assert "a.toml:2:1: models[1]: unknown provider 'olama'" in output
-    assert "did you mean 'ollama/llama3.2'?" in output
+    assert "Did you mean 'ollama/llama3.2'?" in output
 
 
 # --- field assertions against the response schema --------------------------------------------

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from promptum.errors import ConfigError
-from promptum.suites import _yaml
+from promptum.suites import _yaml_reader
 from tests.support.cli import write
 
 DOCUMENTS = {
@@ -40,14 +40,14 @@ DOCUMENTS = {
 
 def _load_error(path: Path) -> str:
     with pytest.raises(ConfigError) as caught:
-        _yaml.read_yaml(path)
+        _yaml_reader.read_yaml(path)
     return str(caught.value)
 
 
 @pytest.mark.parametrize("text", DOCUMENTS.values(), ids=DOCUMENTS.keys())
 def test_a_document_reads_as_pyyaml_reads_it_whole(tmp_path: Path, text: str) -> None:
     path = write(tmp_path / "suite.yaml", text)
-    data, _ = _yaml.read_yaml(path)
+    data, _ = _yaml_reader.read_yaml(path)
     assert data == yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
@@ -58,7 +58,7 @@ def test_cases_written_twice_are_reported(tmp_path: Path) -> None:
 
 def test_cases_and_top_level_keys_are_located(tmp_path: Path) -> None:
     path = write(tmp_path / "suite.yaml", DOCUMENTS["anchors across cases and keys"])
-    _, locator = _yaml.read_yaml(path)
+    _, locator = _yaml_reader.read_yaml(path)
     assert locator.line(("test_cases", 1)) == f"{path}:4"
     assert locator.line(("test_cases", 3)) == f"{path}:3"  # an alias is where its anchor is
     assert locator.at(("after",)) == f"{path}:7:1"
@@ -76,9 +76,9 @@ def _aliased_cases(count: int) -> str:
 def test_aliases_spread_over_many_cases_add_up(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_yaml, "MAX_ALIAS_VALUES", 1000)
+    monkeypatch.setattr(_yaml_reader, "MAX_ALIAS_VALUES", 1000)
     # Each alias adds the 51 values of the anchored list: 20 are over the limit together.
-    data, _ = _yaml.read_yaml(write(tmp_path / "suite.yaml", _aliased_cases(19)))
+    data, _ = _yaml_reader.read_yaml(write(tmp_path / "suite.yaml", _aliased_cases(19)))
     assert len(data["test_cases"]) == 20
     path = write(tmp_path / "suite.yaml", _aliased_cases(20))
     message = _load_error(path)
@@ -87,7 +87,7 @@ def test_aliases_spread_over_many_cases_add_up(
 
 
 def test_cases_that_are_aliases_add_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_yaml, "MAX_ALIAS_VALUES", 1000)
+    monkeypatch.setattr(_yaml_reader, "MAX_ALIAS_VALUES", 1000)
     # The anchored case is 57 values (its mapping, 3 keys, 2 values, the list of 51).
     big = ", ".join(["x"] * 50)
     path = write(
@@ -100,7 +100,7 @@ def test_cases_that_are_aliases_add_up(tmp_path: Path, monkeypatch: pytest.Monke
 def test_an_error_of_the_yaml_itself_comes_before_an_alias_bomb(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_yaml, "MAX_ALIAS_VALUES", 1000)
+    monkeypatch.setattr(_yaml_reader, "MAX_ALIAS_VALUES", 1000)
     path = write(
         tmp_path / "suite.yaml", _aliased_cases(30) + "  - {id: broken, query: 'unclosed}\n"
     )
@@ -110,7 +110,7 @@ def test_an_error_of_the_yaml_itself_comes_before_an_alias_bomb(
 def test_an_alias_bomb_comes_before_a_value_that_cannot_be_built(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_yaml, "MAX_ALIAS_VALUES", 1000)
+    monkeypatch.setattr(_yaml_reader, "MAX_ALIAS_VALUES", 1000)
     unbuildable = "  - {id: x, query: !!python/name:os.system ''}\n"
     path = write(tmp_path / "suite.yaml", _aliased_cases(30).replace("\n", "\n" + unbuildable, 1))
     assert "refused as an alias bomb" in _load_error(path)
@@ -145,7 +145,7 @@ def _suite_text(cases: int) -> str:
 def _peak_bytes(path: Path) -> tuple[int, Any]:
     tracemalloc.start()
     try:
-        data, _ = _yaml.read_yaml(path)
+        data, _ = _yaml_reader.read_yaml(path)
         return tracemalloc.get_traced_memory()[1], data
     finally:
         tracemalloc.stop()

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
+
+from tests.support.serving import serving
 
 Behaviour = Literal["comply", "refuse_json", "refuse_text"]
 
@@ -110,10 +111,5 @@ def attack_server(behaviour: Behaviour) -> Iterator[AttackServer]:
     server = AttackServer(behaviour)
     http = ThreadingHTTPServer(("127.0.0.1", 0), _handler(server))
     server.base_url = f"http://127.0.0.1:{http.server_address[1]}/v1"
-    thread = threading.Thread(target=http.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(http):
         yield server
-    finally:
-        http.shutdown()
-        http.server_close()

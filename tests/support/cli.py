@@ -1,7 +1,10 @@
-"""Write a test's files and run the promptum CLI in-process: the two helpers most tests need."""
+"""Write a test's files and run the promptum CLI in-process (or, where a test needs it, in a
+process of its own)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -25,3 +28,19 @@ def invoke(*args: str | Path, **kwargs: Any) -> Result:
     the result, unless `catch_exceptions=True` is passed (other keywords go to CliRunner)."""
     kwargs.setdefault("catch_exceptions", False)
     return CliRunner().invoke(main, [str(arg) for arg in args], **kwargs)
+
+
+def run_promptum(
+    *args: str | Path, cwd: str | Path | None = None, timeout: float = 180, **kwargs: Any
+) -> subprocess.CompletedProcess[str]:
+    """Run `promptum ARGS` in a process of its own, its output kept as text; other keywords
+    (`env`, `preexec_fn`) go to `subprocess.run`."""
+    return subprocess.run(
+        [sys.executable, "-m", "promptum", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        **kwargs,
+    )

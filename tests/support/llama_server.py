@@ -30,6 +30,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from promptum.providers import local_model_path
+from promptum.values.completion import Completion
 
 
 class LlamaServerError(RuntimeError):
@@ -94,3 +95,15 @@ def llama_server(
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+def assert_answered_paris(completion: Completion, model: str) -> None:
+    """SmolLM2 asked the capital of France in one word (24 tokens at most) said Paris, with
+    its token counts."""
+    assert completion.ok, completion.error
+    assert "Paris" in completion.text
+    assert completion.model == model
+    assert completion.input_tokens is not None
+    assert completion.input_tokens > 10
+    assert completion.output_tokens is not None
+    assert 0 < completion.output_tokens <= 24

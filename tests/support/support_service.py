@@ -9,13 +9,14 @@ Every request (path, headers, body) is kept in ``service.requests``.
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.support.serving import serving
 
 KNOWLEDGE = {
     "refund": "Refunds are paid within 14 days of the return.",
@@ -77,10 +78,5 @@ def support_service(token: str | None = None) -> Iterator[SupportService]:
     service = SupportService(f"http://127.0.0.1:{server.server_port}/answer", token)
     server.RequestHandlerClass = _handler(service)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(server):
         yield service
-    finally:
-        server.shutdown()
-        server.server_close()

@@ -13,9 +13,9 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from promptum.cases import ConversationGrading, TestCase, Turn
 from promptum.checks import CheckDefinition
 from promptum.providers import HttpTarget, PythonTarget, Target
-from promptum.runner import ConversationGrading, TestCase, Turn
 from promptum.values.run_result import Message
 from tests.runner.conversation_support import run_one
 

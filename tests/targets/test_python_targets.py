@@ -104,13 +104,15 @@ def test_failing_wrong_and_hanging_targets_are_errors_not_crashes() -> None:
 
     def hangs(query: str) -> str:
         released.wait(30)
+        finished.append("hangs")
         return "late"
 
     async def hangs_async(query: str) -> str:
         await asyncio.sleep(30)
+        finished.append("hangs_async")
         return "late"
 
-    started = time.perf_counter()
+    finished: list[str] = []
     run = _run(
         Prompt(name="raises", prompt="q", target=raises),
         Prompt(name="wrong", prompt="q", target=wrong),
@@ -118,8 +120,9 @@ def test_failing_wrong_and_hanging_targets_are_errors_not_crashes() -> None:
         Prompt(name="hangs_async", prompt="q", target=hangs_async),
         timeout_s=0.3,
     )
+    finished_in_run = list(finished)
     released.set()
-    assert time.perf_counter() - started < 5
+    assert finished_in_run == []  # the run ended at the limit, not when the targets returned
     errors = {r.case_id: (r.status, r.completion.error) for r in run.results}
     assert errors["raises"] == ("error", "target failed: RuntimeError: database down; key sk-***")
     assert errors["wrong"] == (
@@ -147,11 +150,9 @@ def test_sync_targets_run_concurrently_in_worker_threads() -> None:
 
     graded = [{"type": "contains", "value": "ok"}]
     prompts = [Prompt(name=f"c{i}", prompt="q", target=slow, checks=graded) for i in range(8)]
-    started = time.perf_counter()
     run = _run(*prompts, concurrency=4)
     assert {r.status for r in run.results} == {"pass"}
-    assert most == 4
-    assert time.perf_counter() - started < 0.6
+    assert most == 4  # four at once: the concurrency limit, reached
 
 
 def test_a_parameter_the_case_cannot_fill_is_an_error_naming_it() -> None:

@@ -2,33 +2,18 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
-from promptum.providers import ClientOptions, EndpointConfig, ModelClient, ModelRequest
+from promptum.providers import ClientOptions, EndpointConfig
 from promptum.values.completion import Completion
-from promptum.values.run_result import Message
 from tests.support.fault_server import FaultServer, Reply, fault_server
-from tests.support.tools import WEATHER
+from tests.support.tools import WEATHER, ask_weather
 
 
 def _ask(server: FaultServer, choice: Any) -> Completion:
-    async def ask() -> Completion:
-        endpoint = EndpointConfig(kind="anthropic", base_url=server.root_url)
-        client = ModelClient(ClientOptions(cache=False, endpoints={"claude": endpoint}))
-        try:
-            request = ModelRequest(
-                model="claude/sonnet",
-                messages=(Message(role="user", content="What is the weather in Paris?"),),
-                tools=(WEATHER,),
-                tool_choice=choice,
-                max_tokens=64,
-            )
-            return await client.complete(request)
-        finally:
-            await client.aclose()
-
-    return asyncio.run(ask())
+    endpoint = EndpointConfig(kind="anthropic", base_url=server.root_url)
+    options = ClientOptions(cache=False, endpoints={"claude": endpoint})
+    return ask_weather("claude/sonnet", choice, options)
 
 
 def test_a_forced_tool_call_round_trips_through_anthropic() -> None:

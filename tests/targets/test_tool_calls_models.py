@@ -8,36 +8,21 @@ arguments, so these tests ask only what the model can do.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
 
-from promptum.providers import ClientOptions, EndpointConfig, ModelClient, ModelRequest
+from promptum.providers import ClientOptions, EndpointConfig
 from promptum.values.completion import Completion
-from promptum.values.run_result import Message
 from tests.support.llama_server import llama_server
-from tests.support.tools import WEATHER
+from tests.support.tools import ask_weather
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.embedded_model]
 
 
 def _ask(model: str, choice: Any, **endpoints: EndpointConfig) -> Completion:
-    async def ask() -> Completion:
-        client = ModelClient(ClientOptions(cache=False, endpoints=endpoints, timeout_s=120))
-        try:
-            request = ModelRequest(
-                model=model,
-                messages=(Message(role="user", content="What is the weather in Paris?"),),
-                tools=(WEATHER,),
-                tool_choice=choice,
-                max_tokens=64,
-            )
-            return await client.complete(request)
-        finally:
-            await client.aclose()
-
-    return asyncio.run(ask())
+    options = ClientOptions(cache=False, endpoints=endpoints, timeout_s=120)
+    return ask_weather(model, choice, options)
 
 
 @pytest.mark.parametrize(

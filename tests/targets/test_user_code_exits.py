@@ -17,6 +17,7 @@ import pytest
 
 from promptum import Prompt, Session
 from promptum.providers import ClientOptions, run_in_worker
+from tests.support.cli import run_promptum
 
 APP = """\
 import sys
@@ -96,13 +97,7 @@ def _project(folder: Path, suite: str = SUITE, app: str = APP) -> Path:
 
 def _cli(folder: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
     """promptum in its own process: a SystemExit inside it must not pass for its exit."""
-    return subprocess.run(
-        [sys.executable, "-m", "promptum", *arguments],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_promptum(*arguments, cwd=folder)
 
 
 def _by_case(path: Path) -> dict[str, Any]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -12,6 +11,7 @@ from functools import lru_cache
 from types import CodeType
 from typing import Any
 
+from promptum.foundations.suggestions import did_you_mean
 from promptum.values.completion import Completion
 from promptum.values.documented_views import CheckResult
 from promptum.values.grade import Grade
@@ -37,10 +37,9 @@ def refuse_unknown_keys(check: str, value: Mapping[Any, Any], keys: Sequence[str
     """Raise ValueError naming the first key of a check's mapping value it does not take."""
     for key in value:
         if key not in keys:
-            close = difflib.get_close_matches(str(key), keys, n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
+            hint = did_you_mean(str(key), keys)
             raise ValueError(
-                f"check {check!r}: unknown key {key!r}; {hint}it takes {', '.join(keys)}"
+                f"check {check!r}: unknown key {key!r}.{hint} It takes {', '.join(keys)}"
             )
 
 

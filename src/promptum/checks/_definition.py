@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any, Self
 
 from pydantic import (
@@ -41,23 +41,33 @@ def _checked_value(check_type: CheckType, value: Any) -> Any:
     if kind is ValueKind.ANY:
         return value
     if kind is ValueKind.STRING:
-        if not isinstance(value, str):
-            raise ValueError(
-                f"check {name!r} needs a string value, got {type(value).__name__} {value!r}; "
-                "quote it in YAML"
-            )
-        if not value and name in ("contains", "not_contains"):
-            raise ValueError(f"check {name!r} needs a non-empty string")
-        if name in ("regex", "not_regex"):
-            import regex
+        return _checked_string(name, value)
+    return _checked_number(name, kind, value)
 
-            try:
-                bounded_search(value)  # compiled by the engine the check searches with
-            except regex.error as exc:
-                raise ValueError(
-                    f"check {name!r}: invalid regular expression {value!r}: {exc}"
-                ) from exc
-        return value
+
+def _checked_string(name: str, value: Any) -> str:
+    """Return `value` if it is a string check `name` can search for, else raise ValueError."""
+    if not isinstance(value, str):
+        raise ValueError(
+            f"check {name!r} needs a string value, got {type(value).__name__} {value!r}; "
+            "quote it in YAML"
+        )
+    if not value and name in ("contains", "not_contains"):
+        raise ValueError(f"check {name!r} needs a non-empty string")
+    if name in ("regex", "not_regex"):
+        import regex
+
+        try:
+            bounded_search(value)  # compiled by the engine the check searches with
+        except regex.error as exc:
+            raise ValueError(
+                f"check {name!r}: invalid regular expression {value!r}: {exc}"
+            ) from exc
+    return value
+
+
+def _checked_number(name: str, kind: ValueKind, value: Any) -> int | float:
+    """Return `value` as the finite, non-negative number `kind` asks for, else raise ValueError."""
     is_number = isinstance(value, int | float) and not isinstance(value, bool)
     if not is_number or not math.isfinite(value) or value < 0:
         raise ValueError(f"check {name!r} needs {kind.value}, got {value!r}")
@@ -66,6 +76,16 @@ def _checked_value(check_type: CheckType, value: Any) -> Any:
             raise ValueError(f"check {name!r} needs {kind.value}, got {value!r}")
         return int(value)
     return float(value)
+
+
+def _compiled_value(check_type: CheckType, value: Any, context: Any) -> Any:
+    """The value a check of `check_type` is built with: `value` checked, or what it names."""
+    if check_type.value is ValueKind.FUNCTION:
+        # Imported now, relative to the suite's folder when the loader gives it.
+        return python_function(value, context)
+    if check_type.value is ValueKind.CANARY:
+        return bound_canary(value, context)
+    return _checked_value(check_type, value)
 
 
 SHARED = "shared checks"
@@ -139,29 +159,37 @@ class CheckDefinition(BaseModel):
     @model_validator(mode="after")
     def _compile(self, info: ValidationInfo) -> CheckDefinition:
         check_type = get_check_type(self.type)
-        value: Any
-        if check_type.value is ValueKind.FUNCTION:
-            # Imported now, relative to the suite's folder when the loader gives it.
-            value = python_function(self.value, info.context)
-        elif check_type.value is ValueKind.CANARY:
-            value = bound_canary(self.value, info.context)
-        else:
-            value = _checked_value(check_type, self.value)
+        value = _compiled_value(check_type, self.value, info.context)
         if self.case_insensitive and not check_type.string_check:
             raise ValueError(
                 f"check {self.type!r}: case_insensitive applies only to string checks "
                 f"({', '.join(t.name for t in CHECK_TYPES.values() if t.string_check)})"
             )
         if isinstance(check_type, ScoredCheckType) and check_type.build_scored is not None:
-            if self.model is not None:
-                check_model = check_type.check_model
-                problem = check_model(self.model) if check_model else "it takes no model"
-                if problem is not None:
-                    raise ValueError(f"check {self.type!r}: {problem}")
-            threshold = check_type.default_threshold if self.threshold is None else self.threshold
-            self._compiled = check_type.build_scored(value, threshold, self.model)
-            self._compiled_from = self._key()
-            return self
+            self._compiled = self._scored(check_type, check_type.build_scored, value)
+        else:
+            self._refuse_scoring_fields()
+            self._compiled = check_type.build(value, self.case_insensitive)
+        self._compiled_from = self._key()
+        return self
+
+    def _scored(
+        self,
+        check_type: ScoredCheckType,
+        build: Callable[[Any, float, str | None], CompiledCheck],
+        value: Any,
+    ) -> CompiledCheck:
+        """The scoring check built at its threshold, once its `model` is one it takes."""
+        if self.model is not None:
+            check_model = check_type.check_model
+            problem = check_model(self.model) if check_model else "it takes no model"
+            if problem is not None:
+                raise ValueError(f"check {self.type!r}: {problem}")
+        threshold = check_type.default_threshold if self.threshold is None else self.threshold
+        return build(value, threshold, self.model)
+
+    def _refuse_scoring_fields(self) -> None:
+        """Raise ValueError if this check, which scores nothing, sets `threshold` or `model`."""
         scoring = [
             t
             for t in CHECK_TYPES.values()
@@ -178,9 +206,6 @@ class CheckDefinition(BaseModel):
             raise ValueError(
                 f"check {self.type!r}: model applies only to checks with a model ({modelled})"
             )
-        self._compiled = check_type.build(value, self.case_insensitive)
-        self._compiled_from = self._key()
-        return self
 
     @model_validator(mode="after")
     def _transformed(self) -> CheckDefinition:

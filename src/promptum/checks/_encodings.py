@@ -262,6 +262,57 @@ def _tagged(text: str) -> str:
     return "".join(chr(ord(char) - _TAG_FIRST) for run in runs for char in run)
 
 
+def _reordered(squeezed: str, letters: str) -> str | None:
+    """Separated, reversed or rot13 forms of the squeezed string, in the text's letters."""
+    forms = (
+        (squeezed, "with its characters separated"),
+        (squeezed[::-1], "reversed"),
+        (_rot13(squeezed), "rot13-encoded"),
+        (_rot13(squeezed)[::-1], "rot13-encoded and reversed"),
+    )
+    return next((how for form, how in forms if form in letters), None)
+
+
+def _ciphered(squeezed: str, letters: str) -> str | None:
+    """Caesar-shifted, Atbash or split forms of a random token, in the text's letters."""
+    # A random token matches no word under any shift, so each shift is safe to try.
+    for shift in range(1, 26):
+        if shift != 13 and _shifted(squeezed, shift) in letters:
+            return f"Caesar-shifted by {shift}"
+    if squeezed.translate(_ATBASH) in letters:
+        return "Atbash-encoded"
+    count = covered(squeezed, letters) or covered(squeezed[::-1], letters)
+    return f"split into {count} pieces" if count else None
+
+
+def _decodings(text: str, visible: str) -> Iterator[tuple[str, str]]:
+    """Material decoded from the text, each with how it was written, in the order tried."""
+    if visible is not text:
+        tagged = _tagged(text)
+        if tagged:
+            yield tagged, "hidden in Unicode tag characters"
+    runs = _B64_RUN.findall(text)
+    for decoded in _base64_decodings(runs):
+        yield decoded, "base64-encoded"
+    for decoded in _base32_decodings(runs):
+        yield decoded, "base32-encoded"
+    for decoded in _from_codes(text):
+        yield decoded, "written as character codes"
+    yield from _unescapings(text)
+
+
+def _unescapings(text: str) -> Iterator[tuple[str, str]]:
+    """The text with its code, URL or HTML escapes undone, where it has any."""
+    if "\\" in text:
+        unescaped = _unescaped_codes(text)
+        if unescaped != text:
+            yield unescaped, "written as code escapes"
+    if "%" in text or "&" in text:
+        unescaped = html.unescape(unquote(text))
+        if unescaped != text:
+            yield unescaped, "URL- or HTML-escaped"
+
+
 @dataclass(frozen=True, slots=True)
 class Hidden:
     """A string to find, with each form of it a view of the response is searched for."""
@@ -326,36 +377,28 @@ class Hidden:
         if not squeezed:
             return None
         letters = _squeezed(normal)
-        forms = (
-            (squeezed, "with its characters separated"),
-            (squeezed[::-1], "reversed"),
-            (_rot13(squeezed), "rot13-encoded"),
-            (_rot13(squeezed)[::-1], "rot13-encoded and reversed"),
-        )
-        for form, how in forms:
-            if form in letters:
-                return how
+        found = _reordered(squeezed, letters)
+        if found is not None:
+            return found
         leet = _leet(normal) if self.leet else ""
+        found = self._in_leet(leet)
+        if found is not None:
+            return found
+        if self.pieces:
+            return _ciphered(squeezed, letters)
+        count = word_cover(squeezed, self.cuts, normal, letters)
+        if not count and self.leet:
+            count = word_cover(self.leet, self.cuts, leet_letters(normal), leet)
+        return f"split into {count} pieces" if count else None
+
+    def _in_leet(self, leet: str) -> str | None:
+        """The leetspeak form, forwards or reversed, in the text read as leetspeak."""
         if self.leet:
             if self.leet in leet:
                 return "in leetspeak"
             if self.leet[::-1] in leet:
                 return "in leetspeak, reversed"
-        if self.pieces:
-            # A random token matches no word under any shift, so each shift is safe to try.
-            for shift in range(1, 26):
-                if shift != 13 and _shifted(squeezed, shift) in letters:
-                    return f"Caesar-shifted by {shift}"
-            if squeezed.translate(_ATBASH) in letters:
-                return "Atbash-encoded"
-            count = covered(squeezed, letters) or covered(squeezed[::-1], letters)
-            if count:
-                return f"split into {count} pieces"
-            return None
-        count = word_cover(squeezed, self.cuts, normal, letters)
-        if not count and self.leet:
-            count = word_cover(self.leet, self.cuts, leet_letters(normal), leet)
-        return f"split into {count} pieces" if count else None
+        return None
 
     def _encoded(self, text: str) -> str | None:
         """Base64 (standard or URL-safe, any alignment, wrapped or not) or hex forms."""
@@ -375,36 +418,8 @@ class Hidden:
 
     def _decoded(self, text: str, visible: str, depth: int) -> str | None:
         """The string within material decoded from the text: tags, base64, escapes."""
-        if visible is not text:
-            tagged = _tagged(text)
-            if tagged:
-                found = self.find(tagged, depth + 1)
-                if found is not None:
-                    return f"hidden in Unicode tag characters ({found})"
-        runs = _B64_RUN.findall(text)
-        for decoded in _base64_decodings(runs):
+        for decoded, how in _decodings(text, visible):
             found = self.find(decoded, depth + 1)
             if found is not None:
-                return f"base64-encoded ({found})"
-        for decoded in _base32_decodings(runs):
-            found = self.find(decoded, depth + 1)
-            if found is not None:
-                return f"base32-encoded ({found})"
-        for decoded in _from_codes(text):
-            found = self.find(decoded, depth + 1)
-            if found is not None:
-                return f"written as character codes ({found})"
-        if "\\" in text:
-            unescaped = _unescaped_codes(text)
-            if unescaped != text:
-                found = self.find(unescaped, depth + 1)
-                if found is not None:
-                    return f"written as code escapes ({found})"
-        if "%" not in text and "&" not in text:
-            return None
-        unescaped = html.unescape(unquote(text))
-        if unescaped != text:
-            found = self.find(unescaped, depth + 1)
-            if found is not None:
-                return f"URL- or HTML-escaped ({found})"
+                return f"{how} ({found})"
         return None

@@ -15,6 +15,8 @@ from promptum.checks._base import (
 from promptum.checks._custom import CustomCheck
 from promptum.checks._definition import CheckDefinition
 from promptum.checks._registry import is_built_in
+from promptum.checks._text import NOT_REGEX, REGEX
+from promptum.validation import REGEX_TIMEOUT_S
 from promptum.values.completion import Completion
 from promptum.values.documented_views import CheckResult
 from promptum.values.grade import Grade
@@ -86,15 +88,36 @@ class CheckPlan:
     """The checks the user wrote, by position: they see the whole `CheckInput`."""
     run: Run
     """Each check's grade of one completion, in order, as `run_compiled` gives them."""
-    in_line: bool = False
-    """Whether every check is a built-in type's condition, tested in line: a string test of
-    promptum's own, bounded by the response's length (a regex that could backtrack, JSON,
-    `similar`, tool schemas and checks the user wrote or registered are not)."""
+    bound_s: float | None = None
+    """The longest the checks can take on one response, when each has a bound of its own: 0
+    when every one is a built-in type's condition, tested in line (a string test of promptum's
+    own, bounded by the response's length), plus `REGEX_TIMEOUT_S` for each regex that could
+    backtrack (its search stops there); None if any is JSON, `similar`, a tool schema or a
+    check the user wrote or registered."""
 
 
 def _fused(compiled: tuple[CompiledCheck, ...], definitions: tuple[CheckDefinition, ...]) -> Run:
     """`run_compiled` of these checks as one function of a completion, built-in tests in line."""
     return fused_checks(compiled, partial(_one_by_one, compiled, definitions))
+
+
+_SEARCHES = frozenset({REGEX.name, NOT_REGEX.name})
+"""The built-in types whose check, when not tested in line, is one search with a time bound."""
+
+
+def _bound_s(
+    definitions: Sequence[CheckDefinition], checks: Sequence[CompiledCheck]
+) -> float | None:
+    """`CheckPlan.bound_s` of these checks."""
+    bound = 0.0
+    for definition, check in zip(definitions, checks, strict=True):
+        if not is_built_in(definition.type):
+            return None
+        if _condition(check) is None:
+            if definition.type not in _SEARCHES:
+                return None
+            bound += REGEX_TIMEOUT_S
+    return bound
 
 
 def _stand_in(check: CustomCheck) -> CompiledCheck:
@@ -129,11 +152,8 @@ def check_plan(definitions: tuple[CheckDefinition, ...]) -> CheckPlan:
             run = _stand_in(run)
         compiled.append(run)
     checks = tuple(compiled)
-    in_line = all(
-        is_built_in(definition.type) and _condition(check) is not None
-        for definition, check in zip(definitions, checks, strict=True)
-    )
-    plan = CheckPlan(definitions, checks, tuple(custom), _fused(checks, definitions), in_line)
+    bound_s = _bound_s(definitions, checks)
+    plan = CheckPlan(definitions, checks, tuple(custom), _fused(checks, definitions), bound_s)
     if len(_plans) >= _PLANS_KEPT:
         _plans.pop(next(iter(_plans)), None)  # the oldest: a long session keeps making cases
     _plans[key] = (definitions, plan)

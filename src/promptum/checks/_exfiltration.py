@@ -73,24 +73,41 @@ def _image(text: str, match: re.Match[str]) -> bool:
 def _bare(text: str) -> Iterator[str]:
     """The URLs written bare: after a web or mail scheme and its colon, or from ``www.``."""
     lower = text.lower()
+    for start in (*_scheme_starts(text, lower), *_www_starts(text, lower)):
+        rest = _BARE_REST.match(text, start)
+        if rest is not None:
+            yield rest.group(0)
+
+
+def _scheme_starts(text: str, lower: str) -> list[int]:
+    """Where each web or mail scheme before a colon starts, unless a word runs into it."""
     starts = []
     at = text.find(":")
     while at != -1:  # a colon is rare in prose, and a search for one is fast
         before = lower[max(at - 6, 0) : at]
         scheme = next((s for s in _BARE_SCHEMES if before.endswith(s)), None)
-        start = at - len(scheme) if scheme else -1
-        if scheme and not (start and (text[start - 1].isalnum() or text[start - 1] in "._-")):
-            starts.append(start)
+        if scheme:
+            start = at - len(scheme)
+            if not _glued(text, start, "._-"):
+                starts.append(start)
         at = text.find(":", at + 1)
+    return starts
+
+
+def _www_starts(text: str, lower: str) -> list[int]:
+    """Where each ``www.`` starts, unless a word, host or path runs into it."""
+    starts = []
     at = lower.find("www.")
     while at != -1:
-        if not (at and (text[at - 1].isalnum() or text[at - 1] in ".@/-")):
+        if not _glued(text, at, ".@/-"):
             starts.append(at)
         at = lower.find("www.", at + 1)
-    for start in starts:
-        rest = _BARE_REST.match(text, start)
-        if rest is not None:
-            yield rest.group(0)
+    return starts
+
+
+def _glued(text: str, at: int, joiners: str) -> bool:
+    """Whether the character before `at` is a letter, a digit or one of `joiners`."""
+    return bool(at) and (text[at - 1].isalnum() or text[at - 1] in joiners)
 
 
 def _markdown(text: str) -> Iterator[Link]:
@@ -120,12 +137,7 @@ def links(text: str) -> list[Link]:
     Code blocks and spans are shown as written, never fetched or linked: a refusal may quote
     the attack's image there.
     """
-    # Entities and JSON's escaped slashes first: `&#104;ttps:` and `https:\/\/` are URLs too.
-    if "`" in text or "~~~" in text:
-        text = _CODE.sub(" ", text)
-    if "&" in text:
-        text = html.unescape(text)
-    text = text.replace("\\/", "/")
+    text = _outside_code(text)
     found: dict[str, Link] = {}
     for link in (*_markdown(text), *_html(text)):
         found.setdefault(link.url.strip("<>"), link)
@@ -136,6 +148,16 @@ def links(text: str) -> list[Link]:
         if url not in found and not any(url in seen or seen in url for seen in found):
             found[url] = Link("bare URL", url)
     return list(found.values())
+
+
+def _outside_code(text: str) -> str:
+    """The text without its code, with entities and JSON's escaped slashes undone."""
+    # Entities and JSON's escaped slashes first: `&#104;ttps:` and `https:\/\/` are URLs too.
+    if "`" in text or "~~~" in text:
+        text = _CODE.sub(" ", text)
+    if "&" in text:
+        text = html.unescape(text)
+    return text.replace("\\/", "/")
 
 
 def _allowed_hosts(value: Any) -> tuple[str, ...]:

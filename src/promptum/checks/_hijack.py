@@ -23,8 +23,8 @@ from promptum.checks._base import (
     refuse_unknown_keys,
     shorten,
 )
-from promptum.checks._expression import parsed_answer
 from promptum.checks._markers import holds
+from promptum.checks._response_expression import parsed_answer
 from promptum.evaluations import value_at
 from promptum.values.completion import Completion
 from promptum.values.grade import Grade

@@ -8,7 +8,6 @@ Both compare case-insensitively, as ``rouge-score`` does and promptfoo's ``bleu`
 
 from __future__ import annotations
 
-import difflib
 import re
 import sys
 from collections.abc import Callable, Mapping
@@ -21,6 +20,7 @@ from promptum.checks._base import (
     refuse_unknown_keys,
     shorten,
 )
+from promptum.foundations.suggestions import did_you_mean
 from promptum.values.completion import Completion
 from promptum.values.grade import Grade
 
@@ -69,10 +69,9 @@ def rouge_spec(value: Any) -> tuple[str, str]:
         # Matched without case and separators: `ROUGE-L` and `rouge_l` mean rougeL.
         plain = {v.lower(): v for v in VARIANTS}
         written = re.sub(r"[-_ ]", "", str(variant)).lower()
-        close = difflib.get_close_matches(written, plain, n=1)
-        hint = f"did you mean {plain[close[0]]!r}? " if close else ""
+        hint = did_you_mean(written, plain)
         raise ValueError(
-            f"check 'rouge': unknown variant {variant!r}; {hint}use one of {', '.join(VARIANTS)}"
+            f"check 'rouge': unknown variant {variant!r}.{hint} Use one of {', '.join(VARIANTS)}"
         )
     return reference, variant
 

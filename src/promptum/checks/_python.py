@@ -7,7 +7,6 @@ a conftest.py: imported when the suite loads, and listed by ``promptum validate`
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from typing import Any
 from promptum.checks._base import CompiledCheck, ScoredCheckType, ValueKind
 from promptum.checks._custom import DEFAULT_THRESHOLD, CustomCheck, doc_line
 from promptum.foundations.entry_points import call_problem
+from promptum.foundations.suggestions import did_you_mean
 
 FOLDER = "folder"
 """The key of the validation context naming the folder references are relative to (the
@@ -69,8 +69,7 @@ def python_function(value: Any, context: object) -> PythonFunction:
             names = [
                 n for n in dir(target) if not n.startswith("_") and callable(getattr(target, n))
             ]
-            close = difflib.get_close_matches(part, names, n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
+            hint = did_you_mean(part, names)
             raise ValueError(f"check 'python': {written} has no function {attribute!r}.{hint}")
         target = getattr(target, part)
     if isinstance(target, type) or not callable(target):

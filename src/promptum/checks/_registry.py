@@ -7,7 +7,6 @@ looked up.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable
 from typing import Any
@@ -27,10 +26,11 @@ from promptum.checks import (
 from promptum.checks._base import CheckType, ValueKind
 from promptum.checks._custom import function_check_type, plugin_check_type, signature_kind
 from promptum.checks._exfiltration import NO_EXFILTRATION
-from promptum.checks._expr import EXPR
+from promptum.checks._expr_check import EXPR
 from promptum.checks._hijack import FIELD_NOT_HIJACKED
 from promptum.checks._leaks import CANARY_NOT_LEAKED, SECRET_NOT_LEAKED
 from promptum.foundations.entry_points import CHECKS_GROUP, Registry, caller_label
+from promptum.foundations.suggestions import did_you_mean
 
 CHECK_TYPES: dict[str, CheckType] = {
     check_type.name: check_type
@@ -84,8 +84,7 @@ def get_check_type(name: str) -> CheckType:
     if found is not None:
         return found
     known = _REGISTRY.names()
-    close = difflib.get_close_matches(str(name), known, n=1)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
+    hint = did_you_mean(str(name), known)
     raise ValueError(f"unknown check type {name!r}.{hint} Valid types: {', '.join(known)}")
 
 

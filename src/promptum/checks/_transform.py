@@ -16,8 +16,8 @@ from pydantic import AfterValidator
 
 from promptum.checks._base import CompiledCheck, shorten
 from promptum.checks._custom import CheckInput, CustomCheck
-from promptum.checks._expr import ExprCheck
-from promptum.checks._expression import expression, variables
+from promptum.checks._expr_check import ExprCheck
+from promptum.checks._response_expression import expression, variables
 from promptum.templating import Expression, TemplateError
 from promptum.values.grade import Grade
 

@@ -129,8 +129,11 @@ def _encoded(part: str) -> bool:
         return True
     if _ADDRESS.fullmatch(part) or _code(stem) or _base64_text(stem):
         return True
-    if len(stem) < ENCODED_SEGMENT:
-        return False
+    return len(stem) >= ENCODED_SEGMENT and _hex_or_base64(stem)
+
+
+def _hex_or_base64(stem: str) -> bool:
+    """Whether a long segment (its file extension cut) is hex with digits, or base64."""
     if _HEXISH.fullmatch(stem):
         return any(c.isdigit() for c in stem)
     if not _BASE64ISH.fullmatch(stem) or _slug(stem):
@@ -177,30 +180,48 @@ def carried_data(url: str) -> tuple[str, str] | None:
     scheme = scheme.lower()
     if not colon or scheme not in (*_WEB_SCHEMES, "mailto"):
         return None  # relative (the app's own host), or no network scheme (data:, javascript:)
+    parts = _parts(url)
+    if parts is None:
+        return None
+    host = _host(parts, scheme)
+    if not host:
+        return None
+    carrier = _carrier(parts, scheme)
+    return None if carrier is None else (host, carrier)
+
+
+def _parts(url: str) -> SplitResult | None:
+    """The URL's parts as a browser reads them; None for a host no browser fetches."""
     try:
-        parts = urlsplit(url)
+        return urlsplit(url)
     except ValueError:
         # Python refuses a netloc with look-alikes of `/?#@:` (`a／@evil.example`); a browser
         # reads them as user info and fetches the host after `@`. Escaped, they stay there.
         try:
-            parts = urlsplit("".join(c if c.isascii() else quote(c) for c in url))
+            return urlsplit("".join(c if c.isascii() else quote(c) for c in url))
         except ValueError:  # a malformed IPv6 host: no browser fetches it
             return None
-    host = _host(parts, scheme)
-    if not host:
-        return None
+
+
+def _encoded_path(path: str) -> bool:
+    """Whether a segment of the path, as written or unescaped, looks like data."""
+    segments = [s for s in path.split("/") if s]
+    return any(_encoded(s) for s in segments) or any(_encoded(unquote(s)) for s in segments)
+
+
+def _carrier(parts: SplitResult, scheme: str) -> str | None:
+    """Which part of the URL carries data, said as `carried_data` says it; None if none."""
     if parts.query and _sends_values(parts.query):
-        return host, "a query string"
+        return "a query string"
     if parts.fragment and _sends_values(parts.fragment):
-        return host, "a fragment"
-    if scheme != "mailto" and "@" in parts.netloc:
-        return host, "user info"
+        return "a fragment"
     if scheme == "mailto":
         return None
-    segments = [unquote(s) for s in parts.path.split("/") if s]
-    if any(_encoded(s) for s in parts.path.split("/") if s) or any(_encoded(s) for s in segments):
-        return host, "an encoded or long path segment"
+    if "@" in parts.netloc:
+        return "user info"
+    if _encoded_path(parts.path):
+        return "an encoded or long path segment"
     labels = _labels(parts)
     if any(_encoded_label(label, at < len(labels) - 2) for at, label in enumerate(labels)):
-        return host, "an encoded or long host label"
+        return "an encoded or long host label"
     return None

@@ -196,74 +196,25 @@ def main(env: Mapping[str, str] | None = None) -> int:
     env = os.environ if env is None else env
     inputs = Inputs.from_env(env)
     reports = inputs.reports
-    reports.mkdir(parents=True, exist_ok=True)
     results, summary, comparison = (
         reports / "results.json",
         reports / "summary.md",
         reports / "compare.md",
     )
-    for stale in (results, summary, comparison):
-        stale.unlink(missing_ok=True)
-    run_code = _promptum(
-        "run",
-        *_suite_paths(inputs.suites),
-        "-o", str(results),
-        "-o", str(reports / "report.html"),
-        "-o", str(reports / "junit.xml"),
-        "--summary-md", str(summary),
-        *inputs.args,
-    )  # fmt: skip
-
-    event = _event(env)
-    pull = _pull_request(event)
+    run_code = _run(inputs, results, summary, comparison)
+    pull = _pull_request(_event(env))
     client = GitHubClient(
         env.get("GITHUB_API_URL", "https://api.github.com"),
         env.get("GITHUB_REPOSITORY", ""),
         env.get("GITHUB_TOKEN") or None,
     )
-    baseline, note = inputs.baseline, "the baseline given"
-    if baseline is not None and not baseline.is_file():
-        print(f"::warning::promptum: the baseline {baseline} does not exist")
-        baseline, note = None, f"the baseline file {baseline} does not exist"
-    elif baseline is None and pull is not None:
-        target = reports / "baseline.json"
-        baseline, note = _fetch_baseline(client, inputs.baseline_artifact, pull[1], target)
-    elif baseline is None:
-        note = "no baseline for a run outside a pull request"
-
-    compare_code: int | None = None
-    if baseline is not None and results.is_file():
-        gate = ["--fail-on-regression"]
-        if inputs.max_regressed:
-            gate += ["--max-regressed", inputs.max_regressed]
-        code = _promptum("compare", str(baseline), str(results), *gate, "-o", str(comparison))
-        if code in (0, 1):
-            compare_code = code
-        else:
-            print("::warning::promptum: the comparison with the baseline failed (see above)")
-            note = f"{note}: the comparison failed (see the job's log)"
-            comparison.unlink(missing_ok=True)
-
-    server, repository, run_id = (
-        env.get("GITHUB_SERVER_URL", "https://github.com"),
-        env.get("GITHUB_REPOSITORY", ""),
-        env.get("GITHUB_RUN_ID", ""),
-    )
-    run_url = f"{server}/{repository}/actions/runs/{run_id}" if repository and run_id else ""
-    body = _comment_body(_read(summary), _read(comparison), note, run_url, run_code)
+    baseline, note = _baseline(inputs, client, pull)
+    compare_code, note = _compare(inputs, baseline, results, comparison, note)
+    body = _comment_body(_read(summary), _read(comparison), note, _run_url(env), run_code)
     if env.get("GITHUB_STEP_SUMMARY"):
         with open(env["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as out:
             out.write(body.replace(MARKER + "\n\n", "", 1))
-
-    comment_url = ""
-    if pull is not None and inputs.comment:
-        try:
-            action, comment_url = client.upsert_comment(pull[0], MARKER, body)
-            print(f"promptum: {action} the pull request comment {comment_url}")
-        except GitHubError as exc:
-            # A pull request from a fork gets a read-only token: the job summary remains.
-            print(f"::warning::promptum: the pull request comment was not written: {exc}")
-
+    comment_url = _comment(client, pull[0], body) if pull is not None and inputs.comment else ""
     _write_outputs(
         env,
         {
@@ -277,6 +228,77 @@ def main(env: Mapping[str, str] | None = None) -> int:
         },
     )
     return 1 if failed(inputs.fail_on, run_code, compare_code) else 0
+
+
+def _run(inputs: Inputs, results: Path, summary: Path, comparison: Path) -> int:
+    """Step 1: `promptum run` the suites into the reports folder, cleared of a past run's files."""
+    inputs.reports.mkdir(parents=True, exist_ok=True)
+    for stale in (results, summary, comparison):
+        stale.unlink(missing_ok=True)
+    return _promptum(
+        "run",
+        *_suite_paths(inputs.suites),
+        "-o", str(results),
+        "-o", str(inputs.reports / "report.html"),
+        "-o", str(inputs.reports / "junit.xml"),
+        "--summary-md", str(summary),
+        *inputs.args,
+    )  # fmt: skip
+
+
+def _baseline(
+    inputs: Inputs, client: GitHubClient, pull: tuple[int, str] | None
+) -> tuple[Path | None, str]:
+    """Step 2: the baseline's results, or None; and how the comment names it (or why none)."""
+    baseline = inputs.baseline
+    if baseline is not None and not baseline.is_file():
+        print(f"::warning::promptum: the baseline {baseline} does not exist")
+        return None, f"the baseline file {baseline} does not exist"
+    if baseline is not None:
+        return baseline, "the baseline given"
+    if pull is None:
+        return None, "no baseline for a run outside a pull request"
+    target = inputs.reports / "baseline.json"
+    return _fetch_baseline(client, inputs.baseline_artifact, pull[1], target)
+
+
+def _compare(
+    inputs: Inputs, baseline: Path | None, results: Path, comparison: Path, note: str
+) -> tuple[int | None, str]:
+    """Step 3: the comparison's gate (None without one), and the baseline's note updated."""
+    if baseline is None or not results.is_file():
+        return None, note
+    gate = ["--fail-on-regression"]
+    if inputs.max_regressed:
+        gate += ["--max-regressed", inputs.max_regressed]
+    code = _promptum("compare", str(baseline), str(results), *gate, "-o", str(comparison))
+    if code in (0, 1):
+        return code, note
+    print("::warning::promptum: the comparison with the baseline failed (see above)")
+    comparison.unlink(missing_ok=True)
+    return None, f"{note}: the comparison failed (see the job's log)"
+
+
+def _run_url(env: Mapping[str, str]) -> str:
+    """The page of this workflow run, or "" when GitHub's variables do not say it."""
+    server, repository, run_id = (
+        env.get("GITHUB_SERVER_URL", "https://github.com"),
+        env.get("GITHUB_REPOSITORY", ""),
+        env.get("GITHUB_RUN_ID", ""),
+    )
+    return f"{server}/{repository}/actions/runs/{run_id}" if repository and run_id else ""
+
+
+def _comment(client: GitHubClient, number: int, body: str) -> str:
+    """Step 4: create or update the pull request's sticky comment; its URL, or "" if refused."""
+    try:
+        action, comment_url = client.upsert_comment(number, MARKER, body)
+    except GitHubError as exc:
+        # A pull request from a fork gets a read-only token: the job summary remains.
+        print(f"::warning::promptum: the pull request comment was not written: {exc}")
+        return ""
+    print(f"promptum: {action} the pull request comment {comment_url}")
+    return comment_url
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,8 @@ _SHOWN = 20
 """Cases listed per kind in the terminal; the Markdown and HTML outputs list more."""
 _VERDICT_STYLE = {"regression": "red", "improvement": "green", "no significant change": "dim"}
 _WRITERS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
+Sides = tuple[str | None, str | None]
+"""What ``--model-a``/``--model-b`` (or ``--variant-a``/``--variant-b``) name, if given."""
 
 
 def _load(ref: str, db: Path | None) -> RunResult:
@@ -148,46 +151,78 @@ def compare_command(
     Exit codes: 0 compared (gate passed), 1 the gate failed with --fail-on-regression,
     2 invalid input.
     """
-    from promptum.compare import (
-        DEFAULT_MAX_REGRESSED,
-        compare_runs,
-        comparison_gate,
-        prompt_changes,
-        variant_pairs,
-    )
-
     if max_regressed is not None and not fail_on_regression:
         # Silently ignoring it would let a CI job believe it is gated.
         raise click.UsageError("--max-regressed sets the gate of --fail-on-regression; add it")
-    if (model_a is None) != (model_b is None):
+    _check_pairs(run_b, (model_a, model_b), (variant_a, variant_b))
+    with exit_on_user_error():
+        first = _load(run_a, db)
+        second = first if run_b is None else _load(run_b, db)
+        comparison = _compared(first, second, (model_a, model_b), (variant_a, variant_b))
+        gate, allowed = _gated(comparison, max_regressed) if fail_on_regression else (None, None)
+        for path in outputs:
+            _write(comparison, gate, path)
+    if as_json:
+        _print_json(comparison, gate, allowed, outputs)
+    else:
+        _print_comparison(first, second, comparison, gate, outputs)
+    raise SystemExit(EXIT_OK if gate is None or gate.passed else EXIT_REGRESSION)
+
+
+def _check_pairs(run_b: str | None, models: Sides, variants: Sides) -> None:
+    """Refuse options given without their partner, or that leave nothing to compare."""
+    if (models[0] is None) != (models[1] is None):
         raise click.UsageError("give both --model-a and --model-b, or neither")
-    if (variant_a is None) != (variant_b is None):
+    if (variants[0] is None) != (variants[1] is None):
         raise click.UsageError("give both --variant-a and --variant-b, or neither")
-    if run_b is None and model_a is None and variant_a is None:
+    if run_b is None and models[0] is None and variants[0] is None:
         raise click.UsageError(
             "give a second run B, or two models (--model-a/--model-b) or two prompt variants "
             "(--variant-a/--variant-b) of A"
         )
-    with exit_on_user_error():
-        first = _load(run_a, db)
-        second = first if run_b is None else _load(run_b, db)
-        pairs = None if model_a is None or model_b is None else [(model_a, model_b)]
-        if variant_a is not None and variant_b is not None:
-            pairs = variant_pairs(first, variant_a, second, variant_b, pairs)
-        comparison = compare_runs(first, second, pairs)
-        gate, allowed = None, None
-        if fail_on_regression:
-            allowed = DEFAULT_MAX_REGRESSED if max_regressed is None else max_regressed
-            gate = comparison_gate(comparison, allowed)
-        for path in outputs:
-            _write(comparison, gate, path)
-    if as_json:
-        from promptum.cli import _machine
 
-        for path in outputs:  # stdout holds the JSON only
-            click.echo(f"wrote {path}", err=True)
-        _machine.print_json(_machine.comparison(comparison, gate, allowed))
-        raise SystemExit(EXIT_OK if gate is None or gate.passed else EXIT_REGRESSION)
+
+def _compared(first: RunResult, second: RunResult, models: Sides, variants: Sides) -> Comparison:
+    """B against A: on the models (or the variants) named, else on every model they share."""
+    from promptum.compare import compare_runs, variant_pairs
+
+    model_a, model_b = models
+    pairs = None if model_a is None or model_b is None else [(model_a, model_b)]
+    variant_a, variant_b = variants
+    if variant_a is not None and variant_b is not None:
+        pairs = variant_pairs(first, variant_a, second, variant_b, pairs)
+    return compare_runs(first, second, pairs)
+
+
+def _gated(comparison: Comparison, max_regressed: int | None) -> tuple[GateDecision, int]:
+    """The gate of ``--fail-on-regression``, and the regressed cases it allows per model."""
+    from promptum.compare import DEFAULT_MAX_REGRESSED, comparison_gate
+
+    allowed = DEFAULT_MAX_REGRESSED if max_regressed is None else max_regressed
+    return comparison_gate(comparison, allowed), allowed
+
+
+def _print_json(
+    comparison: Comparison, gate: GateDecision | None, allowed: int | None, outputs: Sequence[Path]
+) -> None:
+    """The comparison as ``--json`` prints it; stdout holds the JSON only."""
+    from promptum.cli import _machine
+
+    for path in outputs:
+        click.echo(f"wrote {path}", err=True)
+    _machine.print_json(_machine.comparison(comparison, gate, allowed))
+
+
+def _print_comparison(
+    first: RunResult,
+    second: RunResult,
+    comparison: Comparison,
+    gate: GateDecision | None,
+    outputs: Sequence[Path],
+) -> None:
+    """The comparison for people: what changed, model by model, and the gate's line."""
+    from promptum.compare import prompt_changes
+
     console = make_console()
     console.print(
         f"Comparing B={escape(second.run_id)} against A={escape(first.run_id)} "
@@ -206,8 +241,7 @@ def compare_command(
     if regressions:
         labels = ", ".join(escape(pair.b.label) for pair in regressions)
         console.print(f"[red]Significant regression:[/] {labels}")
-    if gate is None:
-        raise SystemExit(EXIT_OK)
-    # One line whatever the terminal's width: CI logs are searched for it.
-    console.print(f"[{'green' if gate.passed else 'red'}]{escape(gate.line)}[/]", soft_wrap=True)
-    raise SystemExit(EXIT_OK if gate.passed else EXIT_REGRESSION)
+    if gate is not None:
+        # One line whatever the terminal's width: CI logs are searched for it.
+        style = "green" if gate.passed else "red"
+        console.print(f"[{style}]{escape(gate.line)}[/]", soft_wrap=True)

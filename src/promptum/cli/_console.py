@@ -227,34 +227,55 @@ def print_summary(console: Console, run: RunResult) -> None:
     print_asr(console, tally.asr())
     _print_variant_leads(console, run)
     _print_flaky(console, tally.flaky())
+    _print_failures(console, tally)
+    console.print()
+    duration = f" in {run.duration_s:.1f} s" if run.duration_s is not None else ""
+    console.print(f"{counted(tally.count, 'result')}{duration}: {_verdict(run, tally)}")
+    if tally.cached:
+        console.print(
+            f"{tally.cached} of {tally.answered} answers from the cache "
+            "(--no-cache to call the models)"
+        )
+
+
+def _print_failures(console: Console, tally: RunTally) -> None:
+    """The first failures with their reasons, and how many more there are."""
     failures = tally.failures
     if failures.count:
         console.print()
         console.print(f"[bold]Failures ({failures.count})[/]")
     for result in failures.first()[:_MAX_FAILURES_SHOWN]:
-        style = _STATUS_STYLE[result.status]
-        where = f" [dim]{escape(result.source)}[/]" if result.source else ""
-        repeat = f", repeat {result.repeat}" if tally.repeated else ""
-        console.print(
-            f"[{style}]{result.status.upper()}[/] {escape(result.key)} "
-            f"[dim]({escape(result.column)}{repeat})[/]{where}",
-            highlight=False,
-            soft_wrap=True,
-        )
-        for reason in result.reasons:
-            console.print(f"    - {escape(reason)}", highlight=False, soft_wrap=True)
-        if result.turns is None:  # a single request: no turn to show
-            continue
-        # Imported only here: a run without a failed conversation needs nothing of reporting.
-        from promptum.reporting import turn_lines
-
-        # A conversation's failing turn, as said: what to act on without opening a report.
-        for line in turn_lines(result, only_failing=True, limit=_TURN_EXCERPT):
-            console.print(f"    {escape(line)}", highlight=False, soft_wrap=True)
+        _print_failure(console, result, tally.repeated)
     if failures.count > _MAX_FAILURES_SHOWN:
         hidden = failures.count - _MAX_FAILURES_SHOWN
         console.print(f"... and {hidden} more; write a report with -o report.html to see all")
-    console.print()
+
+
+def _print_failure(console: Console, result: CaseResult, repeated: bool) -> None:
+    """One failed result: its status, key and column, its reasons, its failing turn."""
+    style = _STATUS_STYLE[result.status]
+    where = f" [dim]{escape(result.source)}[/]" if result.source else ""
+    repeat = f", repeat {result.repeat}" if repeated else ""
+    console.print(
+        f"[{style}]{result.status.upper()}[/] {escape(result.key)} "
+        f"[dim]({escape(result.column)}{repeat})[/]{where}",
+        highlight=False,
+        soft_wrap=True,
+    )
+    for reason in result.reasons:
+        console.print(f"    - {escape(reason)}", highlight=False, soft_wrap=True)
+    if result.turns is None:  # a single request: no turn to show
+        return
+    # Imported only here: a run without a failed conversation needs nothing of reporting.
+    from promptum.reporting import turn_lines
+
+    # A conversation's failing turn, as said: what to act on without opening a report.
+    for line in turn_lines(result, only_failing=True, limit=_TURN_EXCERPT):
+        console.print(f"    {escape(line)}", highlight=False, soft_wrap=True)
+
+
+def _verdict(run: RunResult, tally: RunTally) -> str:
+    """The run in a phrase: all passed, its pass rate or nothing finished; interrupted."""
     if not tally.count:
         verdict = "nothing finished"
     elif tally.passed == tally.count and run.complete:
@@ -263,13 +284,7 @@ def print_summary(console: Console, run: RunResult) -> None:
         verdict = f"pass rate {tally.pass_rate:.0%}"
     if not run.complete:
         verdict += " [yellow](interrupted)[/]"
-    duration = f" in {run.duration_s:.1f} s" if run.duration_s is not None else ""
-    console.print(f"{counted(tally.count, 'result')}{duration}: {verdict}")
-    if tally.cached:
-        console.print(
-            f"{tally.cached} of {tally.answered} answers from the cache "
-            "(--no-cache to call the models)"
-        )
+    return verdict
 
 
 def _print_variant_leads(console: Console, run: RunResult) -> None:

@@ -75,16 +75,8 @@ def calibrate_command(
     rows = calibrate(labels(reviewed, criterion=criterion))
     if not rows:
         scope = "in the runs given" if run_refs else f"in {store.path}"
-        narrowed = "".join(
-            f" {name} {value!r}"
-            for name, value in (("of suite", suite), ("on", criterion))
-            if value
-        )
-        what = "reviewed results" if not reviewed else "reviews of answers the judge graded"
         click.echo(
-            f"error: no {what}{narrowed} {scope}: review answers with "
-            "`promptum view --review` (or RunStore.add_review), then calibrate",
-            err=True,
+            f"error: {_nothing_to_calibrate(bool(reviewed), suite, criterion, scope)}", err=True
         )
         raise SystemExit(2)
     if as_json:
@@ -96,6 +88,20 @@ def calibrate_command(
         _machine.print_json(printed)
         return
     _print_table(rows)
+
+
+def _nothing_to_calibrate(
+    reviewed: bool, suite: str | None, criterion: str | None, scope: str
+) -> str:
+    """Why there is no calibration to show, and how to review answers."""
+    narrowed = "".join(
+        f" {name} {value!r}" for name, value in (("of suite", suite), ("on", criterion)) if value
+    )
+    what = "reviewed results" if not reviewed else "reviews of answers the judge graded"
+    return (
+        f"no {what}{narrowed} {scope}: review answers with "
+        "`promptum view --review` (or RunStore.add_review), then calibrate"
+    )
 
 
 def _print_table(rows: list[Calibration]) -> None:
@@ -149,7 +155,7 @@ def low_agreement(store: RunStore, run: RunResult) -> list[str]:
     One per judge model × criterion with at least `MIN_REVIEWED` reviewed answers of the
     suite (any run) and kappa below `LOW_KAPPA`; nothing when no review is stored.
     """
-    models = {str(judge["model"]) for judge in run.config.get("judge") or () if "model" in judge}
+    models = _judge_models(run)
     if not models:  # a run without a judge: nothing to warn about, nothing to import
         return []
     from promptum.values.calibration import calibrate, labels
@@ -166,8 +172,15 @@ def low_agreement(store: RunStore, run: RunResult) -> list[str]:
         f"({row.n} reviewed answers of suite {run.suite!r}); its failures and passes may be "
         "wrong: `promptum judge calibrate --suite` shows where, and a better threshold"
         for row in rows
-        if row.judge_model in models
-        and row.n >= MIN_REVIEWED
-        and row.kappa is not None
-        and row.kappa < LOW_KAPPA
+        if row.judge_model in models and _disagrees(row)
     ]
+
+
+def _judge_models(run: RunResult) -> set[str]:
+    """The judge models a run's configuration names."""
+    return {str(judge["model"]) for judge in run.config.get("judge") or () if "model" in judge}
+
+
+def _disagrees(row: Calibration) -> bool:
+    """Whether enough reviews show the judge agreeing with people less than fairly."""
+    return row.n >= MIN_REVIEWED and row.kappa is not None and row.kappa < LOW_KAPPA

@@ -1,13 +1,12 @@
 """The attacker model of `promptum redteam generate`: runs attacks and asks for rewrites.
 
 The refinement itself is pure (`promptum.redteam.refine`); this wires it to a run of the
-suite's target (a `Session`) and to the attacker model (a `ModelClient`).
+suite's target (`promptum.suite_run.run_suites`) and to the attacker model (a `ModelClient`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import itertools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,7 +18,6 @@ if TYPE_CHECKING:
     from promptum.values.run_result import CaseResult
 
 ATTACKER_MAX_TOKENS = 256
-_counter = itertools.count()
 
 
 def _answer(result: CaseResult) -> str:
@@ -35,22 +33,17 @@ def _answer(result: CaseResult) -> str:
 
 def runner(source: Path, generated: Generated) -> RunCases:
     """Runs attack cases as the written file would: the source's settings, beside it."""
-    from promptum import Session
     from promptum.redteam import Outcome
+    from promptum.suite_run import run_suites
+    from promptum.suites import suite_from_data
     from promptum.values.asr import UNTAGGED, attack_of, attack_verdict
 
     def run(cases: Sequence[Mapping[str, Any]]) -> Mapping[str, Outcome]:
         if not cases:
             return {}
-        # Beside the source, so its relative paths hold; removed whatever happens.
-        path = source.with_name(f".{source.stem}.attacks-{next(_counter)}.yaml")
-        try:
-            path.write_text(generated.settings_text(list(map(dict, cases))), encoding="utf-8")
-            session = Session()
-            session.add_suite(path)
-            results = session.run().results
-        finally:
-            path.unlink(missing_ok=True)
+        # Placed at the source, so its relative paths hold; no file is written.
+        suite = suite_from_data(generated.suite_data(list(map(dict, cases))), source)
+        results = run_suites([suite]).run.results
         outcomes: dict[str, Outcome] = {}
         for result in results:
             before = outcomes.get(result.case_id)

@@ -117,16 +117,8 @@ def _variant_names(suites: Iterable[Suite]) -> list[str]:
 def validate_command(paths: tuple[Path, ...], prompts: tuple[str, ...]) -> None:
     """Check suite files (and the case files they read) without calling a model."""
     from promptum.errors import PromptumError
-    from promptum.suites import (
-        case_stats,
-        check_unique_ids,
-        find_suites,
-        load_suite,
-        unknown_variant,
-    )
+    from promptum.suites import check_unique_ids, find_suites, unknown_variant
 
-    invalid = 0
-    loaded: list[Suite] = []
     try:
         found = find_suites(paths)
     except PromptumError as exc:
@@ -134,26 +126,12 @@ def validate_command(paths: tuple[Path, ...], prompts: tuple[str, ...]) -> None:
         raise SystemExit(2) from None
     for skipped, reason in found.skipped:
         click.echo(f"- {skipped}: skipped, {reason}")
+    loaded: list[Suite] = []
     for path in found.suites:  # every path is checked: one broken file hides no other
-        try:
-            suite = load_suite(path, check_models=True, name=found.names.get(path))
-        except PromptumError as exc:
-            invalid += 1
-            message = str(exc)  # most messages start with the file's own location
-            where = "" if message.startswith(f"{path}:") else f"{path}: "
-            click.echo(f"✗ {where}{message}", err=True)
-            continue
-        loaded.append(suite)
-        # Tallied while loading: the cases of a CSV file are not read a second time.
-        stats = case_stats(suite)
-        click.echo(f"✓ {path}: {_counts(suite, stats)}")
-        python = _python_line(suite)
-        if python is not None:
-            click.echo(python)
-        for note in _model_notes(suite, stats.models):
-            click.echo(note)
-        for line in _ungraded_lines(suite, stats):  # a warning: the suite is valid
-            click.echo(line)
+        suite = _checked_suite(path, found.names.get(path))
+        if suite is not None:
+            loaded.append(suite)
+    invalid = len(found.suites) - len(loaded)
     try:
         check_unique_ids(loaded)  # `promptum run` with the same paths would refuse them
     except PromptumError as exc:
@@ -161,6 +139,36 @@ def validate_command(paths: tuple[Path, ...], prompts: tuple[str, ...]) -> None:
         click.echo(f"✗ {exc}", err=True)
     # Checked against every suite's variants: one that did not load leaves its names unknown.
     variant_problem = None if invalid else unknown_variant(prompts, _variant_names(loaded))
+    _exit_if_invalid(invalid, variant_problem)
+
+
+def _checked_suite(path: Path, name: str | None) -> Suite | None:
+    """The suite at `path`, said valid with its counts and notes; None, said why, if invalid."""
+    from promptum.errors import PromptumError
+    from promptum.suites import case_stats, load_suite
+
+    try:
+        suite = load_suite(path, check_models=True, name=name)
+    except PromptumError as exc:
+        message = str(exc)  # most messages start with the file's own location
+        where = "" if message.startswith(f"{path}:") else f"{path}: "
+        click.echo(f"✗ {where}{message}", err=True)
+        return None
+    # Tallied while loading: the cases of a CSV file are not read a second time.
+    stats = case_stats(suite)
+    click.echo(f"✓ {path}: {_counts(suite, stats)}")
+    python = _python_line(suite)
+    if python is not None:
+        click.echo(python)
+    for note in _model_notes(suite, stats.models):
+        click.echo(note)
+    for line in _ungraded_lines(suite, stats):  # a warning: the suite is valid
+        click.echo(line)
+    return suite
+
+
+def _exit_if_invalid(invalid: int, variant_problem: str | None) -> None:
+    """Say how many files are invalid, or which variant is unknown, and exit 2; else return."""
     if variant_problem is not None:
         click.echo(f"✗ {variant_problem}", err=True)
     if invalid:

@@ -82,6 +82,17 @@ def _side(
     return counts, cases
 
 
+def _shared(
+    cases_a: dict[str, tuple[str, _Case]], cases_b: dict[str, tuple[str, _Case]], goal: str | None
+) -> list[tuple[_Case, _Case]]:
+    """The (A, B) tallies of each case both sides graded, of `goal` (None: every goal)."""
+    return [
+        (case, cases_b[key][1])
+        for key, (own, case) in cases_a.items()
+        if key in cases_b and (goal is None or own == goal)
+    ]
+
+
 def asr_changes(
     results_a: Iterable[CaseResult],
     column_a: str,
@@ -100,11 +111,7 @@ def asr_changes(
     goals = sorted({g for g in (*counts_a, *counts_b) if g is not None})
     changes = []
     for goal in [None, *goals]:
-        shared = [
-            (case, cases_b[key][1])
-            for key, (own, case) in cases_a.items()
-            if key in cases_b and (goal is None or own == goal)
-        ]
+        shared = _shared(cases_a, cases_b, goal)
         rose = sum(b.rate > a.rate for a, b in shared)
         fell = sum(b.rate < a.rate for a, b in shared)
         changes.append(

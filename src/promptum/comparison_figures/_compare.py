@@ -238,7 +238,6 @@ def compare_models(
     if not shared:
         raise _no_shared_cases(run_a, model_a, run_b, model_b, list(rates_a), list(rates_b))
     differences = [rates_b[c].rate - rates_a[c].rate for c in shared]
-    changes = [change for c in shared if (change := _change(rates_a[c], rates_b[c])) is not None]
     rose = sum(d > 0 for d in differences)
     fell = sum(d < 0 for d in differences)
     return ModelComparison(
@@ -250,14 +249,29 @@ def compare_models(
         p_value=sign_test(rose, fell),
         rose=rose,
         fell=fell,
-        changes=changes,
-        only_a=[c for c in rates_a if c not in rates_b],
-        only_b=[c for c in rates_b if c not in rates_a],
-        must_pass=frozenset(
-            case_key(r) for r in run_b.results if r.column == model_b and r.must_pass
-        ),
+        changes=_changes(rates_a, rates_b, shared),
+        only_a=_only(rates_a, rates_b),
+        only_b=_only(rates_b, rates_a),
+        must_pass=_must_pass(run_b, model_b, case_key),
         asr=asr_changes(run_a.results, model_a, run_b.results, model_b, case_key),
     )
+
+
+def _changes(
+    rates_a: dict[str, CaseRate], rates_b: dict[str, CaseRate], shared: list[str]
+) -> list[CaseChange]:
+    """How each shared case's pass rate moved from A to B, where it moved."""
+    return [change for c in shared if (change := _change(rates_a[c], rates_b[c])) is not None]
+
+
+def _only(rates: dict[str, CaseRate], other: dict[str, CaseRate]) -> list[str]:
+    """The cases of one side that the other side does not have, in order."""
+    return [case_id for case_id in rates if case_id not in other]
+
+
+def _must_pass(run: RunResult, model: str, case_key: Callable[[CaseResult], str]) -> frozenset[str]:
+    """The cases marked must-pass among the results of `model` in `run`."""
+    return frozenset(case_key(r) for r in run.results if r.column == model and r.must_pass)
 
 
 def _pairs(
@@ -284,14 +298,8 @@ def compare_runs(
     pairs = (
         list(pairs) if pairs is not None else _pairs(run_a, list(stats[0]), run_b, list(stats[1]))
     )
-    for run, run_stats, model in [(run_a, stats[0], a) for a, _ in pairs] + [
-        (run_b, stats[1], b) for _, b in pairs
-    ]:
-        if model not in run_stats:
-            known = ", ".join(run_stats) or "none"
-            raise ConfigError(
-                f"run {run.run_id} has no results of model {model!r} (it has {known})"
-            )
+    _check_paired(run_a, stats[0], [a for a, _ in pairs])
+    _check_paired(run_b, stats[1], [b for _, b in pairs])
     compared = [compare_models(run_a, a, run_b, b, stats) for a, b in pairs]
     if not default:  # the caller chose the pairs: the rest were left out on purpose
         return Comparison(run_a, run_b, compared)
@@ -303,6 +311,16 @@ def compare_runs(
         unpaired_a=_unpaired(stats[0], {a for a, _ in pairs}),
         unpaired_b=_unpaired(stats[1], {b for _, b in pairs}),
     )
+
+
+def _check_paired(run: RunResult, run_stats: dict[str, ModelStats], models: list[str]) -> None:
+    """Raise ConfigError naming the first of `models` that `run` has no results of."""
+    for model in models:
+        if model not in run_stats:
+            known = ", ".join(run_stats) or "none"
+            raise ConfigError(
+                f"run {run.run_id} has no results of model {model!r} (it has {known})"
+            )
 
 
 def _unpaired(stats: dict[str, ModelStats], paired: set[str]) -> list[ModelStats]:

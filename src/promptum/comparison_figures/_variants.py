@@ -110,6 +110,13 @@ def _columns(run: RunResult, variant: str) -> dict[str, str]:
     return {r.model: r.column for r in run.results if r.variant == variant}
 
 
+def _no_variant(run: RunResult, variant: str) -> ConfigError:
+    """The error of a run that has no results of `variant`, naming the variants it has."""
+    known = sorted({r.variant for r in run.results if r.variant})
+    have = ", ".join(known) if known else "none"
+    return ConfigError(f"run {run.run_id} has no prompt variant {variant!r} (its variants: {have})")
+
+
 def variant_pairs(
     run_a: RunResult,
     variant_a: str,
@@ -121,11 +128,7 @@ def variant_pairs(
     columns_a, columns_b = _columns(run_a, variant_a), _columns(run_b, variant_b)
     for run, variant, columns in ((run_a, variant_a, columns_a), (run_b, variant_b, columns_b)):
         if not columns:
-            known = sorted({r.variant for r in run.results if r.variant})
-            have = ", ".join(known) if known else "none"
-            raise ConfigError(
-                f"run {run.run_id} has no prompt variant {variant!r} (its variants: {have})"
-            )
+            raise _no_variant(run, variant)
     wanted = models or [(m, m) for m in columns_a if m in columns_b]
     pairs = [(columns_a[a], columns_b[b]) for a, b in wanted if a in columns_a and b in columns_b]
     if not pairs:

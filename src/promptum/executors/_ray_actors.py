@@ -13,11 +13,12 @@ from collections import Counter, defaultdict
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
+from promptum.cases import TestCase
 from promptum.errors import ProviderUnavailableError
 from promptum.foundations.redaction import environment_secrets
 from promptum.foundations.user_code import SuiteModule, install_suite_modules
 from promptum.providers import ClientOptions, ModelClient, ModelRequest, resolve
-from promptum.runner import TestCase, run_unit
+from promptum.runner import run_unit
 from promptum.values.completion import Completion
 from promptum.values.run_result import CaseResult
 

@@ -195,6 +195,10 @@ class _Parser:
             if text == "output" and self.subject != "output":
                 return Expr(f"({self.subject})", "any")
             return _name(text)
+        return self.operator_prefix(text)
+
+    def operator_prefix(self, text: str) -> Expr:
+        """What an expression starting with the operator or bracket `text` reads as."""
         if text == "(":
             inner = self.expression()
             self.take(")")
@@ -299,51 +303,110 @@ def _member(value: Expr, name: str) -> Expr:
 
 
 def _method(value: Expr, name: str, args: list[Expr]) -> Expr:
-    text = value.text
-    if value.kind == "JSON.parse" or (value.kind == "JSON" and name == "parse"):
-        if len(args) != 1:
-            raise UntranslatableError("calls JSON.parse with other than one argument")
-        return Expr(f"({args[0].text} | from_json)", "any")
-    if value.kind == "Math":
-        if name == "abs" and len(args) == 1:
-            return Expr(f"({args[0].text} | abs)", "number")
-        if name in ("min", "max") and args:
-            return Expr("([" + ", ".join(a.text for a in args) + f"] | {name})", "number")
-        if name in ("floor", "ceil") and len(args) == 1:
-            return Expr(f"({args[0].text} | round(0, {name!r}) | int)", "number")
-        raise UntranslatableError(f"uses `Math.{name}`")
-    if value.kind == "Array" and name == "isArray" and len(args) == 1:
+    """The expression of the call `value.name(args)`."""
+    if value.kind in _NAMESPACES:
+        return _namespace_call(value.kind, name, args)
+    translated = _VALUE_METHODS.get(name, _no_method)(value, name, args)
+    if translated is None:
+        raise UntranslatableError(
+            f"calls `.{name}()` with {len(args)} argument(s), which has no equivalent"
+        )
+    return translated
+
+
+def _namespace_call(namespace: str, name: str, args: list[Expr]) -> Expr:
+    """A call of `JSON.parse`, `Math.*`, `Array.isArray` or `Object.keys`/`values`."""
+    if namespace == "JSON.parse" or (namespace == "JSON" and name == "parse"):
+        return _json_parse(args)
+    if namespace == "Math":
+        return _math(name, args)
+    if namespace == "Array" and name == "isArray" and len(args) == 1:
         item = args[0].text
         return Expr(
             f"({item} is sequence and {item} is not string and {item} is not mapping)", "bool"
         )
-    if value.kind == "Object" and name in ("keys", "values") and len(args) == 1:
+    if namespace == "Object" and name in ("keys", "values") and len(args) == 1:
         keys = f"({args[0].text} | list)"
         return Expr(keys if name == "keys" else f"({args[0].text}.values() | list)", "list")
-    if value.kind in _NAMESPACES:
-        raise UntranslatableError(f"uses `{value.kind}.{name}`")
-    if name in _STRING_METHODS and not args:
-        return Expr(_STRING_METHODS[name].format(text), "string")
-    if name == "includes" and len(args) == 1:
-        return Expr(f"({args[0].text} in {text})", "bool")
-    if name in ("startsWith", "endsWith") and len(args) == 1:
-        return Expr(f"{text}.{name.lower()}({args[0].text})", "bool")
-    if name == "split" and len(args) == 1:
-        if args[0].text == '""':
-            return Expr(f"({text} | list)", "list")
-        return Expr(f"{text}.split({args[0].text})", "list")
-    if name == "indexOf" and len(args) == 1 and value.kind == "string":
-        return Expr(f"{text}.find({args[0].text})", "number")
-    if name == "replaceAll" and len(args) == 2 and args[0].kind == "string":
-        return Expr(f"{text}.replace({args[0].text}, {args[1].text})", "string")
-    if name == "replace" and len(args) == 2 and args[0].kind == "string":
-        return Expr(f"{text}.replace({args[0].text}, {args[1].text}, 1)", "string")
-    if name == "slice" and 1 <= len(args) <= 2:
-        bounds = ":".join(a.text for a in args) + (":" if len(args) == 1 else "")
-        return Expr(f"{text}[{bounds}]", value.kind if value.kind != "any" else "any")
-    raise UntranslatableError(
-        f"calls `.{name}()` with {len(args)} argument(s), which has no equivalent"
-    )
+    raise UntranslatableError(f"uses `{namespace}.{name}`")
+
+
+def _json_parse(args: list[Expr]) -> Expr:
+    if len(args) != 1:
+        raise UntranslatableError("calls JSON.parse with other than one argument")
+    return Expr(f"({args[0].text} | from_json)", "any")
+
+
+def _math(name: str, args: list[Expr]) -> Expr:
+    if name == "abs" and len(args) == 1:
+        return Expr(f"({args[0].text} | abs)", "number")
+    if name in ("min", "max") and args:
+        return Expr("([" + ", ".join(a.text for a in args) + f"] | {name})", "number")
+    if name in ("floor", "ceil") and len(args) == 1:
+        return Expr(f"({args[0].text} | round(0, {name!r}) | int)", "number")
+    raise UntranslatableError(f"uses `Math.{name}`")
+
+
+# Each method of a value below returns None when its arguments have no equivalent.
+
+
+def _no_method(value: Expr, name: str, args: list[Expr]) -> Expr | None:
+    return None
+
+
+def _string_method(value: Expr, name: str, args: list[Expr]) -> Expr | None:
+    return None if args else Expr(_STRING_METHODS[name].format(value.text), "string")
+
+
+def _includes(value: Expr, name: str, args: list[Expr]) -> Expr | None:
+    return Expr(f"({args[0].text} in {value.text})", "bool") if len(args) == 1 else None
+
+
+def _starts_or_ends(value: Expr, name: str, args: list[Expr]) -> Expr | None:
+    if len(args) != 1:
+        return None
+    return Expr(f"{value.text}.{name.lower()}({args[0].text})", "bool")
+
+
+def _split(value: Expr, name: str, args: list[Expr]) -> Expr | None:
+    if len(args) != 1:
+        return None
+    if args[0].text == '""':
+        return Expr(f"({value.text} | list)", "list")
+    return Expr(f"{value.text}.split({args[0].text})", "list")
+
+
+def _index_of(value: Expr, name: str, args: list[Expr]) -> Expr | None:
+    if len(args) != 1 or value.kind != "string":
+        return None
+    return Expr(f"{value.text}.find({args[0].text})", "number")
+
+
+def _replace(value: Expr, name: str, args: list[Expr]) -> Expr | None:
+    if len(args) != 2 or args[0].kind != "string":
+        return None
+    count = "" if name == "replaceAll" else ", 1"
+    return Expr(f"{value.text}.replace({args[0].text}, {args[1].text}{count})", "string")
+
+
+def _slice(value: Expr, name: str, args: list[Expr]) -> Expr | None:
+    if not 1 <= len(args) <= 2:
+        return None
+    bounds = ":".join(a.text for a in args) + (":" if len(args) == 1 else "")
+    return Expr(f"{value.text}[{bounds}]", value.kind)
+
+
+_VALUE_METHODS = {
+    **dict.fromkeys(_STRING_METHODS, _string_method),
+    "includes": _includes,
+    "startsWith": _starts_or_ends,
+    "endsWith": _starts_or_ends,
+    "split": _split,
+    "indexOf": _index_of,
+    "replaceAll": _replace,
+    "replace": _replace,
+    "slice": _slice,
+}
 
 
 def _binary(op: str, left: Expr, right: Expr) -> Expr:
@@ -365,6 +428,20 @@ def translate(code: str, subject: str = "output") -> Expr:
     `subject` is what `output` stands for: an earlier transform's expression, when this
     one applies on top of it.
     """
+    parser = _Parser(_expression_tokens(code), subject)
+    result = parser.expression()
+    if parser.peek()[0] != "end":
+        raise UntranslatableError(f"has more after the expression: `{parser.peek()[1]}`")
+    if result.kind in _NAMESPACES:
+        raise UntranslatableError(f"returns `{result.kind}` itself")
+    text = result.text
+    if text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
+        text = text[1:-1]
+    return Expr(text, result.kind)
+
+
+def _expression_tokens(code: str) -> list[tuple[str, str]]:
+    """The tokens of the single expression `code` holds, or UntranslatableError."""
     body = code.strip()
     if body.startswith("file://"):
         raise UntranslatableError("is in a file: code, which cannot become an expression")
@@ -383,16 +460,7 @@ def translate(code: str, subject: str = "output") -> Expr:
         raise UntranslatableError("defines an arrow function")
     if any(text == ";" for _, text in tokens):
         raise UntranslatableError("has several statements; only a single expression translates")
-    parser = _Parser(tokens, subject)
-    result = parser.expression()
-    if parser.peek()[0] != "end":
-        raise UntranslatableError(f"has more after the expression: `{parser.peek()[1]}`")
-    if result.kind in _NAMESPACES:
-        raise UntranslatableError(f"returns `{result.kind}` itself")
-    text = result.text
-    if text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
-        text = text[1:-1]
-    return Expr(text, result.kind)
+    return tokens
 
 
 def _balanced(text: str) -> bool:

@@ -8,11 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from promptum.errors import ConfigError
 from promptum.importers._context import FILE_PREFIX, Context, is_glob, slug
-from promptum.importers._source import Node, Where
+from promptum.importers._source import READ_AS_YAML, Node, Where, parse_yaml
 from promptum.importers._writer import Commented
 
 _SEPARATOR = re.compile(r"^---[ \t]*$", re.MULTILINE)
@@ -104,7 +102,7 @@ def _from_file(
         context.skip(node, f"prompt {shown}", str(exc))
         return
     where = Where(shown, 1)
-    if suffix in (".json", ".yaml", ".yml"):
+    if suffix in READ_AS_YAML:
         chat = _chat(text, suffix)
         if chat is None:
             context.skip(node, f"prompt {shown}", "not a list of {role, content} messages")
@@ -149,8 +147,8 @@ def _inline(text: str, node: Node, context: Context) -> str | list[dict[str, str
 
 def _chat(text: str, suffix: str) -> list[dict[str, str]] | None:
     try:
-        data = json.loads(text) if suffix == ".json" else yaml.safe_load(text)
-    except (ValueError, yaml.YAMLError):
+        data = json.loads(text) if suffix == ".json" else parse_yaml(text, "prompt").value
+    except (ValueError, ConfigError):
         return None
     if not isinstance(data, list) or not data:
         return None

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 from promptum.errors import ConfigError
 from promptum.importers._context import FILE_PREFIX, Context, slug
 from promptum.importers._javascript import UntranslatableError, translate
-from promptum.importers._source import Node
+from promptum.importers._source import READ_AS_YAML, Node
 
 _OPENAI_MODES = ("chat", "completion", "responses", "embedding", "embeddings", "realtime")
 _COMPATIBLE = {  # OpenAI-compatible services promptfoo names by prefix, and their API roots
@@ -20,8 +20,8 @@ _COMPATIBLE = {  # OpenAI-compatible services promptfoo names by prefix, and the
     "togetherai": "https://api.together.xyz/v1",
     "perplexity": "https://api.perplexity.ai",
 }
-_PARAMS = {"temperature": "temperature", "max_tokens": "max_tokens", "seed": "seed"}
-_EXTRA = ("top_p", "frequency_penalty", "presence_penalty", "stop", "top_k")
+_PARAMS = {name: name for name in ("temperature", "max_tokens", "seed", "top_p")}
+_EXTRA = ("frequency_penalty", "presence_penalty", "stop", "top_k")
 _IGNORED = {
     "apiKey",
     "apiKeyEnvar",
@@ -86,11 +86,7 @@ def convert_providers(node: Node | None, context: Context) -> Providers:
 
 def _listed(node: Node, context: Context) -> list[_One]:
     value = node.value
-    if (
-        isinstance(value, str)
-        and value.startswith(FILE_PREFIX)
-        and value.endswith((".yaml", ".yml", ".json"))
-    ):
+    if isinstance(value, str) and value.startswith(FILE_PREFIX) and value.endswith(READ_AS_YAML):
         try:
             node = context.yaml(value).root()
         except ConfigError as exc:

@@ -71,35 +71,62 @@ def _drop_refused(
     context: Context,
 ) -> bool:
     """Leave out the innermost tagged part holding each problem; False if one has none."""
-    dropped: dict[object, str] = {}
+    refused = _innermost_parts(spans, problems)
+    if refused is None:
+        return False
+    for tag, message in _dropped_this_round(data, spans, refused).items():
+        _leave_out(data, spans, tag, message, context)
+    return True
+
+
+def _innermost_parts(
+    spans: dict[object, tuple[int, int]], problems: list[tuple[int, str]]
+) -> dict[object, str] | None:
+    """The innermost tagged part holding each problem's line, with the problem's message."""
+    refused: dict[object, str] = {}
     for line, message in problems:
         holding = [
             (end - start, tag) for tag, (start, end) in spans.items() if start <= line <= end
         ]
         if not holding:
-            return False
-        dropped.setdefault(min(holding, key=lambda pair: pair[0])[1], message)
+            return None
+        refused.setdefault(min(holding, key=lambda pair: pair[0])[1], message)
+    return refused
+
+
+def _dropped_this_round(
+    data: dict[str, Any], spans: dict[object, tuple[int, int]], refused: dict[object, str]
+) -> dict[object, str]:
+    """The refused parts to leave out now: the prompts and settings if any, else the cases."""
     # A refused prompt or setting leaves cases without what they need: drop it first, and
     # see which cases are still refused without it. A case refused for a variable only a
     # prompt uses is the prompt's problem, reported at the case.
-    for tag, why in list(dropped.items()):
+    for tag, why in list(refused.items()):
         if _is_case(tag):
             for variant in _variants_using(data, spans, why):
-                dropped.setdefault(variant, why)
-    first = {tag: why for tag, why in dropped.items() if not _is_case(tag)}
-    dropped = first or dropped
-    for tag, message in dropped.items():
-        start, end = spans[tag]
-        inner = [other for other, (s, e) in spans.items() if start <= s and e <= end]
-        for other in inner:
-            if isinstance(other, tuple) and other[0] == "assertion":
-                _downgrade(other, message, context)
-        if isinstance(tag, tuple) and tag[0] in ("case", "prompt"):
-            what = "test" if tag[0] == "case" else f"prompt {tag[1]}"
-            where = _where(str(tag[1] if tag[0] == "case" else tag[2]))
-            context.skip(where, what, f"promptum refused it: {message}")
-        _remove(data, {*inner, tag})
-    return True
+                refused.setdefault(variant, why)
+    first = {tag: why for tag, why in refused.items() if not _is_case(tag)}
+    return first or refused
+
+
+def _leave_out(
+    data: dict[str, Any],
+    spans: dict[object, tuple[int, int]],
+    tag: object,
+    message: str,
+    context: Context,
+) -> None:
+    """Remove one refused part and all it holds, noting why; its assertions are downgraded."""
+    start, end = spans[tag]
+    inner = [other for other, (s, e) in spans.items() if start <= s and e <= end]
+    for other in inner:
+        if isinstance(other, tuple) and other[0] == "assertion":
+            _downgrade(other, message, context)
+    if isinstance(tag, tuple) and tag[0] in ("case", "prompt"):
+        what = "test" if tag[0] == "case" else f"prompt {tag[1]}"
+        where = _where(str(tag[1] if tag[0] == "case" else tag[2]))
+        context.skip(where, what, f"promptum refused it: {message}")
+    _remove(data, {*inner, tag})
 
 
 def _variants_using(
@@ -142,15 +169,22 @@ def _remove(value: Any, tags: set[object]) -> None:
     """Remove every commented entry whose tag is in `tags`, wherever it is."""
     if isinstance(value, Commented):
         _remove(value.value, tags)
-    elif isinstance(value, dict):
-        for key in [k for k, v in value.items() if isinstance(v, Commented) and v.tag in tags]:
+        return
+    if isinstance(value, dict):
+        for key in [k for k, v in value.items() if _tagged(v, tags)]:
             del value[key]
-        for item in value.values():
-            _remove(item, tags)
+        children = list(value.values())
     elif isinstance(value, list):
-        value[:] = [v for v in value if not (isinstance(v, Commented) and v.tag in tags)]
-        for item in value:
-            _remove(item, tags)
+        value[:] = [v for v in value if not _tagged(v, tags)]
+        children = value
+    else:
+        return
+    for item in children:
+        _remove(item, tags)
+
+
+def _tagged(value: Any, tags: set[object]) -> bool:
+    return isinstance(value, Commented) and value.tag in tags
 
 
 def _skipped(context: Context) -> str:

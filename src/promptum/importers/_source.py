@@ -1,4 +1,7 @@
-"""Reading a promptfoo config's files: bounded text, and YAML with the line of every value."""
+"""Reading a promptfoo config's files: bounded text, and YAML with the line of every value.
+
+YAML is read by the suites' reader, with the limits a suite has.
+"""
 
 from __future__ import annotations
 
@@ -8,17 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from promptum.errors import ConfigError
+from promptum.suites import SUITE_BYTES_VARIABLE, YAML_SUFFIXES, located_yaml, max_suite_bytes
 
-MAX_BYTES = 16 * 1024 * 1024
-"""The largest file read: a config, a prompt, a test file (fixed: a conversion reads no
-environment)."""
-MAX_VALUES = 1_000_000
-"""The most values one YAML file may hold, aliases expanded: a few bytes of aliases of
-aliases would otherwise expand into billions."""
-MAX_DEPTH = 100
+READ_AS_YAML = (*YAML_SUFFIXES, ".json")
+"""The suffixes of the config's files read by `read_yaml`: JSON is YAML too."""
 
 Key = str | int
 Path_ = tuple[Key, ...]
@@ -96,15 +93,19 @@ class Node:
 
 
 def read_text(path: Path, shown: str) -> str:
-    """The UTF-8 text of a file of the config, refused (located) when it cannot be read."""
+    """The UTF-8 text of a file of the config, refused (located) when it cannot be read.
+
+    Its size limit is a suite's: `PROMPTUM_MAX_SUITE_BYTES` of the machine, if set.
+    """
+    limit = max_suite_bytes()
     try:
         if not path.is_file():
             raise ConfigError(f"{shown}: no such file")
         size = path.stat().st_size
-        if size > MAX_BYTES:
+        if size > limit:
             raise ConfigError(
-                f"{shown}: the file is {size:,} bytes, more than the {MAX_BYTES:,} read; "
-                "split it into smaller files"
+                f"{shown}: the file is {size:,} bytes, more than the {limit:,} read; "
+                f"split it into smaller files, or set {SUITE_BYTES_VARIABLE} on this machine"
             )
         data = path.read_bytes()
     except OSError as exc:
@@ -116,19 +117,17 @@ def read_text(path: Path, shown: str) -> str:
 
 
 def parse_yaml(text: str, shown: str) -> Document:
-    """A YAML (or JSON) document with the line of each value; a syntax error is located."""
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{shown}:{mark.line + 1}" if mark is not None else shown
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ConfigError(f"{where}: not valid YAML: {problem}") from exc
-    lines: dict[Path_, int] = {}
-    if node is None:
-        return Document(None, shown, lines)
-    builder = _Builder(shown, lines)
-    return Document(builder.build(node, (), 0), shown, lines)
+    """A YAML (or JSON) document with the line of each value, read as a suite is read.
+
+    The suites' reader, with its limits (depth, aliases) and located errors: a syntax error,
+    a key written twice, an alias bomb.
+    """
+    value, positions = located_yaml(text, Path(shown))
+    lines = {
+        tuple(part if isinstance(part, int) else str(part) for part in loc): position.line
+        for loc, position in positions.items()
+    }
+    return Document(_text_keys(value), shown, lines)
 
 
 def read_yaml(path: Path, shown: str) -> Document:
@@ -136,66 +135,13 @@ def read_yaml(path: Path, shown: str) -> Document:
     return parse_yaml(read_text(path, shown), shown)
 
 
-class _Builder:
-    """Turns composed YAML nodes into plain values, noting lines, within the bounds."""
-
-    def __init__(self, shown: str, lines: dict[Path_, int]) -> None:
-        self.shown = shown
-        self.lines = lines
-        self.values = 0
-        self.constructor = yaml.SafeLoader("")
-
-    def build(self, node: yaml.Node, path: Path_, depth: int) -> Any:
-        self.values += 1
-        if self.values > MAX_VALUES or depth > MAX_DEPTH:
-            what = "values" if self.values > MAX_VALUES else "levels of nesting"
-            raise ConfigError(
-                f"{self.shown}:{node.start_mark.line + 1}: more than "
-                f"{MAX_VALUES if self.values > MAX_VALUES else MAX_DEPTH:,} {what} "
-                "(aliases expanded); this is not a config promptum can read"
-            )
-        if isinstance(node, yaml.MappingNode):
-            mapping: dict[str, Any] = {}
-            for key_node, value_node in node.value:
-                if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *defaults`
-                    merged = self.build(value_node, path, depth + 1)
-                    for part in merged if isinstance(merged, list) else [merged]:
-                        if isinstance(part, dict):
-                            mapping.update({k: v for k, v in part.items() if k not in mapping})
-                    continue
-                key = self.scalar(key_node)
-                if isinstance(key, list | dict):
-                    raise ConfigError(
-                        f"{self.shown}:{key_node.start_mark.line + 1}: a key is a list or a "
-                        "mapping; keys are text"
-                    )
-                key = str(key)
-                self.lines[(*path, key)] = key_node.start_mark.line + 1
-                mapping[key] = self.build(value_node, (*path, key), depth + 1)
-            return mapping
-        if isinstance(node, yaml.SequenceNode):
-            items = []
-            for index, item in enumerate(node.value):
-                self.lines[(*path, index)] = item.start_mark.line + 1
-                items.append(self.build(item, (*path, index), depth + 1))
-            return items
-        return self.scalar(node)
-
-    def scalar(self, node: yaml.Node) -> Any:
-        """The value of a scalar (or a tagged node), refused where it is written if unreadable.
-
-        A tag YAML does not know (`!foo`), a date that does not exist (`2024-13-45`), an
-        `!!int` that is not a number: the composer lets each through, constructing it fails.
-        """
-        try:
-            return self.constructor.construct_object(node, deep=True)
-        except (yaml.YAMLError, ValueError, OverflowError) as exc:
-            problem = getattr(exc, "problem", None) or str(exc)
-            value = f" `{node.value}`" if isinstance(node, yaml.ScalarNode) else " this value"
-            raise ConfigError(
-                f"{self.shown}:{node.start_mark.line + 1}: YAML cannot read{value}: "
-                f"{problem} (quote it to keep it as text)"
-            ) from exc
+def _text_keys(value: Any) -> Any:
+    """`value` with every key of its mappings as text, as the conversion names them."""
+    if isinstance(value, dict):
+        return {str(key): _text_keys(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_text_keys(item) for item in value]
+    return value
 
 
 def rows_document(rows: list[dict[str, str]], row_lines: list[int], shown: str) -> Document:

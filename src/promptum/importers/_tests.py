@@ -49,31 +49,10 @@ class Defaults:
 def convert_default_test(node: Node | None, context: Context) -> Defaults:
     """`defaultTest` (inline, or a file://) as the suite's vars and defaults."""
     defaults = Defaults()
+    node = _default_test_node(node, context)
     if node is None:
         return defaults
-    if isinstance(node.value, str) and node.value.startswith(FILE_PREFIX):
-        try:
-            node = context.yaml(node.value).root()
-        except ConfigError as exc:
-            context.skip(node, "defaultTest", str(exc))
-            return defaults
-    if not isinstance(node.value, dict):
-        context.skip(node, "defaultTest", "it is a mapping of test settings")
-        return defaults
-    variables = node.get("vars")
-    if variables is not None:
-        for name, item in variables.items():
-            value = _var(item, context)
-            if isinstance(value, list):
-                context.skip(
-                    item,
-                    f"defaultTest var {name}",
-                    "a list in defaultTest's vars would multiply every test; give it to the tests",
-                )
-            elif name == "context" and isinstance(value, str):
-                defaults.context = value
-            elif value is not None:
-                defaults.vars[name] = value
+    _default_vars(node, context, defaults)
     names: set[str] = set()
     for item in _asserts(node):
         converted = convert_assertion(item, context, names)
@@ -90,6 +69,41 @@ def convert_default_test(node: Node | None, context: Context) -> Defaults:
                 node.get(key) or node, f"defaultTest `{key}`", "promptum has no default for it"
             )
     return defaults
+
+
+def _default_test_node(node: Node | None, context: Context) -> Node | None:
+    """The mapping `defaultTest` holds or names, or None (noted) when there is none."""
+    if node is None:
+        return None
+    if isinstance(node.value, str) and node.value.startswith(FILE_PREFIX):
+        try:
+            node = context.yaml(node.value).root()
+        except ConfigError as exc:
+            context.skip(node, "defaultTest", str(exc))
+            return None
+    if not isinstance(node.value, dict):
+        context.skip(node, "defaultTest", "it is a mapping of test settings")
+        return None
+    return node
+
+
+def _default_vars(node: Node, context: Context, defaults: Defaults) -> None:
+    """`defaultTest`'s vars as the suite's vars; a `context` var is the suite's context."""
+    variables = node.get("vars")
+    if variables is None:
+        return
+    for name, item in variables.items():
+        value = _var(item, context)
+        if isinstance(value, list):
+            context.skip(
+                item,
+                f"defaultTest var {name}",
+                "a list in defaultTest's vars would multiply every test; give it to the tests",
+            )
+        elif name == "context" and isinstance(value, str):
+            defaults.context = value
+        elif value is not None:
+            defaults.vars[name] = value
 
 
 def convert_tests(node: Node | None, context: Context, defaults: Defaults) -> list[Commented]:
@@ -121,32 +135,38 @@ def _files(node: Node, context: Context) -> list[Document]:
         context.skip(node, f"tests {reference}", "the pattern matches no file")
     documents = []
     for path in paths:
-        shown = context.shown(path)
-        suffix = path.suffix.lower()
         try:
-            if suffix in (".yaml", ".yml", ".json"):
-                document = context.yaml(str(path))
-                if isinstance(document.value, dict):  # a file holding one test
-                    document = Document(
-                        [document.value],
-                        document.file,
-                        {(0, *k): v for k, v in document.lines.items()},
-                    )
-                documents.append(document)
-            elif suffix == ".csv":
-                documents.append(csv_tests(context.text(str(path)), shown))
-            elif suffix == ".jsonl":
-                documents.append(jsonl_tests(context.text(str(path)), shown))
-            else:
-                why = (
-                    "tests written by code run no code in promptum: write them out as YAML"
-                    if suffix in _CODE_VARS
-                    else f"promptum does not read {suffix} test files"
-                )
-                context.skip(node, f"tests {shown}", why)
+            document = _tests_file(node, context, path)
         except ConfigError as exc:
-            context.skip(node, f"tests {shown}", str(exc))
+            context.skip(node, f"tests {context.shown(path)}", str(exc))
+            continue
+        if document is not None:
+            documents.append(document)
     return documents
+
+
+def _tests_file(node: Node, context: Context, path: Path) -> Document | None:
+    """The tests of one file as a list document, or None (noted) for a kind not read."""
+    shown = context.shown(path)
+    suffix = path.suffix.lower()
+    if suffix in (".yaml", ".yml", ".json"):
+        document = context.yaml(str(path))
+        if isinstance(document.value, dict):  # a file holding one test
+            return Document(
+                [document.value], document.file, {(0, *k): v for k, v in document.lines.items()}
+            )
+        return document
+    if suffix == ".csv":
+        return csv_tests(context.text(str(path)), shown)
+    if suffix == ".jsonl":
+        return jsonl_tests(context.text(str(path)), shown)
+    why = (
+        "tests written by code run no code in promptum: write them out as YAML"
+        if suffix in _CODE_VARS
+        else f"promptum does not read {suffix} test files"
+    )
+    context.skip(node, f"tests {shown}", why)
+    return None
 
 
 def _asserts(node: Node) -> list[Node]:
@@ -159,15 +179,39 @@ def _case(node: Node, context: Context, defaults: Defaults, number: int) -> list
     if not isinstance(raw, dict):
         context.skip(node, "test", "a test is a mapping")
         return []
-    description = raw.get("description")
-    base = slug(str(description), f"test-{number}") if description else f"test-{number}"
-    case: dict[str, Any] = {}
     variables, combinations = _case_vars(node, context)
-    case_context = (
-        variables.pop("context", None) if isinstance(variables.get("context"), str) else None
-    )
-    if case_context is not None:
-        case["context"] = case_context
+    case = _case_settings(node, context, defaults, variables)
+    _skip_unsupported_keys(node, context)
+    return _expanded(node, context, case, combinations, number)
+
+
+def _case_settings(
+    node: Node, context: Context, defaults: Defaults, variables: dict[str, Any]
+) -> dict[str, Any]:
+    """Everything of the case but its id, in the order a suite file writes it."""
+    case: dict[str, Any] = {}
+    if isinstance(variables.get("context"), str):
+        case["context"] = variables.pop("context")
+    checks, criteria = _case_grading(node, context, defaults)
+    if variables:
+        case["vars"] = variables
+    if checks:
+        case["checks"] = checks
+    if criteria:
+        judge: dict[str, Any] = {"criteria": {**defaults.criteria, **criteria}}
+        case["judge"] = judge
+    _options(node, context, case)
+    _threshold(node, context, case)
+    tags = _metadata_tags(node.value.get("metadata"))
+    if tags:
+        case["tags"] = tags
+    return case
+
+
+def _case_grading(
+    node: Node, context: Context, defaults: Defaults
+) -> tuple[list[Commented], dict[str, Commented]]:
+    """The test's own checks and judge criteria; a test nothing grades is noted."""
     names: set[str] = set(defaults.criteria)
     checks: list[Commented] = []
     criteria: dict[str, Commented] = {}
@@ -181,41 +225,59 @@ def _case(node: Node, context: Context, defaults: Defaults, number: int) -> list
             "a test without assertions",
             "promptfoo passes it; promptum makes a response nothing grades an error: add a check",
         )
-    if variables:
-        case["vars"] = variables
-    if checks:
-        case["checks"] = checks
-    if criteria:
-        judge: dict[str, Any] = {"criteria": {**defaults.criteria, **criteria}}
-        case["judge"] = judge
-    _options(node, context, case)
-    threshold = raw.get("threshold")
+    return checks, criteria
+
+
+def _threshold(node: Node, context: Context, case: dict[str, Any]) -> None:
+    threshold = node.value.get("threshold")
     if isinstance(threshold, int | float) and not isinstance(threshold, bool):
         case["threshold"] = threshold
     elif threshold is not None:
         context.skip(node.get("threshold") or node, "threshold", "it is a number from 0 to 1")
-    metadata = raw.get("metadata")
-    if isinstance(metadata, dict):
-        tags = [
-            f"{key}:{value}"
-            for key, value in metadata.items()
-            if isinstance(value, str | int | float) and not isinstance(value, bool)
-        ]
-        if tags:
-            case["tags"] = tags
+
+
+def _metadata_tags(metadata: Any) -> list[str]:
+    """The test's scalar metadata values as `key:value` tags."""
+    if not isinstance(metadata, dict):
+        return []
+    return [
+        f"{key}:{value}"
+        for key, value in metadata.items()
+        if isinstance(value, str | int | float) and not isinstance(value, bool)
+    ]
+
+
+_UNSUPPORTED_KEYS = (
+    ("providerOutput", "a fixed output is not a model's answer"),
+    ("assertScoringFunction", "it scores with code; use the case `threshold`"),
+    ("prompts", "every prompt runs on every case in promptum"),
+    ("provider", "promptum runs a case on the suite's models"),
+    ("providers", "promptum runs a case on the suite's models"),
+)
+
+
+def _skip_unsupported_keys(node: Node, context: Context) -> None:
+    """Notes each key and CSV column of the test that promptum has no equivalent for."""
+    raw = node.value
     for key in sorted(set(raw) - _TEST_KEYS):
         context.skip(node.get(key) or node, f"test key `{key}`", "promptfoo has no such test key")
     for column in raw.get("__unknown", []):
         context.skip(node, f"column {column}", "promptum has no such option")
-    for key, why in (
-        ("providerOutput", "a fixed output is not a model's answer"),
-        ("assertScoringFunction", "it scores with code; use the case `threshold`"),
-        ("prompts", "every prompt runs on every case in promptum"),
-        ("provider", "promptum runs a case on the suite's models"),
-        ("providers", "promptum runs a case on the suite's models"),
-    ):
+    for key, why in _UNSUPPORTED_KEYS:
         if key in raw:
             context.skip(node.get(key) or node, f"test `{key}`", why)
+
+
+def _expanded(
+    node: Node,
+    context: Context,
+    case: dict[str, Any],
+    combinations: list[dict[str, Any]],
+    number: int,
+) -> list[Commented]:
+    """The case once, or once per combination of its list vars, each with its own id."""
+    description = node.value.get("description")
+    base = slug(str(description), f"test-{number}") if description else f"test-{number}"
     comment = (f"{node.where}" + (f": {description}" if description else ""),)
     tag = ("case", str(node.where))
     rest = {key: value for key, value in case.items() if key not in ("context", "vars")}
@@ -261,6 +323,11 @@ def _var(node: Node, context: Context) -> Any:
         return [item for item in items if item is not None]
     if not (isinstance(value, str) and value.startswith(FILE_PREFIX)):
         return value
+    return _file_var(node, context, value)
+
+
+def _file_var(node: Node, context: Context, value: str) -> Any:
+    """A `file://` var as promptum's `file:`/`files:` form, or None (noted) when it has none."""
     reference = value.removeprefix(FILE_PREFIX)
     suffix = Path(reference.split(":")[0]).suffix.lower()
     if suffix in _CODE_VARS:

@@ -1,8 +1,9 @@
-"""Writing the suite as YAML a person reads: block style, short values in flow, comments.
+"""Writing the converted suite through the suites' writer, each part noted with where it came from.
 
-PyYAML writes no comments, so the layout is written here and PyYAML renders only the
-scalars and short flow values; the whole text is read back and compared with the data,
-so a quirk of this writer can never change what the suite says.
+A part of the suite may carry comment lines (the config's file and line it was converted
+from) and a tag; `dump` gives the lines each tagged part was written on, so a part promptum
+refuses can be found from the line of the problem. The whole text is read back and compared
+with the data, so a quirk of the writer can never change what the suite says.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ from typing import Any
 import yaml
 
 from promptum.errors import ConfigError
+from promptum.suites import suite_nodes, suite_text, suite_yaml
 
-_FLOW_WIDTH = 96
 _BUG = "the importer wrote YAML it cannot read back (a bug: please report it with the config)"
-_NON_PRINTABLE = yaml.reader.Reader.NON_PRINTABLE
-"""What YAML refuses to read anywhere in a file, a comment too."""
+
+Spans = dict[object, tuple[int, int]]
+"""The first and last line of each tagged part of the suite written."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,149 +42,54 @@ def plain(value: Any) -> Any:
     return value
 
 
-def _has_comments(value: Any) -> bool:
+def _noted(value: Any) -> tuple[Any, tuple[str, ...]]:
+    """A value of the data and its comment lines, as the suites' writer takes them."""
     if isinstance(value, Commented):
-        return True
-    if isinstance(value, dict):
-        return any(_has_comments(item) for item in value.values())
-    if isinstance(value, list):
-        return any(_has_comments(item) for item in value)
-    return False
-
-
-def _dumped(value: Any) -> str:
-    text = yaml.safe_dump(
-        value, default_flow_style=True, width=10**9, allow_unicode=True, sort_keys=False
-    )
-    text = text.removesuffix("\n").removesuffix("\n...").rstrip("\n")
-    if isinstance(value, dict | list) or _reads_back(text, value):
-        return text
-    # Line breaks YAML knows besides \n (NEL, U+2028...): escaped, on one line.
-    text = yaml.safe_dump(value, default_style='"', width=10**9, allow_unicode=False)
-    return text.removesuffix("\n")
-
-
-def _reads_back(text: str, value: Any) -> bool:
-    try:
-        return "\n" not in text and bool(yaml.safe_load(f"k: {text}\n") == {"k": value})
-    except yaml.YAMLError:
-        return False
-
-
-def _flow(value: Any, room: int) -> str | None:
-    """`value` on one line, when it is short, uncommented and holds no multi-line text."""
-    if _has_comments(value):
-        return None
-    text = _dumped(value)
-    if len(text) > room or not _reads_back(text, value):
-        return None
-    return text
-
-
-def _comment_text(line: str) -> str:
-    """One line of a comment, with what YAML refuses in a file (control characters) escaped."""
-    return _NON_PRINTABLE.sub(lambda found: found[0].encode("unicode_escape").decode(), line)
-
-
-def _block(text: str, indent: int) -> list[str] | None:
-    """A literal block scalar (`|`) for multi-line text, when one reads back the same."""
-    if "\n" not in text or "\r" in text or text[:1] in (" ", "\t"):
-        return None
-    if any(not (char.isprintable() or char in "\n\t") for char in text):
-        return None
-    if text.endswith("\n\n"):
-        header, body = "|+", text[:-1]
-    elif text.endswith("\n"):
-        header, body = "|", text[:-1]
-    else:
-        header, body = "|-", text
-    pad = " " * indent
-    lines = [header] + [pad + line if line else "" for line in body.split("\n")]
-    try:
-        if yaml.safe_load("k: " + "\n".join(lines) + "\n") != {"k": text}:
-            return None
-    except yaml.YAMLError:
-        return None
-    return lines
-
-
-class _Emitter:
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.spans: dict[object, tuple[int, int]] = {}
-
-    def comments(self, comments: tuple[str, ...], indent: int) -> None:
-        for comment in comments:
-            # A comment ends at a line break: text over several lines (a test's
-            # `description: |`) is a comment line each, or its rest would be read as YAML.
-            for line in comment.splitlines() or [""]:
-                self.lines.append(" " * indent + ("# " + _comment_text(line)).rstrip())
-
-    def mapping(self, mapping: dict[str, Any], indent: int) -> None:
-        for key, item in mapping.items():
-            start = len(self.lines) + 1
-            value, tag = item, None
-            if isinstance(item, Commented):
-                self.comments(item.comments, indent)
-                value, tag = item.value, item.tag
-            self.entry(" " * indent + _dumped(key) + ":", value, indent)
-            if tag is not None:
-                self.spans[tag] = (start, len(self.lines))
-
-    def sequence(self, items: list[Any], indent: int) -> None:
-        for item in items:
-            start = len(self.lines) + 1
-            value, tag = item, None
-            if isinstance(item, Commented):
-                self.comments(item.comments, indent)
-                value, tag = item.value, item.tag
-            if isinstance(value, dict) and value and _flow(value, _FLOW_WIDTH - indent) is None:
-                first = len(self.lines)
-                self.mapping(value, indent + 2)
-                self.lines[first] = " " * indent + "- " + self.lines[first][indent + 2 :]
-            else:
-                self.entry(" " * indent + "-", value, indent)
-            if tag is not None:
-                self.spans[tag] = (start, len(self.lines))
-
-    def entry(self, prefix: str, value: Any, indent: int) -> None:
-        if isinstance(value, dict | list) and value:
-            flow = _flow(value, _FLOW_WIDTH - len(prefix))
-            if flow is not None:
-                self.lines.append(f"{prefix} {flow}")
-            elif isinstance(value, dict):
-                self.lines.append(prefix)
-                self.mapping(value, indent + 2)
-            else:
-                self.lines.append(prefix)
-                self.sequence(value, indent + 2)
-            return
-        if isinstance(value, str):
-            block = _block(value, indent + 2)
-            if block is not None:
-                self.lines.append(f"{prefix} {block[0]}")
-                self.lines.extend(block[1:])
-                return
-        self.lines.append(f"{prefix} {_dumped(value)}")
+        return value.value, value.comments
+    return value, ()
 
 
 def dump(
     data: dict[str, Any], header: tuple[str, ...] = (), shown: str = "the suite"
-) -> tuple[str, dict[object, tuple[int, int]]]:
+) -> tuple[str, Spans]:
     """The YAML text of `data` and the lines (first, last) of each tagged value.
 
     Raises ConfigError, located in the text, when it does not read back as `data`.
     """
-    emitter = _Emitter()
-    emitter.comments(header, 0)
-    emitter.mapping(data, 0)
-    text = "\n".join(emitter.lines) + "\n"
+    text = suite_text(suite_nodes(data, _noted), header)
     try:
         same = yaml.safe_load(text) == plain(data)
-    except yaml.YAMLError as exc:  # pragma: no cover - a bug of this writer
+    except yaml.YAMLError as exc:  # pragma: no cover - a bug of the writer
         mark = getattr(exc, "problem_mark", None)
         where = f"{shown}:{mark.line + 1}" if mark is not None else shown
         raise ConfigError(f"{where}: {_BUG}: {getattr(exc, 'problem', None) or exc}") from exc
-    if not same:  # pragma: no cover - a bug of this writer
+    if not same:  # pragma: no cover - a bug of the writer
         raise ConfigError(f"{shown}: {_BUG}: it does not read back as converted")
-    return text, emitter.spans
+    spans: Spans = {}
+    _spans(data, suite_yaml().load(text), text.count("\n"), spans)
+    return text, spans
+
+
+def _spans(value: Any, written: Any, end: int, spans: Spans) -> None:
+    """Note the lines of each tagged part of `value`, which was `written` and ends at `end`.
+
+    A part runs from its key's (or its dash's) line to the line before the next part's.
+    """
+    value = value.value if isinstance(value, Commented) else value
+    if isinstance(value, dict) and value:
+        keys = list(written)  # positionally: a key is read back as ruamel reads it
+        starts = [written.lc.key(key)[0] + 1 for key in keys]
+        items = zip(value.values(), keys, starts, [*starts[1:], end + 1], strict=True)
+        for item, key, start, after in items:
+            _part(item, written[key], start, after - 1, spans)
+    elif isinstance(value, list) and value:
+        starts = [written.lc.item(index)[0] + 1 for index in range(len(value))]
+        items = zip(value, written, starts, [*starts[1:], end + 1], strict=True)
+        for item, node, start, after in items:
+            _part(item, node, start, after - 1, spans)
+
+
+def _part(item: Any, written: Any, start: int, end: int, spans: Spans) -> None:
+    if isinstance(item, Commented) and item.tag is not None:
+        spans[item.tag] = (start, end)
+    _spans(item, written, end, spans)

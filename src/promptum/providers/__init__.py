@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Hashable
 
     from promptum.embeddings import Embedder
+    from promptum.providers._base import SAMPLING_PARAMETERS as SAMPLING_PARAMETERS
     from promptum.providers._base import ModelRequest, Provider
     from promptum.providers._cache import ResponseCache, cache_key
     from promptum.providers._catalog import ProviderStatus, provider_statuses
@@ -55,11 +56,11 @@ if TYPE_CHECKING:
     from promptum.providers._structured import extract_json_object as extract_json_object
     from promptum.providers._structured import parse_structured as parse_structured
     from promptum.providers._target_answer import INPUTS as INPUTS
-    from promptum.providers._target_spec import MAX_TIMEOUT_S as MAX_TIMEOUT_S
-    from promptum.providers._target_spec import HttpTarget, PythonTarget
-    from promptum.providers._target_spec import Target as Target
-    from promptum.providers._target_spec import target_name_problem as target_name_problem
     from promptum.providers._workers import run_in_worker as run_in_worker
+    from promptum.values.target import MAX_TIMEOUT_S as MAX_TIMEOUT_S
+    from promptum.values.target import HttpTarget, PythonTarget
+    from promptum.values.target import Target as Target
+    from promptum.values.target import target_name_problem as target_name_problem
 
 __getattr__ = lazy_exports(__name__)
 

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 DEFAULT_MAX_TOKENS = 1024
 """Anthropic requires an output cap; used when a request sets none."""
 _TOOL = "respond"
+_SAMPLING = ("temperature", "top_p")
+"""The sampling parameters the Messages API takes besides `max_tokens` (it has no seed)."""
 
 
 def _body(request: ModelRequest, name: str) -> dict[str, Any]:
@@ -50,8 +52,10 @@ def _body(request: ModelRequest, name: str) -> dict[str, Any]:
         body["tool_choice"] = anthropic_tool_choice(request.tool_choice)
     if system:
         body["system"] = system
-    if request.temperature is not None:
-        body["temperature"] = request.temperature
+    for field in _SAMPLING:
+        value = getattr(request, field)
+        if value is not None:
+            body[field] = value
     if request.response_schema is not None:
         # Anthropic's native structured output: a forced call of one tool whose input schema
         # is the response schema; the tool's input is the answer.

@@ -11,10 +11,18 @@ from promptum.values.case_result import Message
 from promptum.values.completion import Completion
 
 
+class _Sampling:
+    """The marker of a sampling parameter: a field an OpenAI-style body sends as it is."""
+
+
+SAMPLED = _Sampling()
+
+
 class ModelRequest(BaseModel):
     """Everything that decides a model's answer: the cache key is a hash of this.
 
-    Each field says whether the cache key holds it (`Keyed`); one without is refused.
+    Each field says whether the cache key holds it (`Keyed`); one without is refused. A
+    sampling parameter (`SAMPLED`) is copied by name from the case's `GenerationParams`.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -22,9 +30,11 @@ class ModelRequest(BaseModel):
     model: Annotated[str, Keyed.ALWAYS]
     """The full model id, prefix included: ``openai/gpt-4o``, ``local/smollm2``."""
     messages: Annotated[tuple[Message, ...], Keyed.ALWAYS]
-    temperature: Annotated[float | None, Keyed.ALWAYS] = None
-    max_tokens: Annotated[int | None, Keyed.ALWAYS] = None
-    seed: Annotated[int | None, Keyed.ALWAYS] = None
+    temperature: Annotated[float | None, Keyed.ALWAYS, SAMPLED] = None
+    max_tokens: Annotated[int | None, Keyed.ALWAYS, SAMPLED] = None
+    seed: Annotated[int | None, Keyed.ALWAYS, SAMPLED] = None
+    top_p: Annotated[float | None, Keyed.WHEN_SET, SAMPLED] = None
+    """Nucleus sampling: only the most likely tokens whose probabilities add up to this."""
     response_schema: Annotated[dict[str, Any] | None, Keyed.ALWAYS] = None
     """A JSON Schema the response must follow (structured output), or None for free text."""
     tools: Annotated[tuple[dict[str, Any], ...] | None, Keyed.WHEN_SET] = None
@@ -56,6 +66,11 @@ class ModelRequest(BaseModel):
 
 
 key_roles(ModelRequest)  # refuses, on import, a field that does not say whether it is keyed
+
+SAMPLING_PARAMETERS = tuple(
+    name for name, info in ModelRequest.model_fields.items() if SAMPLED in info.metadata
+)
+"""The request's sampling parameters, in order: each is the case's parameter of that name."""
 
 
 class Provider(Protocol):

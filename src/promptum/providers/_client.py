@@ -168,19 +168,22 @@ class ModelClient:
             return Completion(model=request.model, error=problem, attempts=0)
         cacheable = provider_kind(route.kind).cacheable
         key = cache_key(request, route.identity) if self._cache and cacheable else None
-        if self._cache and key:
-            cached = self._cache.get(key)
-            if cached is not None:
-                return self._checked(cached, request)
+        cached = self._cache.get(key) if self._cache and key else None
+        if cached is not None:
+            return self._checked(cached, request)
         try:
             provider, limit = self._provider(route)
         except ProviderUnavailableError as exc:
             return Completion(model=request.model, error=str(exc), attempts=0)
         async with limit:
             completion = await self._attempts(provider, route, request)
+        self._remember(key, completion)
+        return self._checked(completion, request)
+
+    def _remember(self, key: str | None, completion: Completion) -> None:
+        """Cache an answer under `key`, when there is a cache and the call succeeded."""
         if completion.error is None and self._cache and key:
             self._cache.put(key, completion)
-        return self._checked(completion, request)
 
     def _timeout(self, route: Route) -> float:
         """Seconds one call may take: the endpoint's or target's own limit, else the run's."""
@@ -225,30 +228,10 @@ class ModelClient:
             except Exception as exc:  # a bug in a provider must fail one call, not the run
                 error = ProviderError(f"unexpected {type(exc).__name__}: {exc}")
             else:
-                # A provider that timed the model itself (local: without the model's load)
-                # knows better than the wall clock around it.
-                latency_ms = completion.latency_ms or (time.perf_counter() - started) * 1000
-                price = self._price(request.model)
-                cost = (
-                    price.cost(completion.input_tokens, completion.output_tokens)
-                    if price
-                    else completion.cost_usd  # what a target reported, if anything
-                )
-                return completion.model_copy(
-                    update={
-                        "latency_ms": latency_ms,
-                        "attempts": attempt,
-                        "cached": False,
-                        "cost_usd": cost,
-                    }
-                )
-            if attempt > self._retries(route, error):
-                return Completion(
-                    model=request.model, error=_describe(error, attempt), attempts=attempt
-                )
-            if not self._budget.take():
-                message = _describe(error, attempt, budget=self._budget.total)
-                return Completion(model=request.model, error=message, attempts=attempt)
+                return self._answered(completion, request, attempt, started)
+            given_up = self._given_up(route, request, error, attempt)
+            if given_up is not None:
+                return given_up
             await asyncio.sleep(
                 backoff_delay(
                     attempt,
@@ -258,6 +241,41 @@ class ModelClient:
                     rng=self._rng,
                 )
             )
+
+    def _answered(
+        self, completion: Completion, request: ModelRequest, attempt: int, started: float
+    ) -> Completion:
+        """A successful call's answer, with its latency, attempts and cost."""
+        # A provider that timed the model itself (local: without the model's load)
+        # knows better than the wall clock around it.
+        latency_ms = completion.latency_ms or (time.perf_counter() - started) * 1000
+        price = self._price(request.model)
+        cost = (
+            price.cost(completion.input_tokens, completion.output_tokens)
+            if price
+            else completion.cost_usd  # what a target reported, if anything
+        )
+        return completion.model_copy(
+            update={
+                "latency_ms": latency_ms,
+                "attempts": attempt,
+                "cached": False,
+                "cost_usd": cost,
+            }
+        )
+
+    def _given_up(
+        self, route: Route, request: ModelRequest, error: ProviderError, attempt: int
+    ) -> Completion | None:
+        """The failed call's result when it is not retried (no retries or budget left)."""
+        if attempt > self._retries(route, error):
+            return Completion(
+                model=request.model, error=_describe(error, attempt), attempts=attempt
+            )
+        if not self._budget.take():
+            message = _describe(error, attempt, budget=self._budget.total)
+            return Completion(model=request.model, error=message, attempts=attempt)
+        return None
 
     def _checked(self, completion: Completion, request: ModelRequest) -> Completion:
         """Fill ``output`` from the text when a schema was asked for, or say why it does not fit."""

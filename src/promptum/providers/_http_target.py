@@ -24,10 +24,10 @@ from promptum.providers._errors import (
 )
 from promptum.providers._sdk import redact, status_error
 from promptum.providers._target_answer import TargetError, completion_of, target_inputs
-from promptum.providers._target_spec import HttpTarget
 from promptum.providers._workers import run_in_worker
 from promptum.templating import TemplateError, render
 from promptum.values.completion import Completion
+from promptum.values.target import HttpTarget
 
 if TYPE_CHECKING:
     from promptum.providers._route import Route

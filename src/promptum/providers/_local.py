@@ -79,6 +79,8 @@ def _arguments(request: ModelRequest) -> dict[str, Any]:
         "seed": DEFAULT_SEED + request.sample if request.seed is None else request.seed,
         **request.extra,
     }
+    if request.top_p is not None:
+        arguments["top_p"] = request.top_p
     if request.response_schema is not None:
         # llama.cpp turns the schema into a grammar: the output cannot leave it.
         arguments["response_format"] = {"type": "json_object", "schema": request.response_schema}

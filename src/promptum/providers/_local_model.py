@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import difflib
 import importlib.util
 import os
 from pathlib import Path
 
 from promptum.errors import ProviderUnavailableError
+from promptum.foundations.suggestions import did_you_mean
 
 DEFAULT_CONTEXT = 2048
 """Tokens of context per loaded model (SmolLM2 allows 8192; 2048 keeps memory near 250 MB)."""
@@ -75,11 +75,11 @@ def local_model_problem(name: str) -> str | None:
     """Why ``local/<name>`` names no local model (with a "did you mean"), or None; no file read."""
     if name in _PACKAGED or name.lower().endswith(".gguf"):
         return None
-    by_lower = {known.lower(): known for known in _PACKAGED}
-    close = difflib.get_close_matches(name.lower(), list(by_lower), n=1)
-    advice = f"did you mean 'local/{by_lower[close[0]]}'? Otherwise use" if close else "use"
+    hint = did_you_mean(name.lower(), {known.lower(): f"local/{known}" for known in _PACKAGED})
     named = ", ".join(f"'local/{known}'" for known in _PACKAGED)
-    return f"unknown local model 'local/{name}': {advice} {named} or 'local/<path to a .gguf file>'"
+    return (
+        f"unknown local model 'local/{name}'.{hint} Use {named} or 'local/<path to a .gguf file>'"
+    )
 
 
 def local_model_path(name: str) -> Path:

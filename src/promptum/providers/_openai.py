@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from promptum.providers._base import ModelRequest
+from promptum.providers._base import SAMPLING_PARAMETERS, ModelRequest
 from promptum.providers._errors import (
     BadRequestError,
     ConnectionFailedError,
@@ -49,7 +49,7 @@ def _body(request: ModelRequest, name: str, mode: StructuredMode) -> dict[str, A
         body["tools"] = list(request.tools)
     if request.tool_choice is not None:
         body["tool_choice"] = request.tool_choice
-    for field in ("temperature", "max_tokens", "seed"):
+    for field in SAMPLING_PARAMETERS:
         value = getattr(request, field)
         if value is not None:
             body[field] = value

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from promptum.providers._target_spec import MAX_TIMEOUT_S, HttpTarget, PythonTarget
+from promptum.values.target import MAX_TIMEOUT_S, HttpTarget, PythonTarget
 
 StructuredMode = Literal["auto", "json_schema", "json_object", "prompt"]
 

@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 from promptum.providers._base import ModelRequest
 from promptum.providers._sdk import redact
 from promptum.providers._target_answer import INPUTS, TargetError, completion_of, target_input
-from promptum.providers._target_spec import PythonTarget
 from promptum.providers._workers import run_in_worker, run_on_call_loop
 from promptum.values.completion import Completion
+from promptum.values.target import PythonTarget
 
 if TYPE_CHECKING:
     from promptum.providers._route import Route

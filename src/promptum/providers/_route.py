@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from promptum.providers._kinds import KindName, provider_kind
 from promptum.providers._options import EndpointConfig
-from promptum.providers._target_spec import Target
+from promptum.values.target import Target
 
 if TYPE_CHECKING:
     from promptum.providers._base import Provider

@@ -14,7 +14,6 @@ built-in one whose URL or protocol the configuration changes, reads
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import os
 import re
@@ -23,6 +22,7 @@ from typing import Any
 
 from promptum.errors import PluginError, ProviderUnavailableError
 from promptum.foundations.entry_points import PROVIDERS_GROUP, Registry, call_problem, caller_label
+from promptum.foundations.suggestions import did_you_mean, suggestion
 from promptum.providers._kinds import PROVIDER_KINDS, KindName, need_extra, provider_kind
 from promptum.providers._local_model import (
     LOCAL_MODELS,
@@ -33,7 +33,7 @@ from promptum.providers._local_model import (
 )
 from promptum.providers._options import EndpointConfig
 from promptum.providers._route import Route
-from promptum.providers._target_spec import TARGET_PREFIX, HttpTarget, Target
+from promptum.values.target import TARGET_PREFIX, HttpTarget, Target
 
 DEFAULT_MODEL = "local/smollm2"
 
@@ -84,31 +84,39 @@ def _redirects(builtin: EndpointConfig, own: EndpointConfig) -> bool:
     )
 
 
+def _redirects_key(builtin: EndpointConfig, own: EndpointConfig) -> bool:
+    """Whether configuration redirects a built-in provider without naming the key to send."""
+    return _redirects(builtin, own) and "api_key_env" not in own.model_fields_set
+
+
+def _merged(builtin: EndpointConfig | None, own: EndpointConfig | None) -> EndpointConfig | None:
+    """The built-in settings with the configured ones over them."""
+    if own is None:
+        return builtin
+    # Only what the configuration wrote replaces a built-in default.
+    explicit = own.model_dump(include=own.model_fields_set)
+    return builtin.model_copy(update=explicit) if builtin else own
+
+
+def _at_url(config: EndpointConfig | None, url: str | None) -> EndpointConfig | None:
+    """The settings with the environment's URL over theirs; a URL alone makes an endpoint."""
+    if config is None:
+        return EndpointConfig(base_url=url) if url else None
+    return config.model_copy(update={"base_url": url}) if url else config
+
+
 def endpoint_config(
     name: str, configured: Mapping[str, EndpointConfig], environ: Mapping[str, str]
 ) -> EndpointConfig | None:
     """An endpoint's settings: built-in defaults, then configured ones, then ``PROMPTUM_*`` env."""
     builtin = BUILTIN_ENDPOINTS.get(name)
     own = configured.get(name)
-    config = builtin
-    if own is not None:
-        # Only what the configuration wrote replaces a built-in default.
-        explicit = own.model_dump(include=own.model_fields_set)
-        config = builtin.model_copy(update=explicit) if builtin else own
-    url = _environment_url(name, config, environ)
+    merged = _merged(builtin, own)
+    url = _environment_url(name, merged, environ)
+    config = _at_url(merged, url)
     if config is None:
-        if not url:
-            return None
-        config = EndpointConfig(base_url=url)
-    elif url:
-        config = config.model_copy(update={"base_url": url})
-    if (
-        builtin
-        and own
-        and not url
-        and _redirects(builtin, own)
-        and "api_key_env" not in own.model_fields_set
-    ):
+        return None
+    if builtin and own and not url and _redirects_key(builtin, own):
         # A URL written in a suite may be anyone's server: the provider's key stays home.
         config = config.model_copy(update={"api_key_env": None})
     own_key = key_variable(name)
@@ -123,19 +131,10 @@ def _ollama_url(host: str) -> str:
     return host.rstrip("/") + "/v1"
 
 
-def _closest(word: str, known: Iterable[str]) -> str | None:
-    """The known name closest to ``word`` (ignoring case), for a "did you mean", or None."""
-    by_lower = {name.lower(): name for name in known}
-    close = difflib.get_close_matches(word.lower(), list(by_lower), n=1)
-    return by_lower[close[0]] if close else None
-
-
 def _no_prefix(model_id: str) -> str:
-    advice = (
-        f"did you mean 'local/{model_id}'? Otherwise write" if model_id in LOCAL_MODELS else "write"
-    )
+    hint = suggestion(f"local/{model_id}") if model_id in LOCAL_MODELS else ""
     return (
-        f"model id {model_id!r} has no provider prefix: {advice} <provider>/<model>, "
+        f"model id {model_id!r} has no provider prefix.{hint} Write <provider>/<model>, "
         f"e.g. 'openai/gpt-4o' or {DEFAULT_MODEL!r}"
     )
 
@@ -212,10 +211,9 @@ def unregister_provider(name: str) -> None:
 def _unknown_provider(model_id: str, endpoint_names: Iterable[str]) -> str:
     prefix, _, name = model_id.partition("/")
     known = list(dict.fromkeys([*BUILTIN_ENDPOINTS, "local", *endpoint_names, *_plugin_names()]))
-    close = _closest(prefix, known)
-    advice = f"did you mean {f'{close}/{name}'!r}? Otherwise use" if close else "use"
+    hint = did_you_mean(prefix.lower(), {kind.lower(): f"{kind}/{name}" for kind in known})
     return (
-        f"unknown provider {prefix!r} in model id {model_id!r}: {advice} one of "
+        f"unknown provider {prefix!r} in model id {model_id!r}.{hint} Use one of "
         f"{', '.join(known)}, or name an endpoint {prefix!r} (endpoints: in the suite, or set "
         f"{env_name(prefix)}_BASE_URL)"
     )
@@ -271,33 +269,54 @@ def resolve(
     env = os.environ if environ is None else environ
     if model_id.startswith(TARGET_PREFIX):
         return _target_route(model_id, targets or {})
+    prefix, name = _prefixed(model_id)
+    if prefix == "local":
+        return _local_route(model_id, name)
+    config = endpoint_config(prefix, configured, env)
+    if config is None:
+        return _plugin_route(model_id, prefix, name, configured)
+    need_extra(provider_kind(config.kind), model_id)
+    _check_key(model_id, config, env)
+    identity = f"{config.kind}:{prefix}:{config.base_url or 'default'}"
+    return Route(model_id, prefix, config.kind, name, config, identity)
+
+
+def _local_route(model_id: str, name: str) -> Route:
+    """The route of a ``local/`` model: its file, named by path, size and time."""
+    need_extra(provider_kind("local"), model_id)
+    default_threads(), context_size()  # a bad setting fails here, before any call
+    path = local_model_path(name)
+    stat = path.stat()
+    identity = f"local:{path}:{stat.st_size}:{int(stat.st_mtime)}"
+    return Route(model_id, "local", "local", str(path), None, identity)
+
+
+def _plugin_route(
+    model_id: str, prefix: str, name: str, configured: Mapping[str, EndpointConfig]
+) -> Route:
+    """The route of a plugin's model, or raise ProviderUnavailableError if no plugin has it."""
+    plugin = plugin_provider(prefix)
+    if plugin is None:
+        raise ProviderUnavailableError(_unknown_provider(model_id, configured))
+    # The class's own limit if it states one (calls in flight at once), else the default.
+    limit = getattr(plugin, "max_concurrency", None)
+    settings = EndpointConfig(max_concurrency=limit) if isinstance(limit, int) else EndpointConfig()
+    identity = f"plugin:{prefix}:{plugin.__module__}.{plugin.__qualname__}"
+    return Route(model_id, prefix, "plugin", name, settings, identity)
+
+
+def _prefixed(model_id: str) -> tuple[str, str]:
+    """A model id's provider prefix and model name, or raise ProviderUnavailableError."""
     prefix, sep, name = model_id.partition("/")
     if not sep or not prefix or not name:
         raise ProviderUnavailableError(_no_prefix(model_id))
-    if prefix == "local":
-        need_extra(provider_kind("local"), model_id)
-        default_threads(), context_size()  # a bad setting fails here, before any call
-        path = local_model_path(name)
-        stat = path.stat()
-        identity = f"local:{path}:{stat.st_size}:{int(stat.st_mtime)}"
-        return Route(model_id, "local", "local", str(path), None, identity)
-    config = endpoint_config(prefix, configured, env)
-    if config is None:
-        plugin = plugin_provider(prefix)
-        if plugin is None:
-            raise ProviderUnavailableError(_unknown_provider(model_id, configured))
-        # The class's own limit if it states one (calls in flight at once), else the default.
-        limit = getattr(plugin, "max_concurrency", None)
-        settings = (
-            EndpointConfig(max_concurrency=limit) if isinstance(limit, int) else EndpointConfig()
-        )
-        identity = f"plugin:{prefix}:{plugin.__module__}.{plugin.__qualname__}"
-        return Route(model_id, prefix, "plugin", name, settings, identity)
-    need_extra(provider_kind(config.kind), model_id)
+    return prefix, name
+
+
+def _check_key(model_id: str, config: EndpointConfig, env: Mapping[str, str]) -> None:
+    """Raise ProviderUnavailableError if the endpoint's API key variable is not set."""
     if config.api_key is None and config.api_key_env and not env.get(config.api_key_env):
         raise ProviderUnavailableError(
             f"model {model_id!r} needs an API key: set the {config.api_key_env} "
             "environment variable"
         )
-    identity = f"{config.kind}:{prefix}:{config.base_url or 'default'}"
-    return Route(model_id, prefix, config.kind, name, config, identity)

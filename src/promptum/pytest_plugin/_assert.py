@@ -16,11 +16,12 @@ from typing import Any, Literal, TypedDict, Unpack
 
 from pydantic import BaseModel
 
+from promptum.cases import JudgeConfig, TestCase
 from promptum.checks import CheckDefinition
 from promptum.errors import ConfigError, PromptumError
 from promptum.pytest_plugin._engine import Engine
 from promptum.pytest_plugin._text import headline, reason_lines
-from promptum.runner import JudgeConfig, TestCase, grade, status_of, with_ungraded
+from promptum.runner import grade, status_of, with_ungraded
 from promptum.values.completion import Completion
 from promptum.values.run_result import CaseResult
 

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from _pytest._code.code import ReprExceptionInfo
 
+from promptum.cases import TestCase
 from promptum.errors import PromptumError
 from promptum.providers import DEFAULT_MODEL
 from promptum.pytest_plugin._state import COLLECTED, SETTINGS, Collected, engine
 from promptum.pytest_plugin._text import case_longrepr
-from promptum.runner import TestCase
 from promptum.suites import load_suite, suite_name
 
 if TYPE_CHECKING:

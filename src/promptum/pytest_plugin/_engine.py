@@ -14,6 +14,7 @@ from collections.abc import Coroutine, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+from promptum.cases import TestCase
 from promptum.foundations.redaction import environment_secrets
 from promptum.providers import (
     ClientOptions,
@@ -24,7 +25,7 @@ from promptum.providers import (
     Price,
     PythonTarget,
 )
-from promptum.runner import TestCase, run_unit
+from promptum.runner import run_unit
 from promptum.values.completion import Completion
 from promptum.values.grade import Grade
 from promptum.values.run_result import CaseResult

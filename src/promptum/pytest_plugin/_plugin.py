@@ -80,21 +80,26 @@ def _expand(patterns: list[str], base: Path, where: str) -> list[Path]:
     """The suites each glob matches under `base`; a glob matching none is a usage error."""
     found: list[Path] = []
     for pattern in patterns:
-        named = [base / name for name in sorted(glob.glob(pattern, root_dir=base, recursive=True))]
-        _refuse_broken_links(named, pattern, where)
-        matches = [path.resolve() for path in named]
-        suites = [path for path in matches if _is_suite(path)]
-        from promptum.suites import case_data  # only once suites are configured (see above)
-
-        cases = case_data(suites)  # YAML case files the glob also matches: not suites
-        suites = [path for path in suites if path not in cases]
-        if not suites:
-            raise pytest.UsageError(
-                f"{where} {pattern!r} matches no suite under {base}: give a glob of .yaml "
-                "suite files or of folders of .toml case files"
-            )
-        found += [path for path in suites if path not in found]
+        found += [path for path in _matched(pattern, base, where) if path not in found]
     return found
+
+
+def _matched(pattern: str, base: Path, where: str) -> list[Path]:
+    """The suites one glob matches under `base`; matching none is a usage error."""
+    named = [base / name for name in sorted(glob.glob(pattern, root_dir=base, recursive=True))]
+    _refuse_broken_links(named, pattern, where)
+    matches = [path.resolve() for path in named]
+    suites = [path for path in matches if _is_suite(path)]
+    from promptum.suites import case_data  # only once suites are configured (see above)
+
+    cases = case_data(suites)  # YAML case files the glob also matches: not suites
+    suites = [path for path in suites if path not in cases]
+    if not suites:
+        raise pytest.UsageError(
+            f"{where} {pattern!r} matches no suite under {base}: give a glob of .yaml "
+            "suite files or of folders of .toml case files"
+        )
+    return suites
 
 
 def _root(pattern: str, base: Path) -> Path:
@@ -126,8 +131,15 @@ def pytest_configure(config: pytest.Config) -> None:
         roots=tuple(_root(pattern, config.invocation_params.dir) for pattern in from_cli)
         + tuple(_root(pattern, config.rootpath) for pattern in from_ini),
     )
-    # Suites outside the paths pytest walks are added to them: those a glob on the command
-    # line names always, the ini's when no path was given (pytest runs its testpaths).
+    _add_unwalked(config, cli, ini)
+    if store and not hasattr(config, "workerinput"):  # xdist workers send results to it
+        config.pluginmanager.register(Recording(config.rootpath), "promptum-recording")
+
+
+def _add_unwalked(config: pytest.Config, cli: list[Path], ini: list[Path]) -> None:
+    """Add to pytest's paths the configured suites outside the paths it walks."""
+    # Those a glob on the command line names always, the ini's when no path was given
+    # (pytest runs its testpaths).
     named_paths = config.args_source == pytest.Config.ArgsSource.ARGS
     walked = [
         Path(config.invocation_params.dir, arg.split("::")[0]).resolve() for arg in config.args
@@ -135,8 +147,6 @@ def pytest_configure(config: pytest.Config) -> None:
     for path in cli if named_paths else cli + ini:
         if not any(path == root or path.is_relative_to(root) for root in walked):
             config.args.append(str(path))
-    if store and not hasattr(config, "workerinput"):  # xdist workers send results to it
-        config.pluginmanager.register(Recording(config.rootpath), "promptum-recording")
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

@@ -33,22 +33,33 @@ def capacity(aim: Aim, strategy: Strategy, questions: int, data: Data) -> float:
     always_asked = aim.bound or strategy.delivery in ("context", "tool_output")
     total = 0.0
     for language, templates in (strategy.languages or {"en": strategy.templates}).items():
-        payloads = [
-            Template(text).substitute(aim.values) for text in data.payloads[aim.payload][language]
-        ]
+        payloads = _payloads(aim, data, language)
         for template in templates:
             names = set(Template(template).get_identifiers())
-            if "shots" in names or ("encoded" in names and strategy.encoding in DRAWN_ANEW):
+            if _endless(names, strategy):
                 return math.inf
-            if names & _PARTS:
-                made = float(
-                    sum(_splits(payload[:1].upper() + payload[1:] + ".") for payload in payloads)
-                )
-            else:
-                made = float(len(payloads))
-            if always_asked or names & _QUESTION:
-                made *= questions
-            if names & _FILLER:
-                made *= len(data.filler)
-            total += made
+            asked = questions if always_asked or names & _QUESTION else 1
+            total += _made(names, payloads, asked, len(data.filler))
     return total
+
+
+def _payloads(aim: Aim, data: Data, language: str) -> list[str]:
+    """The aim's payloads in `language`, its values filled in."""
+    return [Template(text).substitute(aim.values) for text in data.payloads[aim.payload][language]]
+
+
+def _endless(names: set[str], strategy: Strategy) -> bool:
+    """Whether a template naming `names` draws anew for each attack: few-shot or random."""
+    return "shots" in names or ("encoded" in names and strategy.encoding in DRAWN_ANEW)
+
+
+def _made(names: set[str], payloads: list[str], asked: int, fillers: int) -> float:
+    """The distinct attacks a template naming `names` makes of the payloads it is given."""
+    if names & _PARTS:
+        made = float(sum(_splits(payload[:1].upper() + payload[1:] + ".") for payload in payloads))
+    else:
+        made = float(len(payloads))
+    made *= asked  # each question asked beside the attack (1: none)
+    if names & _FILLER:
+        made *= fillers
+    return made

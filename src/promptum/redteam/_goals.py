@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from string import Template
 from typing import Any
 
+from promptum.foundations.suggestions import did_you_mean
 from promptum.redteam._data import data
 from promptum.redteam._facts import SuiteFacts
 from promptum.redteam._spec import GOALS, RedteamSpec
@@ -47,12 +47,6 @@ class GoalError(Exception):
 def marker(rng: random.Random, prefix: str) -> str:
     """A made-up value no legitimate answer holds: ``prefix-`` and six random characters."""
     return prefix + "-" + "".join(rng.choice(_MARKER_CHARS) for _ in range(6))
-
-
-def did_you_mean(name: str, known: list[str]) -> str:
-    """`` Did you mean 'x'?`` when a known name is close, else ""."""
-    close = difflib.get_close_matches(name, known, n=1)
-    return f" Did you mean {close[0]!r}?" if close else ""
 
 
 def split_goal(written: str) -> tuple[str, str | None]:
@@ -240,6 +234,11 @@ def aims_for(
         return field_aims(name, facts, rng)
     if goal == "tool":
         return tool_aims(name, facts, rng)
+    return _unnamed_aims(goal, spec, rng)
+
+
+def _unnamed_aims(goal: str, spec: RedteamSpec, rng: random.Random) -> list[Aim]:
+    """The one aim of a goal that names nothing: a leak, exfiltration, the policy."""
     if goal == "prompt_leak":
         canary = {"checks": [{"type": "canary_not_leaked"}]}
         return [Aim(goal, goal, {}, canary, needs=frozenset({"canary"}))]

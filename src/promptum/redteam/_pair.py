@@ -66,6 +66,30 @@ def with_attack(case: Mapping[str, Any], text: str) -> dict[str, Any]:
     return refined
 
 
+def _rewritten(
+    case: Mapping[str, Any], last: Mapping[str, Any], outcome: Outcome, ask: Ask
+) -> dict[str, Any]:
+    """The case with the attack the attacker writes from its last attempt and the answer."""
+    prompts = data().attacker
+    user = Template(prompts["user"]).substitute(
+        objective=objective(case),
+        attack=attack_of(last),
+        answer=outcome.answer or "(nothing)",
+        verdict=outcome.verdict,
+    )
+    text = ask(prompts["system"], user).strip()
+    if not text:
+        raise AttackerError(f"the attacker model wrote no attack for {case['id']}")
+    return with_attack(case, text)
+
+
+def _single_attacks(cases: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The attacks of one request each: the cases a rewrite may make stronger."""
+    # A conversation's attacker (crescendo) already iterates, turn by turn, as it runs; a
+    # control (`redteam-control`) is no attack: it keeps its question as it is.
+    return [c for c in cases if "simulate" not in c and REDTEAM_TAG in c.get("tags", ())]
+
+
 def refine(
     cases: Sequence[Mapping[str, Any]], run: RunCases, ask: Ask, rounds: int
 ) -> list[dict[str, Any]]:
@@ -74,10 +98,7 @@ def refine(
     Each is rewritten up to `rounds` times from the target's last answer, until it succeeds;
     raise AttackerError if the attacker gives no attack.
     """
-    prompts = data().attacker
-    # A conversation's attacker (crescendo) already iterates, turn by turn, as it runs; a
-    # control (`redteam-control`) is no attack: it keeps its question as it is.
-    single = [c for c in cases if "simulate" not in c and REDTEAM_TAG in c.get("tags", ())]
+    single = _single_attacks(cases)
     outcomes = run(single)
     latest: dict[str, dict[str, Any]] = {}
     pending = [c for c in single if not outcomes[str(c["id"])].succeeded]
@@ -87,17 +108,7 @@ def refine(
         asked = []
         for case in pending:
             last = latest.get(str(case["id"]), case)
-            outcome = outcomes[str(last["id"])]
-            user = Template(prompts["user"]).substitute(
-                objective=objective(case),
-                attack=attack_of(last),
-                answer=outcome.answer or "(nothing)",
-                verdict=outcome.verdict,
-            )
-            text = ask(prompts["system"], user).strip()
-            if not text:
-                raise AttackerError(f"the attacker model wrote no attack for {case['id']}")
-            latest[str(case["id"])] = with_attack(case, text)
+            latest[str(case["id"])] = _rewritten(case, last, outcomes[str(last["id"])], ask)
             asked.append(latest[str(case["id"])])
         outcomes = {**outcomes, **run(asked)}
         pending = [c for c in pending if not outcomes[str(latest[str(c["id"])]["id"])].succeeded]

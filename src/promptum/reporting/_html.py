@@ -135,6 +135,50 @@ def _turn_pill(grade: Grade) -> list[Any]:
     return [visible(name), int(grade.passed), int(grade.kind == "custom"), tip]
 
 
+def _answer_keys(
+    result: CaseResult, turns: list[list[Any]] | None, reviews: ReviewsOf
+) -> dict[str, Any]:
+    """The optional cell keys about the answer and what was said of it, None when absent."""
+    output = result.completion.output
+    return {
+        "o": None
+        if output is None
+        else json.dumps(output, indent=2, ensure_ascii=False, default=str),
+        "e": result.completion.error,
+        "x": result.expected_behavior,
+        "w": [visible(reason) for reason in result.reasons] or None,
+        "v": [visible(text) for text in transformed_texts(result)] or None,
+        "d": turns,
+        "z": failing_where(result),
+        "h": [_review_line(review) for review in reviews] or None,
+    }
+
+
+def _assertion_lines(result: CaseResult) -> list[list[Any]]:
+    """Per field assertion: whether it passed, and its shortened reason."""
+    return [
+        [int(g.passed), visible(shorten(g.reason or "", _REASON))]
+        for g in result.of_kind("assertion")
+    ]
+
+
+def _judge_reasons(result: CaseResult, judges: list[list[Any]]) -> str | None:
+    """The judge's reasons for ``j``, or None when the script joins the same from ``g``."""
+    reasons = visible("; ".join(g.reason for g in result.of_kind("judge") if g.reason))
+    if reasons == "; ".join(line[4] for line in judges if len(line) > 1 and line[4]):
+        return None
+    return reasons
+
+
+def _brief(completion: Completion, cell: dict[str, Any]) -> str | None:
+    """The shortened response or error for ``b``, or None when the script shortens the same."""
+    if completion.error is None:
+        brief = visible(shorten(completion.text, _PREVIEW))
+        return None if brief == shorten(cell["r"], _PREVIEW) else brief
+    brief = visible(shorten(completion.error, _REASON))
+    return None if brief == shorten(cell["e"], _REASON) else brief
+
+
 def _review_line(review: Review) -> list[str]:
     """A person's review as the page lists it: who said what, then their comment or reason."""
     about = f" on {review.criterion}" if review.criterion else ""
@@ -193,63 +237,59 @@ class _Data:
 
     def add(self, result: CaseResult, reviews: ReviewsOf = ()) -> None:
         """Write one result's cell."""
-        completion = result.completion
         turns, shown = None, result
         if result.turns is not None:
             turns = self._turns(result)
             # The turns' grades are beside each turn: the cell's own are the conversation's.
             whole = [grade for grade in result.grades if TURN not in grade.details]
             shown = result.model_copy(update={"grades": whole})
+        tags = [visible(tag) for tag in result.tags]
+        self.tags.update(tags)
+        judges = _judges(shown)
         cell: dict[str, Any] = {
             "i": visible(result.key),
             "m": self._column[result.column],
             "s": result.status,
             "f": _figures(result),
-            "r": visible(fmt.with_tool_calls(completion)),
+            "r": visible(fmt.with_tool_calls(result.completion)),
             "p": self._prompts.index([[m.role, visible(m.content)] for m in result.messages]),
         }
-        tags = [visible(tag) for tag in result.tags]
-        self.tags.update(tags)
-        asserts = [
-            [int(g.passed), visible(shorten(g.reason or "", _REASON))]
-            for g in shown.of_kind("assertion")
-        ]
-        judges = _judges(shown)
-        output = completion.output
+        cell.update(self._optional(result, shown, tags, judges, turns, reviews))
+        # What the script derives as the page shows it is left out, unless it would differ.
+        reasons = _judge_reasons(shown, judges)
+        if reasons is not None:
+            cell["j"] = reasons
+        brief = _brief(result.completion, cell)
+        if brief is not None:
+            cell["b"] = brief
+        self._out.write(("," if self._cells else "") + _json(cell))
+        self._cells += 1
+
+    def _optional(
+        self,
+        result: CaseResult,
+        shown: CaseResult,
+        tags: list[str],
+        judges: list[list[Any]],
+        turns: list[list[Any]] | None,
+        reviews: ReviewsOf,
+    ) -> dict[str, Any]:
+        """The cell's keys that are written only when they have a value, in their order."""
         optional: dict[str, Any] = {
             "n": None if result.repeat == 1 else result.repeat,
             "u": result.source or None,
             "t": tags or None,
-            "c": 1 if completion.cached else None,
+            "c": 1 if result.completion.cached else None,
             "k": [self._checks.index(check) for check in _checks(shown)] or None,
-            "a": asserts or None,
+            "a": _assertion_lines(shown) or None,
             "g": judges or None,
-            "o": None
-            if output is None
-            else json.dumps(output, indent=2, ensure_ascii=False, default=str),
-            "e": completion.error,
-            "x": result.expected_behavior,
-            "w": [visible(reason) for reason in result.reasons] or None,
-            "v": [visible(text) for text in transformed_texts(result)] or None,
-            "d": turns,
-            "z": failing_where(result),
-            "h": [_review_line(review) for review in reviews] or None,
+            **_answer_keys(result, turns, reviews),
         }
-        for key, value in optional.items():
-            if value is not None:
-                cell[key] = visible(value) if isinstance(value, str) else value
-        # What the script derives as the page shows it is left out, unless it would differ.
-        reasons = visible("; ".join(g.reason for g in shown.of_kind("judge") if g.reason))
-        if reasons != "; ".join(line[4] for line in judges if len(line) > 1 and line[4]):
-            cell["j"] = reasons
-        if completion.error is None:
-            brief, whole = visible(shorten(completion.text, _PREVIEW)), cell["r"]
-            if brief != shorten(whole, _PREVIEW):
-                cell["b"] = brief
-        elif visible(shorten(completion.error, _REASON)) != shorten(cell["e"], _REASON):
-            cell["b"] = visible(shorten(completion.error, _REASON))
-        self._out.write(("," if self._cells else "") + _json(cell))
-        self._cells += 1
+        return {
+            key: visible(value) if isinstance(value, str) else value
+            for key, value in optional.items()
+            if value is not None
+        }
 
     def _turns(self, result: CaseResult) -> list[list[Any]]:
         """Each turn of a conversation as its cell's ``d`` holds it."""

@@ -18,8 +18,11 @@ from pydantic_core import PydanticSerializationError, to_json
 _SCALARS = (str, int, float, type(None))
 """Values `asdict` would copy as they are (bool is an int)."""
 
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|(-?[0-9][0-9.]*e-[0-9]+|-?0\.0000[0-9]*)')
-"""A JSON string (left as it is) or a number spelt otherwise than `repr` spells it."""
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+"""A JSON string, its escaped characters included."""
+_NUMBER = re.compile(r"-?[0-9][0-9.]*(?:e[-+]?[0-9]+)?")
+_RESPELT = re.compile(r"-?[0-9][0-9.]*e-[0-9]+|-?0\.0000[0-9]*")
+"""A number spelt otherwise than `repr` spells it."""
 
 
 def suspect(text: str) -> bool:
@@ -40,9 +43,61 @@ def suspect(text: str) -> bool:
     return False
 
 
-def _respelt(match: re.Match[str]) -> str:
-    number = match.group(1)
-    return match.group(0) if number is None else repr(float(number))
+def _found(text: str, part: str) -> list[int]:
+    """Where `part` is in `text`: `str.find` is many times faster than a pattern's search."""
+    places = []
+    at = text.find(part)
+    while at != -1:
+        places.append(at)
+        at = text.find(part, at + len(part))
+    return places
+
+
+def _small_floats(text: str) -> list[int]:
+    """Where a float below 1e-4 may be spelt (in a number or a string), in order.
+
+    A digit before a negative exponent, or four zeros after a point.
+    """
+    exponents = [at - 1 for at in _found(text, "e-") if at and text[at - 1].isdigit()]
+    return sorted(exponents + _found(text, "0.0000"))
+
+
+def _is_value(text: str, start: int) -> bool:
+    """Whether the number at `start` of indented JSON is a value, not part of a string.
+
+    A line starts outside any string (a string's line breaks are escaped), so the strings
+    of the number's line, read from its start, tell whether one holds it.
+    """
+    for string in _STRING.finditer(text, text.rfind("\n", 0, start) + 1):
+        if string.start() > start:
+            break
+        if string.end() > start:
+            return False
+    return True
+
+
+def _respelt(text: str) -> str:
+    """`text` with each number value spelt as `repr` spells it where pydantic-core did not."""
+    pieces: list[str] = []
+    done = 0
+    for start in _small_floats(text):
+        if start < done:
+            continue  # in the number just respelt
+        while start and text[start - 1] in "0123456789.":
+            start -= 1
+        if start and text[start - 1] == "-":
+            start -= 1
+        number = _NUMBER.match(text, start)
+        if number is None or not _RESPELT.fullmatch(number.group()):
+            continue
+        if not _is_value(text, start):
+            continue
+        pieces += (text[done:start], repr(float(number.group())))
+        done = number.end()
+    if not pieces:
+        return text
+    pieces.append(text[done:])
+    return "".join(pieces)
 
 
 def indented(data: Any, *, respell: bool = True) -> str:
@@ -56,7 +111,7 @@ def indented(data: Any, *, respell: bool = True) -> str:
         # What pydantic-core will not write (a lone surrogate; on an older pydantic-core,
         # the keyword): the standard library's.
         return json.dumps(data, ensure_ascii=False, indent=2)
-    return _TOKEN.sub(_respelt, text) if respell and suspect(text) else text
+    return _respelt(text) if respell and suspect(text) else text
 
 
 _NAMES: dict[type, tuple[str, ...]] = {}

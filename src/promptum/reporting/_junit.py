@@ -82,29 +82,77 @@ def _system_out(result: CaseResult) -> str:
     return "\n".join(lines)
 
 
-def _testcase(result: CaseResult, repeated: bool) -> ET.Element:
-    element = ET.Element(
-        "testcase",
-        name=visible(_case_name(result, repeated)),
-        classname=visible(result.column),
-        time=f"{_seconds(result):.3f}",
-    )
+def _attribute(text: str) -> str:
+    """An attribute's value escaped as ElementTree escapes it."""
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    if ">" in text:
+        text = text.replace(">", "&gt;")
+    if '"' in text:
+        text = text.replace('"', "&quot;")
+    if "\r" in text:
+        text = text.replace("\r", "&#13;")
+    if "\n" in text:
+        text = text.replace("\n", "&#10;")
+    if "\t" in text:
+        text = text.replace("\t", "&#09;")
+    return text
+
+
+def _text(text: str) -> str:
+    """An element's text escaped as ElementTree escapes it."""
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    if ">" in text:
+        text = text.replace(">", "&gt;")
+    return text
+
+
+def _opened(tag: str, attributes: list[tuple[str, str]]) -> str:
+    """An element's start tag without its ``>``, as `ET.tostring` writes it."""
+    return f"<{tag}" + "".join(f' {name}="{_attribute(value)}"' for name, value in attributes)
+
+
+def _element(tag: str, attributes: list[tuple[str, str]], text: str) -> str:
+    """An element without children, as `ET.tostring` writes it."""
+    head = _opened(tag, attributes)
+    return f"{head}>{_text(text)}</{tag}>" if text else f"{head} />"
+
+
+_CHILD = "\n      "
+"""Before each child of a testcase, as `ET.indent` puts it two levels deep."""
+
+
+def _testcase(result: CaseResult, repeated: bool) -> tuple[str, str | None]:
+    """The testcase as `ET.tostring` writes it indented two levels deep, and its verdict's kind.
+
+    Written as text: building and serializing an element tree per result cost most of the
+    report's time.
+    """
+    attributes = [
+        ("name", visible(_case_name(result, repeated))),
+        ("classname", visible(result.column)),
+        ("time", f"{_seconds(result):.3f}"),
+    ]
     if result.source:
         # file/line are read by GitHub annotators (e.g. action-junit-report) to point at the case.
         file, _, line = result.source.rpartition(":")
         if file and line.isdigit():
-            element.set("file", visible(file))
-            element.set("line", line)
+            attributes += [("file", visible(file)), ("line", line)]
         else:
-            element.set("file", visible(result.source))
+            attributes.append(("file", visible(result.source)))
+    parts = [_opened("testcase", attributes), ">"]
     verdict = outcome(result)
     if verdict is not None:
-        child = ET.SubElement(
-            element, verdict.kind, type=verdict.type, message=visible(verdict.message)
-        )
-        child.text = visible("\n".join(verdict.details))
-    ET.SubElement(element, "system-out").text = visible(_system_out(result))
-    return element
+        details = visible("\n".join(verdict.details))
+        named = [("type", verdict.type), ("message", visible(verdict.message))]
+        parts += (_CHILD, _element(verdict.kind, named, details))
+    parts += (_CHILD, _element("system-out", [], visible(_system_out(result))), "\n    </testcase>")
+    return "".join(parts), None if verdict is None else verdict.kind
 
 
 _CASES = "promptum.cases"
@@ -122,12 +170,11 @@ class _Suite:
     time: float = 0.0
 
     def add(self, result: CaseResult, repeated: bool) -> None:
-        case = _testcase(result, repeated)
-        self.failures += case.find("failure") is not None
-        self.errors += case.find("error") is not None
+        case, kind = _testcase(result, repeated)
+        self.failures += kind == "failure"
+        self.errors += kind == "error"
         self.time += _seconds(result)
-        ET.indent(case, level=2)  # as deep as `ET.indent` of the whole document puts it
-        self.cases.write(("\n    " if self.tests else "") + ET.tostring(case, encoding="unicode"))
+        self.cases.write(("\n    " if self.tests else "") + case)
         self.tests += 1
 
 

@@ -101,31 +101,48 @@ def _decided(result: CaseResult) -> Outcome | None:
         return Outcome("error", "ModelError", error.splitlines()[0] if error else "error", [error])
     if result.threshold is not None and result.score is not None:
         return _weighed(result, result.score, result.threshold)
+    return _failed_grades(result) or _errored(result) or _by_status(result)
+
+
+def _failed_grades(result: CaseResult) -> Outcome | None:
+    """The failure of the first kind of grade that failed: checks, assertions, the judge."""
     failed = [grade for grade in result.grades if grade.failed]
-    checks = [g for g in failed if g.kind in CHECK_KINDS]
-    if checks:
-        total = sum(g.kind in CHECK_KINDS for g in result.grades)
-        return Outcome(
-            "failure",
-            "DeterministicCheckFailed",
-            f"{len(checks)} of {total} checks failed: {', '.join(g.name for g in checks)}",
-            [f"{g.name} ({g.description}): {g.reason}" for g in checks],
-        )
-    assertions = [g for g in failed if g.kind == "assertion"]
-    if assertions:
-        total = sum(g.kind == "assertion" for g in result.grades)
-        return Outcome(
-            "failure",
-            "FieldAssertionFailed",
-            f"{len(assertions)} of {total} field assertions failed",
-            [g.reason or "" for g in assertions],
-        )
     judged = [g for g in failed if g.kind == "judge"]
-    if judged:
-        return _judge_failure(judged)
-    errored = _errored(result)
-    if errored is not None:
-        return errored
+    return (
+        _checks_failure(result, failed)
+        or _assertions_failure(result, failed)
+        or (_judge_failure(judged) if judged else None)
+    )
+
+
+def _checks_failure(result: CaseResult, failed: list[Grade]) -> Outcome | None:
+    checks = [g for g in failed if g.kind in CHECK_KINDS]
+    if not checks:
+        return None
+    total = sum(g.kind in CHECK_KINDS for g in result.grades)
+    return Outcome(
+        "failure",
+        "DeterministicCheckFailed",
+        f"{len(checks)} of {total} checks failed: {', '.join(g.name for g in checks)}",
+        [f"{g.name} ({g.description}): {g.reason}" for g in checks],
+    )
+
+
+def _assertions_failure(result: CaseResult, failed: list[Grade]) -> Outcome | None:
+    assertions = [g for g in failed if g.kind == "assertion"]
+    if not assertions:
+        return None
+    total = sum(g.kind == "assertion" for g in result.grades)
+    return Outcome(
+        "failure",
+        "FieldAssertionFailed",
+        f"{len(assertions)} of {total} field assertions failed",
+        [g.reason or "" for g in assertions],
+    )
+
+
+def _by_status(result: CaseResult) -> Outcome | None:
+    """The outcome of a non-pass that no grade explains."""
     # The runner decides the status; a non-pass with none of the reasons above still fails CI.
     if result.status == "error":
         return Outcome("error", "Error", "the result is an error", [])

@@ -33,16 +33,6 @@ _MODELS_VIEW = frozenset({"assertion", "judge"})
 """Kinds of grade whose earlier readers' view (`eval_result`, `judge`) a model computes."""
 
 
-def _check_view(grade: dict[str, Any]) -> dict[str, Any]:
-    """`asdict(CheckResult)` of a check grade, as `grade_views.check_results` makes it."""
-    return {
-        "type": grade["name"],
-        "passed": grade["passed"],
-        "description": grade["description"],
-        "reason": grade["error"] or grade["reason"],
-    }
-
-
 def _item_data(text: str) -> dict[str, Any] | None:
     """The JSON report's object for one stored result; None when a model must make it."""
     try:
@@ -53,13 +43,21 @@ def _item_data(text: str) -> dict[str, Any] | None:
 
 def _decoded(text: str) -> dict[str, Any] | None:
     data: dict[str, Any] = from_json(text, cache_strings="keys")  # values seldom repeat
-    views = []
-    for grade in data["grades"]:  # one pass: most results have several grades
-        kind = grade["kind"]
-        if kind in CHECK_KINDS:
-            views.append(_check_view(grade))
-        elif kind in _MODELS_VIEW:
-            return None
+    grades = data["grades"]
+    if any(grade["kind"] in _MODELS_VIEW for grade in grades):
+        return None
+    # `asdict(CheckResult)` of each check grade, as `check_results` makes it; built here, in
+    # line, as a call per grade cost more than the dict it makes.
+    views = [
+        {
+            "type": grade["name"],
+            "passed": grade["passed"],
+            "description": grade["description"],
+            "reason": grade["error"] or grade["reason"],
+        }
+        for grade in grades
+        if grade["kind"] in CHECK_KINDS
+    ]
     completion = data["completion"]
     completion["latency_ms"] = latency_ms(completion["latency_ms"])
     completion["cost_usd"] = cost_usd(completion["cost_usd"])

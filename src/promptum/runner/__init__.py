@@ -12,7 +12,7 @@ from promptum.foundations.lazy import lazy_exports
 # themselves and not in __all__ are shared with the suites, the session and the pytest plugin,
 # not documented for users: served on use, never kept here.
 if TYPE_CHECKING:
-    from promptum.runner._case import (
+    from promptum.cases import (
         DEFAULT_THRESHOLD,
         ConversationGrading,
         Criterion,
@@ -22,11 +22,12 @@ if TYPE_CHECKING:
         TestCase,
         Turn,
     )
-    from promptum.runner._case import GOAL_REACHED as GOAL_REACHED
-    from promptum.runner._copied import ROW_FIELDS as ROW_FIELDS
-    from promptum.runner._copied import CopiedRow as CopiedRow
-    from promptum.runner._copied_run import CopiedRun as CopiedRun
-    from promptum.runner._copied_run import own_text as own_text
+    from promptum.cases import GOAL_REACHED as GOAL_REACHED
+    from promptum.cases import ROW_FIELDS as ROW_FIELDS
+    from promptum.cases import CopiedRow as CopiedRow
+    from promptum.cases import CopiedRun as CopiedRun
+    from promptum.cases import own_text as own_text
+    from promptum.cases import role_table as role_table
     from promptum.runner._executor import Execution, Executor
     from promptum.runner._grade import DEFAULT_GRADE_TIMEOUT_S, grade, grade_async
     from promptum.runner._journal import Journal, plan_fingerprint
@@ -47,7 +48,6 @@ if TYPE_CHECKING:
     from promptum.runner._judge import prompt_uses as prompt_uses
     from promptum.runner._plan import Survey as Survey
     from promptum.runner._response import status_of
-    from promptum.runner._roles import role_table as role_table
     from promptum.runner._runner import (
         DEFAULT_CONCURRENCY,
         DEFAULT_GRACE_S,

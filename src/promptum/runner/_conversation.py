@@ -22,14 +22,13 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Protocol, runtime_checkable
 
+from promptum.cases import TestCase, Turn, role_table
 from promptum.checks import TOOL_CHECK_TYPES, CheckDefinition, call_errors_grade
 from promptum.foundations.redaction import scrub_model
 from promptum.providers import ModelRequest
-from promptum.runner._case import TestCase, Turn
 from promptum.runner._executor import ResultKey
 from promptum.runner._grade import DEFAULT_GRADE_TIMEOUT_S, grade_async
 from promptum.runner._response import Complete, graded, result_of, status_of
-from promptum.runner._roles import role_table
 from promptum.runner._simulator import (
     Exchange,
     goal_reached,

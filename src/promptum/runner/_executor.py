@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from promptum.cases import TestCase
     from promptum.providers import ModelRequest
-    from promptum.runner._case import TestCase
     from promptum.values.completion import Completion
     from promptum.values.run_result import CaseResult
 

@@ -1,10 +1,13 @@
 """Grading one response without a model: checks, the validator, then field assertions.
 
 Checks the user wrote (``type: python``, registered types) see the whole `CheckInput`; an
-async one is awaited by `grade_async`, the runner's way in. `grade_async` grades on a daemon
-worker thread within a deadline, so a check that loops or sleeps costs its own result (an
-error grade), never the event loop that every other case and Ctrl-C run on; only built-in
-string tests, which take microseconds, stay on the loop.
+async one is awaited by `grade_async`, the runner's way in. `grade_async` grades the user's
+code (checks, validators, response models, transforms) on a daemon worker thread within a
+deadline, so one that loops or sleeps costs its own result (an error grade), never the event
+loop that every other case and Ctrl-C run on. Built-in checks whose every test has a bound
+within the deadline (`CheckPlan.bound_s`: string tests of microseconds, regex searches that
+stop at their own time limit) grade on the loop: the hop to a thread and back costs more
+than they do.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from promptum.cases import TestCase
 from promptum.checks import (
     TOOL_CHECK_TYPES,
     CheckPlan,
@@ -32,7 +36,6 @@ from promptum.checks import (
 )
 from promptum.evaluations import evaluate
 from promptum.providers import run_in_worker
-from promptum.runner._case import TestCase
 from promptum.runner._transform import case_view
 from promptum.values.completion import Completion
 from promptum.values.documented_views import assertion_grade
@@ -127,9 +130,9 @@ def _parsed_output(case: TestCase, completion: Completion) -> tuple[Any, Grade |
 
 
 _CASES_KEPT = 1024
-Entry = tuple[TestCase, Run, bool]
-"""A case that built-in checks alone grade, its plan's run, and whether they are all tested
-in line (`CheckPlan.in_line`)."""
+Entry = tuple[TestCase, Run, float | None]
+"""A case that built-in checks alone grade, its plan's run, and the longest they can take on
+one response (`CheckPlan.bound_s`; None: no bound of their own)."""
 
 _checks_runs: dict[int, Entry] = {}
 """The cases that built-in checks alone grade, by identity: a run grades each case many
@@ -147,7 +150,7 @@ def _checks_entry(case: TestCase) -> Entry | None:
         return None
     if len(_checks_runs) >= _CASES_KEPT:
         _checks_runs.pop(next(iter(_checks_runs)), None)  # the oldest
-    entry = _checks_runs[id(case)] = (case, plan.run, plan.in_line)
+    entry = _checks_runs[id(case)] = (case, plan.run, plan.bound_s)
     return entry
 
 
@@ -295,8 +298,10 @@ async def grade_async(
 ) -> list[Grade]:
     """`grade` on a daemon worker thread, within `timeout_s`; async checks awaited here.
 
-    Built-in checks that are all tested in line (`CheckPlan.in_line`) grade here instead:
-    string tests bounded by the response's length, cheaper than the hop to a thread.
+    Built-in checks that take at most `CheckPlan.bound_s`, less than `timeout_s`, grade here
+    instead: string tests bounded by the response's length and regex searches bounded by
+    their time limit, cheaper than the hop to a thread. A search that runs to its limit holds
+    the loop that long (a thread would not), and fails its check as it would on a thread.
     ``model`` and ``repeat`` are what a check sees as `CheckInput.model` and ``.repeat``
     (default: the completion's model, the first repeat). Past the deadline (None: none) the
     grades so far are kept and what was still grading becomes an error grade naming it and
@@ -306,8 +311,8 @@ async def grade_async(
     if completion.error is not None:
         return []
     entry = _checks_entry(case)
-    if entry is not None and entry[2]:
-        # Tests in line take microseconds: a hop to a thread would cost more than them.
+    if entry is not None and _within(entry[2], timeout_s):
+        # Bounded tests take microseconds as a rule: a hop to a thread would cost more.
         return _with_call_errors(case, completion, entry[1](completion))
     loop = asyncio.get_running_loop()
     deadline = None if timeout_s is None else loop.time() + timeout_s
@@ -325,6 +330,15 @@ async def grade_async(
         left = None if deadline is None else max(0.0, deadline - loop.time())
         await _settle_pending(grades, pending, left, timeout_s)
     return _with_call_errors(case, completion, grades)
+
+
+def _within(bound_s: float | None, timeout_s: float | None) -> bool:
+    """Whether checks that take at most `bound_s` (None: no bound) finish before `timeout_s`.
+
+    Strictly before: at the deadline the thread's grading gives the deadline's error, where
+    checks on the loop would give their own failures.
+    """
+    return bound_s is not None and (timeout_s is None or bound_s < timeout_s)
 
 
 def _graded(

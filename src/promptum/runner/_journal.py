@@ -25,13 +25,19 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from promptum.cases import (
+    RUN_KEYS,
+    UNSET,
+    CopiedRow,
+    CopiedRun,
+    HashedField,
+    TestCase,
+    When,
+    as_json,
+    role_table,
+)
 from promptum.checks import case_transform, expressions_of
 from promptum.foundations.flushing import TurnFlush
-from promptum.runner._case import TestCase
-from promptum.runner._copied import CopiedRow
-from promptum.runner._copied_run import RUN_KEYS, CopiedRun
-from promptum.runner._hashed import as_json
-from promptum.runner._roles import UNSET, HashedField, When, role_table
 from promptum.runner._turn_lines import TURN_LINE, JournalKey, TurnCall, turn_calls, turn_line
 from promptum.sinks import result_json
 from promptum.values.run_result import CaseResult, RunResult
@@ -95,7 +101,7 @@ class PlanDigest:
     """A run's fingerprint (the resume journal's key), fed one case at a time.
 
     A short hash of everything that decides the run's results: each case as JSON with
-    sorted keys, of the fields its roles say are hashed (`promptum.runner._roles`). It must
+    sorted keys, of the fields its roles say are hashed (`promptum.cases._roles`). It must
     not change between versions, as a resume finds the journal of a run interrupted before
     an upgrade by it.
     """
@@ -175,8 +181,7 @@ class PlanDigest:
                 if group:
                     pieces.append(as_json(group)[1:-1])
                     group = {}
-                each = ", ".join([self._item(hashed.each, element) for element in value])
-                pieces.append(f"{as_json(item.key)}: [{each}]")
+                pieces.append(self._each(item.key, hashed.each, value))
             else:
                 group[item.key] = value if hashed.encode is None else hashed.encode(value)
         if group:
@@ -228,6 +233,11 @@ class PlanDigest:
     def hexdigest(self) -> str:
         """The fingerprint of the cases added so far."""
         return self._digest.hexdigest()[:16]
+
+    def _each(self, key: str, each: Callable[[Any], Any], value: Iterable[object]) -> str:
+        """A field hashed item by item (the checks), as its JSON key and list."""
+        items = ", ".join([self._item(each, element) for element in value])
+        return f"{as_json(key)}: [{items}]"
 
     def _item(self, each: Callable[[Any], Any], element: object) -> str:
         remembered = self._items.get(id(element))

@@ -11,8 +11,8 @@ import statistics
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from promptum.cases import Criterion, JudgeConfig, TestCase
 from promptum.providers import ModelRequest, extract_json_object
-from promptum.runner._case import Criterion, JudgeConfig, TestCase
 from promptum.templating import TemplateError, names_read, render
 from promptum.values.case_result import Message
 from promptum.values.completion import Completion
@@ -272,15 +272,7 @@ def _sampled_grade(
     # Whole points out of 10, summed before dividing: 0.6 and 0.8 average to exactly 0.7.
     points = [round(v.score * 10) for v in verdicts if v.score is not None]
     scores = [p / 10 for p in points]
-    details: dict[str, Any] = {
-        "model": config.model,
-        "threshold": threshold,
-        "samples": count,
-        "temperature": config.sampling_temperature,
-        "scores": scores,
-        "reasons": [v.reason for v in verdicts if v.error is None],
-        **_details(config, criterion),
-    }
+    details = _sample_details(config, criterion, verdicts, scores)
     description = f"judged by {config.model}, threshold {threshold}, mean of {count} samples"
     errors = [v.error for v in verdicts if v.error is not None]
     if errors:
@@ -291,9 +283,28 @@ def _sampled_grade(
     details["stdev"] = round(statistics.pstdev(scores), 4)
     details["agreement"] = round(max(passing, count - passing) / count, 4)
     passed = mean >= threshold
-    # The reason of the first sample that reached the grade's own verdict explains it best.
-    reason = next((v.reason for v in verdicts if v.passed == passed), verdicts[0].reason)
+    reason = _explaining(verdicts, passed)
     return Grade("judge", criterion.name, passed, mean, reason or None, description, None, details)
+
+
+def _sample_details(
+    config: JudgeConfig, criterion: Criterion, verdicts: list[JudgeVerdict], scores: list[float]
+) -> dict[str, Any]:
+    """The details of a sampled grade: its judge, threshold, samples, scores and reasons."""
+    return {
+        "model": config.model,
+        "threshold": _threshold(config, criterion),
+        "samples": len(verdicts),
+        "temperature": config.sampling_temperature,
+        "scores": scores,
+        "reasons": [v.reason for v in verdicts if v.error is None],
+        **_details(config, criterion),
+    }
+
+
+def _explaining(verdicts: list[JudgeVerdict], passed: bool) -> str:
+    """The reason of the first sample that reached the grade's verdict: it explains it best."""
+    return next((v.reason for v in verdicts if v.passed == passed), verdicts[0].reason)
 
 
 async def judge_criterion(

@@ -13,10 +13,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from promptum.cases import CopiedRow, CopiedRun, TestCase
+from promptum.errors import ConfigError
 from promptum.providers import Target
-from promptum.runner._case import TestCase
-from promptum.runner._copied import CopiedRow
-from promptum.runner._copied_run import CopiedRun
 from promptum.runner._journal import PlanDigest
 
 
@@ -62,8 +61,8 @@ class Survey:
     """The models playing simulated users of conversations, set up like judges' models."""
     judges: set[tuple[str, float]] = field(default_factory=set)
     """(model, threshold) of every judge."""
-    params: set[tuple[Any, ...]] = field(default_factory=set)
-    """(temperature, max_tokens, seed) of every case."""
+    params: set[tuple[tuple[str, Any], ...]] = field(default_factory=set)
+    """The sampling parameters of every case (`GenerationParams.sampling`)."""
     targets: dict[str, Target] = field(default_factory=dict)
     """The functions and services answering cases, by id."""
     count: int = 0
@@ -116,12 +115,9 @@ class Survey:
             self.judges.add((case.judge.model, case.judge.threshold))
         if case.simulate is not None:
             self.simulator_models.add(case.simulate.model)
-        params = case.params
-        self.params.add((params.temperature, params.max_tokens, params.seed))
+        self.params.add(case.params.sampling())
         target = case.target
         if target is not None and self.targets.setdefault(target.id, target) != target:
-            from promptum.errors import ConfigError
-
             raise ConfigError(f"two different targets are named {target.id!r}: give one a `name`")
         self.count += len(case.models) * case.repeat
         self.repeats = max(self.repeats, case.repeat)

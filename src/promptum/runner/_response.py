@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
 
+from promptum.cases import TestCase
 from promptum.providers import ModelRequest
-from promptum.runner._case import TestCase
 from promptum.runner._grade import DEFAULT_GRADE_TIMEOUT_S, grade_async
 from promptum.runner._judge import judge_grades
 from promptum.runner._ungraded import with_ungraded

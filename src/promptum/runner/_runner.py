@@ -15,10 +15,10 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from promptum.cases import TestCase
 from promptum.errors import PromptumError
 from promptum.foundations.redaction import environment_secrets, scrub, scrub_json, scrub_model
-from promptum.providers import ModelRequest
-from promptum.runner._case import TestCase
+from promptum.providers import SAMPLING_PARAMETERS, ModelRequest
 from promptum.runner._conversation import TurnLog, run_conversation
 from promptum.runner._executor import Client, Execution, Executor, ResultKey
 from promptum.runner._grade import DEFAULT_GRADE_TIMEOUT_S
@@ -46,9 +46,7 @@ def request_for(case: TestCase, model: str, repeat: int = 1) -> ModelRequest:
     return ModelRequest(
         model=model,
         messages=case.messages,
-        temperature=params.temperature,
-        max_tokens=params.max_tokens,
-        seed=params.seed,
+        **{name: getattr(params, name) for name in SAMPLING_PARAMETERS},
         response_schema=dict(case.response_schema) if case.response_schema else None,
         extra=dict(params.extra),
         vars=dict(case.vars),

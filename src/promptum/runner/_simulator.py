@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import hashlib
 
+from promptum.cases import GOAL_REACHED, Simulation, TestCase
 from promptum.providers import ModelRequest
-from promptum.runner._case import GOAL_REACHED, Simulation, TestCase
 from promptum.values.run_result import Message
 
 SIMULATOR_MAX_TOKENS = 80

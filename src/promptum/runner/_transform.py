@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from promptum.cases import TestCase
 from promptum.checks import (
     CheckInput,
     CustomCheck,
@@ -11,7 +12,6 @@ from promptum.checks import (
     transform_error,
     transformed,
 )
-from promptum.runner._case import TestCase
 from promptum.templating import TemplateError
 from promptum.values.completion import Completion
 from promptum.values.grade import Grade

@@ -8,7 +8,7 @@ path (`status_of_grades`), and every report, the gate, JUnit and pytest show the
 
 from __future__ import annotations
 
-from promptum.runner._case import TestCase
+from promptum.cases import TestCase
 from promptum.runner._judge import judged_criteria
 from promptum.values.completion import Completion
 from promptum.values.grade import BUDGET_CHECKS, UNGRADED, Grade
@@ -21,6 +21,11 @@ def grades_something(case: TestCase) -> bool:
     judge off (--no-judge), budget checks alone do not: a latency budget says nothing of
     what the judge would have graded, so the case is not a pass on it.
     """
+    return _case_grades(case) or _part_grades(case)
+
+
+def _case_grades(case: TestCase) -> bool:
+    """Whether the case's own checks, schema, field assertions or judge grade its responses."""
     checks = case.checks
     if case.judge_off:
         checks = tuple(check for check in checks if check.type not in BUDGET_CHECKS)
@@ -28,8 +33,11 @@ def grades_something(case: TestCase) -> bool:
         return True
     if case.expected or case.attack_target:
         return True
-    if case.judge is not None and judged_criteria(case.judge, case.expected_behavior):
-        return True
+    return case.judge is not None and bool(judged_criteria(case.judge, case.expected_behavior))
+
+
+def _part_grades(case: TestCase) -> bool:
+    """Whether a turn of the case, or its conversation as a whole, has something to grade."""
     judged = case.judge is not None
     for turn in case.turns:
         if turn.checks or turn.expected or turn.attack_target or (judged and turn.criteria):

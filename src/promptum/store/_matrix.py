@@ -89,23 +89,14 @@ class RunFigures:
 def _where(run_id: str, matrix_filter: MatrixFilter) -> tuple[str, list[Any]]:
     """The conditions a result must meet, as SQL over `results AS r`, and their parameters."""
     where, params = ["r.run_id = ?"], [run_id]
-    if matrix_filter.failed and matrix_filter.errored:
-        where.append("r.status <> 'pass'")
-    elif matrix_filter.failed:
-        where.append("r.status = 'fail'")
-    elif matrix_filter.errored:
-        where.append("r.status = 'error'")
+    status = _status_condition(matrix_filter)
+    if status is not None:
+        where.append(status)
     if matrix_filter.must_pass:
         where.append("json_extract(r.data, '$.must_pass') = 1")
-    if matrix_filter.tag:
-        where.append("EXISTS (SELECT 1 FROM json_each(r.data, '$.tags') WHERE value = ?)")
-        params.append(matrix_filter.tag)
-    if matrix_filter.suite:
-        where.append("r.suite = ?")
-        params.append(matrix_filter.suite)
-    if matrix_filter.case_id:
-        where.append("r.case_id = ?")
-        params.append(matrix_filter.case_id)
+    for condition, value in _equal_conditions(matrix_filter):
+        where.append(condition)
+        params.append(value)
     if matrix_filter.search:
         # instr on lower(): LIKE would read % and _ in what the user typed as wildcards.
         # A conversation's earlier replies are in its turns (as JSON text: a word is found).
@@ -132,6 +123,34 @@ def _where(run_id: str, matrix_filter: MatrixFilter) -> tuple[str, list[Any]]:
         )
         params.append(matrix_filter.changed_since)
     return " AND ".join(where), params
+
+
+def _status_condition(matrix_filter: MatrixFilter) -> str | None:
+    """The SQL condition on a result's status the filter asks for, if any."""
+    if matrix_filter.failed and matrix_filter.errored:
+        return "r.status <> 'pass'"
+    if matrix_filter.failed:
+        return "r.status = 'fail'"
+    if matrix_filter.errored:
+        return "r.status = 'error'"
+    return None
+
+
+def _equal_conditions(matrix_filter: MatrixFilter) -> list[tuple[str, str]]:
+    """The filter's tag, suite and case id, each as an SQL condition and its parameter."""
+    found: list[tuple[str, str]] = []
+    if matrix_filter.tag:
+        found.append(
+            (
+                "EXISTS (SELECT 1 FROM json_each(r.data, '$.tags') WHERE value = ?)",
+                matrix_filter.tag,
+            )
+        )
+    if matrix_filter.suite:
+        found.append(("r.suite = ?", matrix_filter.suite))
+    if matrix_filter.case_id:
+        found.append(("r.case_id = ?", matrix_filter.case_id))
+    return found
 
 
 def _columns(connection: sqlite3.Connection, run_id: str | None) -> list[tuple[str, str]]:

@@ -195,6 +195,21 @@ def by_result(reviews: Sequence[Review]) -> dict[ResultKey, list[Review]]:
     return grouped
 
 
+_Entry = tuple[tuple[str, int], str, str, list[Review]]
+"""A reviewed result: (run order, recorded order), its run's suite, its JSON, its reviews."""
+
+
+def _entry(
+    connection: sqlite3.Connection, review: Review, run: tuple[str, str], suite: str | None
+) -> _Entry | None:
+    """The result `review` reviews, with no review yet; None if gone or of another suite."""
+    run_suite, started_at = run
+    stored = stored_result(connection, review.run_id, review.result_key)
+    if stored is None or (suite and suite not in (stored[1], run_suite)):
+        return None
+    return (started_at, stored[0]), run_suite, stored[2], []
+
+
 def reviewed(
     connection: sqlite3.Connection, run_ids: Sequence[str], suite: str | None
 ) -> list[ReviewedResult]:
@@ -213,20 +228,22 @@ def reviewed(
     rows = connection.execute(sql + " ORDER BY v.id", list(run_ids)).fetchall()
     # By result: (run order, recorded order), the run's suite, the result's JSON, its reviews;
     # None for a result of another suite.
-    found: dict[tuple[str, ResultKey], tuple[tuple[str, int], str, str, list[Review]] | None] = {}
+    found: dict[tuple[str, ResultKey], _Entry | None] = {}
     for run_suite, started_at, row_id, *columns in rows:
         review = _review(row_id, tuple(columns))
         if not isinstance(review, Review):
             continue  # said by `skipped_reviews`
         which = (review.run_id, review.result_key)
         if which not in found:
-            stored = stored_result(connection, review.run_id, review.result_key)
-            found[which] = None
-            if stored is not None and (not suite or suite in (stored[1], run_suite)):
-                found[which] = ((started_at, stored[0]), run_suite, stored[2], [])
+            found[which] = _entry(connection, review, (run_suite, started_at), suite)
         entry = found[which]
         if entry is not None:
             entry[3].append(review)
+    return _in_run_order(found)
+
+
+def _in_run_order(found: dict[tuple[str, ResultKey], _Entry | None]) -> list[ReviewedResult]:
+    """The reviewed results found, oldest run first, then as recorded."""
     kept = sorted(
         ((entry, run_id) for (run_id, _), entry in found.items() if entry is not None),
         key=lambda item: item[0][0],

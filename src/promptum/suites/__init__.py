@@ -13,6 +13,7 @@ from promptum.suites._loader import (
     duplicate_ids,
     load_suite,
     load_suites,
+    suite_from_data,
 )
 from promptum.suites._variants import unknown_variant
 
@@ -29,12 +30,20 @@ if _typing.TYPE_CHECKING:
     from promptum.suites._cases import Mapped as Mapped
     from promptum.suites._cases import Selected as Selected
     from promptum.suites._discover import case_data as case_data
+    from promptum.suites._file_reading import SUITE_BYTES_VARIABLE as SUITE_BYTES_VARIABLE
+    from promptum.suites._file_reading import max_suite_bytes as max_suite_bytes
     from promptum.suites._format import CaseFields as CaseFields
     from promptum.suites._format import JudgeSpec as JudgeSpec
     from promptum.suites._locate import Locator as Locator
     from promptum.suites._redteam import Generated as Generated
     from promptum.suites._redteam import generate_suite as generate_suite
     from promptum.suites._suite_context import SuiteContext as SuiteContext
+    from promptum.suites._yaml_reader import YAML_SUFFIXES as YAML_SUFFIXES
+    from promptum.suites._yaml_reader import located_yaml as located_yaml
+    from promptum.suites._yaml_writer import suite_nodes as suite_nodes
+    from promptum.suites._yaml_writer import suite_text as suite_text
+    from promptum.suites._yaml_writer import suite_yaml as suite_yaml
+    from promptum.suites._yaml_writer import yaml11_text as yaml11_text
 
 __getattr__ = _lazy_exports(__name__)
 
@@ -49,6 +58,7 @@ __all__ = [
     "find_suites",
     "load_suite",
     "load_suites",
+    "suite_from_data",
     "suite_json_schema",
     "suite_name",
     "unknown_variant",

@@ -8,7 +8,6 @@ pass, or the attack target could never catch the attack.
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
+from promptum.foundations.suggestions import did_you_mean
 from promptum.suites._locate import Loc
 from promptum.validation import compiled_schema
 
@@ -81,18 +81,7 @@ class _Fields:
             ref = schema.get("$ref")
             if not isinstance(ref, str):
                 return schema
-            if not ref.startswith("#"):
-                return {}
-            target: Any = self.root
-            for token in filter(None, ref[1:].split("/")):
-                token = token.replace("~1", "/").replace("~0", "~")
-                if isinstance(target, Mapping) and token in target:
-                    target = target[token]
-                elif isinstance(target, list) and token.isdigit() and int(token) < len(target):
-                    target = target[int(token)]
-                else:
-                    return {}
-            schema = target
+            schema = _pointed(self.root, ref)
         return {}
 
     def _alternatives(self, schema: Any, depth: int = 0) -> Iterator[Schema]:
@@ -113,30 +102,28 @@ class _Fields:
             return None if schema.get("not") == {} else _OPEN
         found: list[Any] = []
         if "object" in kinds:
-            properties = schema.get("properties") or {}
-            if part in properties:
-                found.append(properties[part])
-            elif schema.get("patternProperties"):
-                # Matching the suite's own patterns here would be an unbounded regex search.
+            named = _property(schema, part)
+            if isinstance(named, _Open):
                 return _OPEN
-            extra = schema.get("additionalProperties")
-            if not found and isinstance(extra, Mapping):
-                found.append(extra)
-            # Without `additionalProperties: false` a JSON Schema allows other keys, but a
-            # model asked for this schema does not invent them: a near-miss is a typo.
-            if not found and (extra is True or (extra is None and not properties)):
-                return _OPEN
+            found += named
         index = _index(part)
         if "array" in kinds and index is not None:
-            prefix = schema.get("prefixItems") or []
-            items = schema.get("items", True)
-            if 0 <= index < len(prefix):
-                found.append(prefix[index])
-            elif isinstance(items, Mapping):
-                found.append(items)
-            elif items is True:
+            item = _item(schema, index)
+            if isinstance(item, _Open):
                 return _OPEN
+            found += item
         return found or None
+
+    def _step(self, schemas: list[Any], part: str) -> tuple[list[Schema], list[Any] | _Open]:
+        """The concrete alternatives of ``schemas``, and what ``part`` leads to in them."""
+        alternatives = [alt for schema in schemas for alt in self._alternatives(schema)]
+        children: list[Any] = []
+        for alternative in alternatives:
+            child = self._child(alternative, part)
+            if isinstance(child, _Open):
+                return alternatives, _OPEN
+            children += child or []
+        return alternatives, children
 
     def field(self, path: str) -> list[Any] | _Open:
         """The schemas of the field at a dotted path; raise _NoSuchFieldError naming the mistake."""
@@ -154,13 +141,9 @@ class _Fields:
         current: list[Any] = [self.root]
         walked: list[str] = []
         for part in path.split("."):
-            alternatives = [alt for schema in current for alt in self._alternatives(schema)]
-            children: list[Any] = []
-            for alternative in alternatives:
-                child = self._child(alternative, part)
-                if isinstance(child, _Open):
-                    return _OPEN
-                children += child or []
+            alternatives, children = self._step(current, part)
+            if isinstance(children, _Open):
+                return _OPEN
             if not children:
                 raise _NoSuchFieldError(_no_field_message(alternatives, walked, part, self.subject))
             current = children
@@ -209,26 +192,15 @@ class _Fields:
 
     def _unknown_key(self, schemas: list[Any], value: Any, walked: tuple[str, ...]) -> str | None:
         """A key of a mapping value that the field's object schema does not have."""
-        if isinstance(value, Mapping):
-            items: list[tuple[str, Any]] = [(str(k), v) for k, v in value.items()]
-        elif isinstance(value, list):
-            items = [(str(i), v) for i, v in enumerate(value)]
-        else:
-            return None
-        for key, item in items:
-            alternatives = [alt for schema in schemas for alt in self._alternatives(schema)]
-            children: list[Any] = []
-            for alternative in alternatives:
-                child = self._child(alternative, key)
-                if isinstance(child, _Open):
-                    break
-                children += child or []
-            else:
-                if not children:
-                    return _no_field_message(alternatives, list(walked), key, self.subject)
-                found = self._unknown_key(children, item, (*walked, key))
-                if found:
-                    return found
+        for key, item in _keyed(value):
+            alternatives, children = self._step(schemas, key)
+            if isinstance(children, _Open):
+                continue
+            if not children:
+                return _no_field_message(alternatives, list(walked), key, self.subject)
+            found = self._unknown_key(children, item, (*walked, key))
+            if found:
+                return found
         return None
 
 
@@ -269,6 +241,60 @@ def _kinds(schema: Schema) -> set[str]:
     return kinds
 
 
+def _pointed(root: Schema, ref: str) -> Any:
+    """What a local ``$ref`` (``#/$defs/Item``) points to in ``root``; ``{}`` if nothing."""
+    if not ref.startswith("#"):
+        return {}
+    target: Any = root
+    for token in filter(None, ref[1:].split("/")):
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(target, Mapping) and token in target:
+            target = target[token]
+        elif isinstance(target, list) and token.isdigit() and int(token) < len(target):
+            target = target[int(token)]
+        else:
+            return {}
+    return target
+
+
+def _property(schema: Schema, part: str) -> list[Any] | _Open:
+    """What the key ``part`` leads to in an object schema: its schema, open, or nothing."""
+    properties = schema.get("properties") or {}
+    if part in properties:
+        return [properties[part]]
+    if schema.get("patternProperties"):
+        # Matching the suite's own patterns here would be an unbounded regex search.
+        return _OPEN
+    extra = schema.get("additionalProperties")
+    if isinstance(extra, Mapping):
+        return [extra]
+    # Without `additionalProperties: false` a JSON Schema allows other keys, but a
+    # model asked for this schema does not invent them: a near-miss is a typo.
+    if extra is True or (extra is None and not properties):
+        return _OPEN
+    return []
+
+
+def _item(schema: Schema, index: int) -> list[Any] | _Open:
+    """What the item at ``index`` is in an array schema: its schema, open, or nothing."""
+    prefix = schema.get("prefixItems") or []
+    if 0 <= index < len(prefix):
+        return [prefix[index]]
+    items = schema.get("items", True)
+    if isinstance(items, Mapping):
+        return [items]
+    return _OPEN if items is True else []
+
+
+def _keyed(value: Any) -> list[tuple[str, Any]]:
+    """A mapping's items or a list's items by index, as path parts; none for a scalar."""
+    if isinstance(value, Mapping):
+        return [(str(k), v) for k, v in value.items()]
+    if isinstance(value, list):
+        return [(str(i), v) for i, v in enumerate(value)]
+    return []
+
+
 def _index(part: str) -> int | None:
     """A path part as the evaluator reads it on a list: an integer, else nothing."""
     try:
@@ -281,18 +307,10 @@ def _no_field_message(
     alternatives: list[Schema], walked: list[str], part: str, subject: str
 ) -> str:
     where = f"{'.'.join(walked)!r}" if walked else subject
-    names = sorted(
-        {
-            str(name)
-            for alternative in alternatives
-            if "object" in _kinds(alternative)
-            for name in alternative.get("properties") or {}
-        }
-    )
+    names = _property_names(alternatives)
     kinds = {kind for alternative in alternatives for kind in _kinds(alternative)}
     if names:
-        close = difflib.get_close_matches(part, names, n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
+        hint = did_you_mean(part, names)
         return f"{where} has no field {part!r}.{hint} Fields: {', '.join(names)}."
     if "array" in kinds:
         return f"{where} is a list: the next part of the path is an item's index, not {part!r}"
@@ -300,19 +318,28 @@ def _no_field_message(
     return f"{where} is {shown or 'a single value'}: it has no field {part!r}"
 
 
+def _property_names(alternatives: list[Schema]) -> list[str]:
+    """The field names the object schemas among ``alternatives`` declare, sorted."""
+    return sorted(
+        {
+            str(name)
+            for alternative in alternatives
+            if "object" in _kinds(alternative)
+            for name in alternative.get("properties") or {}
+        }
+    )
+
+
 def _value_hint(error: Any, value: Any, path: str) -> str:
     """How to fix a value of the wrong type, outside the allowed set, or a partial object."""
     if error.validator == "enum" and isinstance(value, str):
         options = [str(option) for option in error.validator_value]
-        close = difflib.get_close_matches(value, options, n=1)
-        return f". Did you mean {close[0]!r}?" if close else ""
+        hint = did_you_mean(value, options)
+        return f".{hint}" if hint else ""
     if error.validator == "type":
-        wanted = error.validator_value
-        wanted = {wanted} if isinstance(wanted, str) else set(wanted)
-        if isinstance(value, str) and wanted & {"integer", "number", "boolean"}:
-            return ". Write it without quotes."
-        if not isinstance(value, str) and "string" in wanted:
-            return ". Quote it."
+        hint = _quoting_hint(error.validator_value, value)
+        if hint:
+            return hint
     if error.validator == "required" and isinstance(value, Mapping):
         # In TOML, `customer.email = ...` under [expected] is a nested table, not a path.
         some = f"{path}.{next(iter(value), 'field')}"
@@ -320,6 +347,16 @@ def _value_hint(error: Any, value: Any, path: str) -> str:
             ". A mapping asserts the whole object: to assert some of its fields, name each "
             f"by its dotted path, e.g. {some!r} (quoted in TOML)."
         )
+    return ""
+
+
+def _quoting_hint(wanted: str | list[str], value: Any) -> str:
+    """How to fix a value of the wrong type by quoting it or not, or nothing."""
+    kinds = {wanted} if isinstance(wanted, str) else set(wanted)
+    if isinstance(value, str) and kinds & {"integer", "number", "boolean"}:
+        return ". Write it without quotes."
+    if not isinstance(value, str) and "string" in kinds:
+        return ". Quote it."
     return ""
 
 

@@ -7,11 +7,12 @@ its value and its problems: a case's problems are reported together, in that ord
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
+from typing import Any
 
+from promptum.cases import JudgeConfig, TestCase
 from promptum.checks import CheckDefinition
-from promptum.runner import JudgeConfig, TestCase
+from promptum.foundations.suggestions import did_you_mean
 from promptum.suites._build_checks import case_checks
 from promptum.suites._build_conversation import case_conversation
 from promptum.suites._build_judge import case_judge
@@ -80,9 +81,7 @@ def build_case(
     problems += found
     tags, found = _tags(case, context, _graded(checks, expects, judge, conversation))
     problems += found
-    if problems or sent.lacking:
-        located = [_located(locator, loc, message) for loc, message in problems]
-        raise InvalidCaseError(located, tuple(sent.lacking))
+    _raise_problems(locator, problems, sent.lacking)
     assert case_id is not None  # a missing id was reported above
     defaults = context.defaults
     return TestCase(
@@ -114,6 +113,13 @@ def build_case(
         simulate=conversation.simulate,
         conversation=conversation.grading,
     )
+
+
+def _raise_problems(locator: Locator, problems: Problems, lacking: list[Loc]) -> None:
+    """Raise InvalidCaseError with the case's problems located, if it has any."""
+    if problems or lacking:
+        located = [_located(locator, loc, message) for loc, message in problems]
+        raise InvalidCaseError(located, tuple(lacking))
 
 
 def _located(locator: Locator, loc: Loc, message: str) -> str:
@@ -185,17 +191,8 @@ def settings_problems(spec: SuiteSpec, context: SuiteContext) -> list[tuple[Loc,
             )
         )
     if context.tools is not None:  # else each case checks them against its own tools
-        target = context.target is not None or spec.target is not None
-        for index, check in enumerate(context.defaults.checks):
-            if has_template(check.value):
-                continue  # filled in from each case's vars: checked with the case
-            for loc, message in tool_check_problems(check, context.tools, target):
-                found.append((("defaults", "checks", index, *loc), message))
-        choice = tool_choice_problem(context.tool_choice, context.tools)
-        if choice is not None:
-            found.append((("tool_choice", *choice[0]), choice[1]))
-    rows = [s for s in spec.cases_from if s.lower().endswith((".csv", ".jsonl"))]
-    if spec.columns and not rows:
+        found += _tool_setting_problems(spec, context, context.tools)
+    if spec.columns and not _reads_rows(spec):
         found.append(
             (
                 ("columns",),
@@ -206,6 +203,28 @@ def settings_problems(spec: SuiteSpec, context: SuiteContext) -> list[tuple[Loc,
     return found
 
 
+def _tool_setting_problems(
+    spec: SuiteSpec, context: SuiteContext, tools: tuple[dict[str, Any], ...]
+) -> list[tuple[Loc, str]]:
+    """What the suite's default checks and `tool_choice` name that its tools do not have."""
+    found: list[tuple[Loc, str]] = []
+    target = context.target is not None or spec.target is not None
+    for index, check in enumerate(context.defaults.checks):
+        if has_template(check.value):
+            continue  # filled in from each case's vars: checked with the case
+        for loc, message in tool_check_problems(check, tools, target):
+            found.append((("defaults", "checks", index, *loc), message))
+    choice = tool_choice_problem(context.tool_choice, tools)
+    if choice is not None:
+        found.append((("tool_choice", *choice[0]), choice[1]))
+    return found
+
+
+def _reads_rows(spec: SuiteSpec) -> bool:
+    """Whether the suite reads a CSV or JSONL file of rows (`cases_from`)."""
+    return any(s.lower().endswith((".csv", ".jsonl")) for s in spec.cases_from)
+
+
 def unused_tag_problems(
     must_pass_tags: list[str], tags: Mapping[str, None]
 ) -> list[tuple[Loc, str]]:
@@ -214,8 +233,7 @@ def unused_tag_problems(
     for index, tag in enumerate(must_pass_tags):
         if tag in tags:
             continue
-        close = difflib.get_close_matches(tag, list(tags), n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
+        hint = did_you_mean(tag, list(tags))
         listing = f" Tags: {', '.join(list(tags)[:20])}." if tags else " No case has a tag."
         found.append(
             (

@@ -26,23 +26,10 @@ def case_checks(
 ) -> tuple[list[CheckDefinition], Problems]:
     """The case's checks, its suite's defaults first, filled in and bound to its canary."""
     found: Problems = []
-    defaults = context.defaults
-    plain = [context.reused.plain(check) for check in defaults.checks]
+    plain = [context.reused.plain(check) for check in context.defaults.checks]
     checks = _filled(case, context, prompted, plain, found)
-    # Most cases have no expression: their checks are looked at once, nothing located.
-    # (A plain default check is itself in every case, and has none.)
-    looked_at = checks[len(plain) :]
-    looked_at += (check for check, same in zip(checks, plain, strict=False) if not same)
-    if transform is not None or any(expressions_of(check.compiled) for check in looked_at):
-        at_checks: list[Loc] = [("defaults", "checks", i) for i in range(len(defaults.checks))]
-        at_checks += [("checks", i) for i in range(len(case.checks))]
-        at_transform: Loc = ("transform",) if case.transform else ("defaults", "transform")
-        for loc, message in expression_problems(
-            zip(at_checks, checks, strict=True),
-            None if transform is None else (at_transform, transform),
-            prompted.scope.variables,
-        ):
-            found.append((loc, message))
+    if transform is not None or _has_expressions(checks, plain):
+        found += _expressions_located(case, context, checks, transform, prompted)
     checks, unplanted = with_canary(
         checks, prompted.scope.canary, prompted.messages, prompted.documents, context.checks
     )
@@ -51,6 +38,33 @@ def case_checks(
             (check_loc(index, len(plain)), NOT_RENDERED if context.literal else NOT_PLANTED)
         )
     return checks, found
+
+
+def _has_expressions(checks: list[CheckDefinition], plain: list[bool]) -> bool:
+    """Whether a check that is not a plain default one reads an expression."""
+    # Most cases have no expression: their checks are looked at once, nothing located.
+    # (A plain default check is itself in every case, and has none.)
+    looked_at = checks[len(plain) :]
+    looked_at += (check for check, same in zip(checks, plain, strict=False) if not same)
+    return any(expressions_of(check.compiled) for check in looked_at)
+
+
+def _expressions_located(
+    case: CaseFields,
+    context: SuiteContext,
+    checks: list[CheckDefinition],
+    transform: str | None,
+    prompted: Prompted,
+) -> Problems:
+    """What the checks' and the transform's expressions read that the case's vars lack."""
+    at_checks: list[Loc] = [("defaults", "checks", i) for i in range(len(context.defaults.checks))]
+    at_checks += [("checks", i) for i in range(len(case.checks))]
+    at_transform: Loc = ("transform",) if case.transform else ("defaults", "transform")
+    return expression_problems(
+        zip(at_checks, checks, strict=True),
+        None if transform is None else (at_transform, transform),
+        prompted.scope.variables,
+    )
 
 
 def _filled(

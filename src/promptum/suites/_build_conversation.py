@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from promptum.runner import JudgeConfig
+from promptum.cases import JudgeConfig
 from promptum.suites._build_checks import one_check
 from promptum.suites._build_judge import criteria_problems
 from promptum.suites._build_messages import Prompted

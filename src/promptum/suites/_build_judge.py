@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import replace
 from typing import Any, Literal
 
+from promptum.cases import Criterion, JudgeConfig
+from promptum.foundations.suggestions import did_you_mean
 from promptum.providers import DEFAULT_MODEL
 from promptum.runner import (
     BUILTIN_PROMPTS,
     JUDGE_VARIABLES,
-    Criterion,
-    JudgeConfig,
     is_prompt_name,
     judged_criteria,
     missing_context,
@@ -51,8 +50,7 @@ def _prompt_problems(prompt: str | None, loc: Loc) -> list[JudgeProblem]:
     if prompt is None or prompt in BUILTIN_PROMPTS:
         return []
     if is_prompt_name(prompt):
-        close = difflib.get_close_matches(prompt, list(BUILTIN_PROMPTS), n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
+        hint = did_you_mean(prompt, list(BUILTIN_PROMPTS))
         return [
             (
                 loc,

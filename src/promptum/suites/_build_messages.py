@@ -76,9 +76,10 @@ def _conversation(
     """The conversation after the system message: a variant's, `messages`, `query`, `prompt`."""
     if case.query is not None and case.messages is not None:
         found.append((("messages",), "give either `query` or `messages`, not both"))
-    elif is_conversation(case):
-        pass  # its turns are its user's messages (`structure_problems` says what else is)
-    elif context.variant and case.messages is not None:
+        return ()
+    if is_conversation(case):
+        return ()  # its turns are its user's messages (`structure_problems` says what else is)
+    if context.variant and case.messages is not None:
         found.append(
             (
                 ("messages",),
@@ -86,19 +87,26 @@ def _conversation(
                 "or `vars` (the variants see them as {{ query }} and their names), not `messages`",
             )
         )
-    elif context.template is not None:
+        return ()
+    return _request(case, context, rendered, found)
+
+
+def _request(
+    case: CaseFields, context: SuiteContext, rendered: Renderer, found: Problems
+) -> tuple[Message, ...]:
+    """The messages of one request: a variant's, the case's `messages` or `query`, `prompt`."""
+    if context.template is not None:
         return _template(context.template, ("prompts", context.variant), rendered)
-    elif context.variant and context.prompt is not None:
+    if context.variant and context.prompt is not None:
         content = rendered(context.prompt, (), ("prompts", context.variant))
         return (Message(role="user", content=content),)
-    elif case.messages is not None:
+    if case.messages is not None:
         return _written(case.messages, rendered)
-    elif case.query is not None:
+    if case.query is not None:
         return (Message(role="user", content=rendered(case.query, ("query",))),)
-    elif context.prompt is not None:
+    if context.prompt is not None:
         return (Message(role="user", content=rendered(context.prompt, (), ("prompt",))),)
-    else:
-        found.append(((), "the case has no prompt: give `query`, `messages`, or a suite `prompt`"))
+    found.append(((), "the case has no prompt: give `query`, `messages`, or a suite `prompt`"))
     return ()
 
 

@@ -2,7 +2,7 @@
 
 A YAML case file holds what a suite's `test_cases:` holds, a list of cases, and is read a
 case at a time like it (`read_yaml`); its errors are located in that file. Other sources
-(CSV, JSONL, TOML case files and folders) are read by `_rows`.
+(CSV, JSONL, TOML case files and folders) are read by `_data_files`.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from collections.abc import Iterator
 from pathlib import Path, PurePath
 
 from promptum.errors import ConfigError
-from promptum.suites._rows import CaseFilesError, RawCase, project_path, read_document, resolved
-from promptum.suites._rows import case_source as _row_source
-from promptum.suites._yaml import CASES_KEY, parse_yaml
+from promptum.suites._data_files import CaseFilesError, RawCase
+from promptum.suites._data_files import case_source as _row_source
+from promptum.suites._file_reading import project_path, read_document, resolved
+from promptum.suites._yaml_reader import CASES_KEY, YAML_SUFFIXES, parse_yaml
 
-YAML_SUFFIXES = (".yaml", ".yml")
 _MAGIC = re.compile(r"[*?[]")
 
 

@@ -11,9 +11,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, overload
 
-from promptum.runner import CopiedRow, CopiedRun, TestCase, grades_something, ungraded_fix
+from promptum.cases import CopiedRow, CopiedRun, TestCase
+from promptum.runner import grades_something, ungraded_fix
+from promptum.suites._data_files import RawCase, RowFile
 from promptum.suites._row_texts import RowTexts
-from promptum.suites._rows import RawCase, RowFile
 
 Change = Callable[[TestCase], TestCase]
 

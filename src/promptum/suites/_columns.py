@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
+from promptum.foundations.suggestions import did_you_mean
+from promptum.suites._data_files import RawCase
 from promptum.suites._format import ColumnCheckSpec
 from promptum.suites._locate import Locator, problem
-from promptum.suites._rows import RawCase
 
 _MAX_NAMES = 1000
 """Column names kept to suggest from: JSONL rows may each have keys of their own."""
@@ -17,8 +17,7 @@ _MAX_NAMES = 1000
 def _missing(name: str, source: Path, present: Iterable[str]) -> str:
     """The problem of a column the file does not have, with the closest one it has."""
     names = list(present)
-    close = difflib.get_close_matches(name, names, n=1)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
+    hint = did_you_mean(name, names)
     listing = f" Its columns: {', '.join(names[:20])}." if names else ""
     return (
         f"{source} has no column {name!r}, so this check would never run.{hint}{listing} "

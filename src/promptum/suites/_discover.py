@@ -13,10 +13,9 @@ import yaml
 
 from promptum.errors import ConfigError
 from promptum.suites._case_files import source_paths
-from promptum.suites._rows import read_document, resolved, unreadable
-from promptum.suites._yaml import read_yaml
+from promptum.suites._file_reading import read_document, resolved, unreadable
+from promptum.suites._yaml_reader import YAML_SUFFIXES, read_yaml
 
-YAML_SUFFIXES = (".yaml", ".yml")
 SUITE_KEYS = ("test_cases", "cases_from")
 """A YAML file with one of these top-level keys is a suite; any other YAML is not."""
 _SUITE_WORD = re.compile(r"\b(?:test_cases|cases_from)\b")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from promptum.checks import CheckDefinition, case_transform, expressions_of
+from promptum.foundations.suggestions import did_you_mean
 from promptum.suites._locate import Loc
 from promptum.templating import Expression
 
@@ -21,13 +21,12 @@ def expression_problems(
 
     def undefined(loc: Loc, expression: Expression) -> None:
         for name in sorted(expression.vars_read.difference(variables)):
-            close = difflib.get_close_matches(name, list(variables), n=1)
-            hint = f" (did you mean `vars.{close[0]}`?)" if close else ""
+            hint = did_you_mean(name, {known: f"vars.{known}" for known in variables})
             defined = ", ".join(sorted(variables)) or "none"
             problems.append(
                 (
                     loc,
-                    f"`vars.{name}` is not defined for this case{hint}; define it under "
+                    f"`vars.{name}` is not defined for this case.{hint} Define it under "
                     f"`vars` (defined here: {defined})",
                 )
             )

@@ -8,7 +8,6 @@ text shared by every case that uses it.
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -16,9 +15,11 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from promptum.errors import ConfigError
+from promptum.foundations.suggestions import did_you_mean
 from promptum.suites._case_files import fixed_parts, is_glob, project_glob
+from promptum.suites._data_files import RawCase
+from promptum.suites._file_reading import SUITE_BYTES_VARIABLE, project_path, read_document
 from promptum.suites._locate import Loc, Locator, problem
-from promptum.suites._rows import SUITE_BYTES_VARIABLE, RawCase, project_path, read_document
 
 FILE = "file"
 FILES = "files"
@@ -108,6 +109,21 @@ class FileVars:
             yield raw
 
     def _expanded(self, raw: RawCase) -> Iterator[RawCase]:
+        variables, many = self._resolved(raw)
+        case_id = raw.data.get("id") or raw.default_id
+        if many is None or not isinstance(case_id, str):
+            if many is not None:  # no id to extend: checked once, and its id's problem reported
+                variables[many[0]] = many[1][0].text
+            yield RawCase({**raw.data, "vars": variables}, raw.locator, raw.default_id)
+            return
+        name, matched = many
+        for match in matched:
+            data = {**raw.data, "id": f"{case_id}-{match.suffix}"}
+            data["vars"] = {**variables, name: match.text}
+            yield RawCase(data, raw.locator, None)
+
+    def _resolved(self, raw: RawCase) -> tuple[dict[str, Any], tuple[str, list[_Match]] | None]:
+        """The case's vars with each `file:` read, and its `files:` var with what it matches."""
         variables: dict[str, Any] = dict(raw.data["vars"])
         many: tuple[str, list[_Match]] | None = None
         for name, value in raw.data["vars"].items():
@@ -129,17 +145,7 @@ class FileVars:
                 matched = self._matches(source, raw.locator, loc)
                 if matched:
                     many = name, matched
-        case_id = raw.data.get("id") or raw.default_id
-        if many is None or not isinstance(case_id, str):
-            if many is not None:  # no id to extend: checked once, and its id's problem reported
-                variables[many[0]] = many[1][0].text
-            yield RawCase({**raw.data, "vars": variables}, raw.locator, raw.default_id)
-            return
-        name, matched = many
-        for match in matched:
-            data = {**raw.data, "id": f"{case_id}-{match.suffix}"}
-            data["vars"] = {**variables, name: match.text}
-            yield RawCase(data, raw.locator, None)
+        return variables, many
 
     def _matches(self, pattern: Any, locator: Locator, loc: Loc) -> list[_Match]:
         """The files `pattern` matches, sorted, each with its text; [] after a problem."""
@@ -147,20 +153,8 @@ class FileVars:
             message = f"`files:` takes a glob pattern such as docs/*.md (got {pattern!r})"
             self._problem(locator, loc, message)
             return []
-        try:
-            found = project_glob(self.folder, pattern)
-        except ConfigError as exc:  # its folder is out of the project
-            self._problem(locator, loc, str(exc))
-            return []
-        names = [name for name in found if not (self.folder / name).is_dir()]
+        names = self._file_names(pattern, locator, loc)
         if not names:
-            where = "matches no file" if is_glob(pattern) else "is not a file"
-            self._problem(
-                locator,
-                loc,
-                f"{pattern!r} {where}: the pattern is relative to the suite's folder, "
-                f"{self.folder.absolute()} (`*` matches within a folder, `**` across folders)",
-            )
             return []
         fixed = fixed_parts(pattern)
         matched: list[_Match] = []
@@ -182,6 +176,24 @@ class FileVars:
                 return []
             matched.append(_Match(suffix, text))
         return matched
+
+    def _file_names(self, pattern: str, locator: Locator, loc: Loc) -> list[str]:
+        """The names of the files (not folders) `pattern` matches; [] after a problem."""
+        try:
+            found = project_glob(self.folder, pattern)
+        except ConfigError as exc:  # its folder is out of the project
+            self._problem(locator, loc, str(exc))
+            return []
+        names = [name for name in found if not (self.folder / name).is_dir()]
+        if not names:
+            where = "matches no file" if is_glob(pattern) else "is not a file"
+            self._problem(
+                locator,
+                loc,
+                f"{pattern!r} {where}: the pattern is relative to the suite's folder, "
+                f"{self.folder.absolute()} (`*` matches within a folder, `**` across folders)",
+            )
+        return names
 
     def _read(self, source: Any, locator: Locator, loc: Loc) -> str | None:
         """The text of the file `source` names; None after a problem."""
@@ -209,8 +221,8 @@ class FileVars:
             siblings = [entry.name for entry in os.scandir(path.parent)]
         except OSError:
             siblings = []
-        close = difflib.get_close_matches(path.name, siblings, n=1)
-        hint = f" Did you mean {str(PurePath(source).with_name(close[0]))!r}?" if close else ""
+        shown = {name: str(PurePath(source).with_name(name)) for name in siblings}
+        hint = did_you_mean(path.name, shown)
         return (
             f"{source!r}: no such file (a `file:` path is relative to the suite's folder, "
             f"{self.folder.absolute()}).{hint}"

@@ -6,7 +6,6 @@ silently ignored setting.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal
@@ -27,10 +26,11 @@ from pydantic import (
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from promptum.cases import DEFAULT_THRESHOLD
 from promptum.checks import CheckDefinition, Transform, get_check_type
+from promptum.foundations.suggestions import did_you_mean
 from promptum.providers import EndpointConfig, HttpTarget, Price, key_variable
 from promptum.redteam import RedteamSpec
-from promptum.runner import DEFAULT_THRESHOLD
 from promptum.suites._target import TargetSpec
 from promptum.suites._tools import ToolChoice, ToolSpec
 from promptum.values.asr_bounds import gate_problem
@@ -80,6 +80,7 @@ class ParamsSpec(_Strict):
     temperature: float | None = Field(default=None, ge=0, le=2)
     max_tokens: int | None = Field(default=None, gt=0)
     seed: int | None = None
+    top_p: float | None = Field(default=None, gt=0, le=1)
     extra: dict[str, Any] = Field(
         default_factory=dict, description="Provider-specific parameters passed through unchanged."
     )
@@ -125,8 +126,7 @@ def _criterion(value: Any) -> Any:
         )
     for key in value:
         if key not in _CRITERION_KEYS:
-            close = difflib.get_close_matches(str(key), _CRITERION_KEYS, n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
+            hint = did_you_mean(str(key), _CRITERION_KEYS)
             raise ValueError(
                 f"unknown key {key!r} in this criterion.{hint} Allowed keys: "
                 f"{', '.join(_CRITERION_KEYS)}."

@@ -18,7 +18,7 @@ from itertools import compress
 from operator import attrgetter, is_, is_not
 from typing import Any
 
-from promptum.runner import GenerationParams, TestCase
+from promptum.cases import GenerationParams, TestCase
 from promptum.suites._cases import _Cases
 from promptum.values.case_result import Message
 
@@ -60,9 +60,7 @@ class HeldCases(_Cases):
         """Hold `case`, after the cases already held."""
         values: tuple[Any, ...] = _values(case)
         if not self._records:
-            self._first = values
-            source = values[_SOURCE]
-            self._prefix = source.rpartition(":")[0] + ":" if source else ""
+            self._hold_first(values)
         first = self._first
         codes: list[int] = []
         held: list[Any] = []
@@ -76,7 +74,7 @@ class HeldCases(_Cases):
                 if line := self._line(value):
                     continue
             elif index == _CHECKS:
-                if len(value) == len(first[index]) and all(map(is_, value, first[index])):
+                if _same_checks(value, first[index]):
                     continue  # the same definitions: shared, as identical checks are
             elif index != _ID and _same(value, first[index]):
                 continue  # the first case's equal value serves
@@ -85,6 +83,12 @@ class HeldCases(_Cases):
         layout = tuple(codes)
         self._records.append((self._layouts.setdefault(layout, layout), *held))
         self._lines.append(line)
+
+    def _hold_first(self, values: tuple[Any, ...]) -> None:
+        """Take the first case's values as the ones the others are held against."""
+        self._first = values
+        source = values[_SOURCE]
+        self._prefix = source.rpartition(":")[0] + ":" if source else ""
 
     def _line(self, source: Any) -> int:
         """The line of `source` when it is ``file:line`` in the first case's file, else 0."""
@@ -147,14 +151,24 @@ def _same(value: Any, other: Any) -> bool:
     if kind is tuple or kind is list:
         return all(map(_same_inside, value, other))
     if kind is dict:
-        keys_alike = all(  # equal dicts, but their keys in the same order, as text
-            key is other_key or (type(key) is str and key == other_key)
-            for key, other_key in zip(value, other, strict=True)
-        )
-        return keys_alike and all(map(_same_inside, value.values(), other.values()))
+        return _same_dict(value, other)
     if kind is GenerationParams:
         return all(map(_same, _params(value), _params(other)))
     return True  # equal texts and numbers of one type
+
+
+def _same_checks(checks: tuple[Any, ...], other: tuple[Any, ...]) -> bool:
+    """Whether two cases' checks are the same definitions, one by one."""
+    return len(checks) == len(other) and all(map(is_, checks, other))
+
+
+def _same_dict(value: dict[Any, Any], other: dict[Any, Any]) -> bool:
+    """`_same` of two equal dicts: their keys in the same order, as text, and values alike."""
+    keys_alike = all(
+        key is other_key or (type(key) is str and key == other_key)
+        for key, other_key in zip(value, other, strict=True)
+    )
+    return keys_alike and all(map(_same_inside, value.values(), other.values()))
 
 
 def _same_inside(value: Any, other: Any) -> bool:

@@ -11,11 +11,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from promptum.cases import CopiedRow, JudgeConfig, TestCase
 from promptum.checks import FOLDER, PYTHON, SHARED, CheckDefinition, CheckTable, module_name
 from promptum.errors import ConfigError
 from promptum.foundations.user_code import python_module_file
 from promptum.providers import DEFAULT_MODEL, EndpointConfig, Price, Target, model_id_problem
-from promptum.runner import CopiedRow, JudgeConfig, TestCase
 from promptum.suites._build import (
     InvalidCaseError,
     build_case,
@@ -26,6 +26,8 @@ from promptum.suites._build_judge import judge_problems, merged_judge
 from promptum.suites._case_files import case_source, source_paths
 from promptum.suites._cases import CaseStats, RowCases, SuiteCases
 from promptum.suites._columns import ColumnChecks
+from promptum.suites._data_files import CaseFilesError, RawCase, RowFile
+from promptum.suites._file_reading import resolved
 from promptum.suites._file_vars import FileVars
 from promptum.suites._format import CaseFields, DefaultsSpec, SuiteSpec
 from promptum.suites._held import HeldCases
@@ -41,16 +43,13 @@ from promptum.suites._missing_context import WithoutContext
 from promptum.suites._redteam import redteam_cases
 from promptum.suites._row_build import RowPrototype
 from promptum.suites._row_texts import RowTexts
-from promptum.suites._rows import CaseFilesError, RawCase, RowFile, resolved
 from promptum.suites._suite_context import SuiteContext
 from promptum.suites._target import TargetSpec, suite_target
 from promptum.suites._tools import choice_json, tools_json
 from promptum.suites._turns import row_problems
 from promptum.suites._variants import suite_variants
-from promptum.suites._yaml import read_yaml, unpacked
+from promptum.suites._yaml_reader import YAML_SUFFIXES, read_yaml, unpacked
 from promptum.values.asr_bounds import AsrBounds, bounds_of, unknown_goals
-
-YAML_SUFFIXES = (".yaml", ".yml")
 
 
 @dataclass(frozen=True, slots=True)
@@ -433,6 +432,11 @@ def _yaml_suite(path: Path, load: _Load) -> Suite:
             f"`models:`, `defaults:`, `judge:`...), not a {type(data).__name__}"
             + (also if isinstance(data, list) else "")
         )
+    return _data_suite(data, locator, path, load)
+
+
+def _data_suite(data: dict[str, Any], locator: Locator, path: Path, load: _Load) -> Suite:
+    """The suite `data` describes, read from `path` (its cases are taken from `data`)."""
     problems = load.problems
     inline = _inline_cases(data, locator, problems)
     settings = {key: value for key, value in data.items() if key != "test_cases"}
@@ -605,6 +609,22 @@ def load_suite(path: Path | str, *, check_models: bool = False, name: str | None
         )
     else:
         suite = _yaml_suite(path, load)
+    check_unique_ids([suite])
+    return suite
+
+
+def suite_from_data(data: Mapping[str, Any], path: Path | str, *, name: str | None = None) -> Suite:
+    """A suite given as data, loaded as the suite file `path` holding it would be.
+
+    Nothing is read from `path` itself: it places the suite (relative paths, its name).
+    `data` is not changed.
+    """
+    path = Path(path)
+    given = dict(data)
+    cases = given.get("test_cases")
+    if isinstance(cases, list):
+        given["test_cases"] = list(cases)  # each case is let go of once built
+    suite = _data_suite(given, Locator(path), path, _Load(check_models=False, name=name))
     check_unique_ids([suite])
     return suite
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -12,6 +11,7 @@ from typing import Any, Union, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 
 from promptum.errors import ConfigError
+from promptum.foundations.suggestions import did_you_mean
 
 Loc = tuple[str | int, ...]
 
@@ -159,8 +159,7 @@ def _describe(model: type[BaseModel], loc: Loc, error: Any) -> str:
     if kind == "extra_forbidden":
         parent = _model_at(model, loc[:-1])
         allowed = sorted(parent.model_fields) if parent is not None else []
-        close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
+        hint = did_you_mean(str(loc[-1]), allowed)
         listing = f" Allowed keys: {', '.join(allowed)}." if allowed else ""
         return f"unknown key {loc[-1]!r}.{hint}{listing}"
     if kind == "missing":

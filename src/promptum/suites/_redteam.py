@@ -17,6 +17,8 @@ from promptum.checks import FOLDER, SHARED, CheckTable
 from promptum.errors import ConfigError
 from promptum.providers import EndpointConfig
 from promptum.suites._build_output import structured_output
+from promptum.suites._data_files import RawCase
+from promptum.suites._file_reading import max_suite_bytes
 from promptum.suites._format import SuiteSpec
 from promptum.suites._locate import (
     Locator,
@@ -25,11 +27,10 @@ from promptum.suites._locate import (
     raise_problems,
     validation_problems,
 )
-from promptum.suites._rows import RawCase, max_suite_bytes
 from promptum.suites._suite_context import SuiteContext
 from promptum.suites._tools import tools_json
 from promptum.suites._variants import Variants, suite_variants
-from promptum.suites._yaml import read_yaml
+from promptum.suites._yaml_reader import read_yaml
 from promptum.templating import is_template
 
 GENERATED_KEYS = ("redteam", "test_cases", "cases_from", "columns")
@@ -43,18 +44,26 @@ def _expected_calls(checks: Any) -> set[str]:
     """
     found = set()
     for check in checks if isinstance(checks, list) else []:
-        kind, value = (
-            (check.get("type"), check.get("value"))
-            if isinstance(check, Mapping)
-            else (getattr(check, "type", None), getattr(check, "value", None))
-        )
-        if kind == "tool_called" and isinstance(value, str):
-            found.add(value)
-        elif kind == "tool_order" and isinstance(value, list):
-            found.update(name for name in value if isinstance(name, str))
-        elif kind == "tool_args" and isinstance(value, Mapping) and value.get("expected"):
-            found.add(str(value.get("tool")))
+        found.update(_expected_tools(*_type_and_value(check)))
     return found
+
+
+def _expected_tools(kind: Any, value: Any) -> list[str]:
+    """The tools one check of type `kind` and value `value` expects to be called."""
+    if kind == "tool_called" and isinstance(value, str):
+        return [value]
+    if kind == "tool_order" and isinstance(value, list):
+        return [name for name in value if isinstance(name, str)]
+    if kind == "tool_args" and isinstance(value, Mapping) and value.get("expected"):
+        return [str(value.get("tool"))]
+    return []
+
+
+def _type_and_value(check: Any) -> tuple[Any, Any]:
+    """A check's `type` and `value`, as written (a mapping) or loaded (a definition)."""
+    if isinstance(check, Mapping):
+        return check.get("type"), check.get("value")
+    return getattr(check, "type", None), getattr(check, "value", None)
 
 
 def _called(raw_cases: Any, defaults: Any) -> frozenset[str]:
@@ -196,10 +205,16 @@ def _escaped(text: str) -> str:
     )
 
 
-def suite_text(source: Mapping[str, Any], cases: Iterable[dict[str, Any]], header: str) -> str:
-    """The generated suite's YAML: the source's settings, then the attack cases."""
+def suite_data(source: Mapping[str, Any], cases: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """The generated suite: the source's settings, then the attack cases."""
     settings = {key: value for key, value in source.items() if key not in GENERATED_KEYS}
     settings["test_cases"] = list(cases)
+    return settings
+
+
+def suite_text(source: Mapping[str, Any], cases: Iterable[dict[str, Any]], header: str) -> str:
+    """The generated suite's YAML: the source's settings, then the attack cases."""
+    settings = suite_data(source, cases)
     body = yaml.dump(settings, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
     return header + _escaped(body)
 
@@ -222,9 +237,9 @@ class Generated:
         """The reviewable suite file."""
         return suite_text(self.source, self.cases, self.header)
 
-    def settings_text(self, cases: Iterable[dict[str, Any]]) -> str:
-        """A suite of the source's settings and `cases` (to run them, as the file would)."""
-        return suite_text(self.source, cases, "")
+    def suite_data(self, cases: Iterable[dict[str, Any]]) -> dict[str, Any]:
+        """A suite of the source's settings and `cases`, as data (to run them as the file would)."""
+        return suite_data(self.source, cases)
 
 
 def generate_suite(path: Path, seed: int | None = None, per_goal: int | None = None) -> Generated:
@@ -256,6 +271,18 @@ def generate_suite(path: Path, seed: int | None = None, per_goal: int | None = N
     generation = generated(section, facts, locator, problems, seed)
     raise_problems(problems)
     cases = generation.cases
+    header = _header(path, section, seed, per_goal, cases)
+    return Generated(data, cases, section, header, spec.endpoints, generation.unsupported)
+
+
+def _header(
+    path: Path,
+    section: redteam.RedteamSpec,
+    seed: int | None,
+    per_goal: int | None,
+    cases: list[dict[str, Any]],
+) -> str:
+    """The comment a generated suite opens with: the command that made it, how to read it."""
     used = section.seed if seed is None else seed
     command = f"promptum redteam generate {path.name} --seed {used}"
     if per_goal is not None:
@@ -276,4 +303,4 @@ def generate_suite(path: Path, seed: int | None = None, per_goal: int | None = N
             f"# `strategy:crescendo` cases are conversations whose user {section.attacker} plays,\n"
             "# escalating turn by turn when they run (docs/conversations.md).\n"
         )
-    return Generated(data, cases, section, header, spec.endpoints, generation.unsupported)
+    return header

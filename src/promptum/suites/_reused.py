@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from promptum.cases import GenerationParams
 from promptum.checks import CheckDefinition, expressions_of
-from promptum.runner import GenerationParams
 from promptum.suites._format import ParamsSpec
 from promptum.templating import is_template
 

@@ -17,8 +17,8 @@ from collections.abc import Iterator, Sequence
 from functools import partial
 from typing import Protocol
 
-from promptum.runner import CopiedRow, CopiedRun, TestCase
-from promptum.suites._rows import RawCase, RowFile
+from promptum.cases import CopiedRow, CopiedRun, TestCase
+from promptum.suites._data_files import RawCase, RowFile
 
 _FLUSH_LINES = 1024
 """Lines gathered before a write to the temporary file."""

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from promptum.cases import JudgeConfig
 from promptum.checks import CheckTable
 from promptum.providers import Target
-from promptum.runner import JudgeConfig
 from promptum.suites._format import DefaultsSpec, MessageSpec
 from promptum.suites._reused import Reused
 

@@ -124,19 +124,29 @@ def suite_target(
         return callable_target(written)
     spec = TargetSpec(function=written) if isinstance(written, str) else written
     if spec.function is not None:
-        function, origin = _function(spec.function, folder)
-        name = spec.name or where + spec.function
-        if problem := target_name_problem(name):
-            raise ValueError(problem)
-        return PythonTarget(
-            name,
-            function,
-            spec.max_concurrency or 8,
-            origin,
-            timeout_s=spec.timeout_s,
-            retries=spec.retries,
-            history=spec.history,
-        )
+        return _python_target(spec, spec.function, folder, where)
+    return _http_target(spec)
+
+
+def _python_target(spec: TargetSpec, written: str, folder: Path, where: str) -> PythonTarget:
+    """The function target a suite names (``app.py:answer``), imported from its folder."""
+    function, origin = _function(written, folder)
+    name = spec.name or where + written
+    if problem := target_name_problem(name):
+        raise ValueError(problem)
+    return PythonTarget(
+        name,
+        function,
+        spec.max_concurrency or 8,
+        origin,
+        timeout_s=spec.timeout_s,
+        retries=spec.retries,
+        history=spec.history,
+    )
+
+
+def _http_target(spec: TargetSpec) -> HttpTarget:
+    """The HTTP service target a suite names by its `url`."""
     assert spec.url is not None
     name = spec.name or spec.url
     if spec.headers_env:

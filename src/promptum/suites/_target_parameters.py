@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from promptum.foundations.suggestions import did_you_mean
 from promptum.providers import INPUTS, PythonTarget
 
 _FILLED_BY_NAME = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
@@ -70,8 +70,7 @@ def parameter_problems(target: PythonTarget, variables: Mapping[str, Any]) -> li
                 "by name): make it an ordinary parameter, or give it a default"
             )
         elif parameter.name not in fillable:
-            close = difflib.get_close_matches(parameter.name, fillable, n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
+            hint = did_you_mean(parameter.name, fillable)
             problems.append(
                 f"the target {target.name!r} needs the parameter {parameter.name!r}, which "
                 f"this case cannot fill: it is none of {', '.join(INPUTS)} nor a variable of "
@@ -94,14 +93,14 @@ def _given_nothing(
 
 
 def _given_nothing_problem(target: PythonTarget, signature: _Signature, fillable: list[str]) -> str:
-    close = [
-        f"{name!r} (did you mean {match[0]!r}?)"
+    close = (
+        f" It takes {name!r}.{suggested}"
         for name in signature.named
-        if (match := difflib.get_close_matches(name, fillable, n=1))
-    ]
-    hint = f"; its parameter {close[0]}" if close else ""
+        if (suggested := did_you_mean(name, fillable))
+    )
+    hint = next(close, "")
     return (
         f"the target {target.name!r} would be called with none of the case: it takes none of "
-        f"{', '.join(INPUTS)} nor a variable of the case by name{hint}. Give it a `query` "
+        f"{', '.join(INPUTS)} nor a variable of the case by name.{hint} Give it a `query` "
         "parameter (or `messages`, `vars`, `context`)"
     )

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from promptum.checks import CheckDefinition
+from promptum.foundations.suggestions import did_you_mean
 from promptum.suites._assertion_fields import assertion_problems
 from promptum.suites._locate import Loc
 
@@ -131,8 +131,7 @@ def forbidden_call_problems(checks: Sequence[CheckDefinition]) -> list[tuple[int
 
 
 def _unknown_tool(check: CheckDefinition, name: str, offered: Sequence[str]) -> str:
-    close = difflib.get_close_matches(name, offered, n=1)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
+    hint = did_you_mean(name, offered)
     return (
         f"{name!r} is not a tool this case offers, so this {check.type} check always "
         f"{_always(check)}.{hint} Tools: {', '.join(offered)}."
@@ -216,8 +215,7 @@ def tool_choice_problem(
     name = str(choice.get("function", {}).get("name", ""))
     if name in offered:
         return None
-    close = difflib.get_close_matches(name, offered, n=1)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
+    hint = did_you_mean(name, offered)
     return (
         ("function", "name"),
         f"{name!r} is not an offered tool, so it can never be called.{hint} Tools: "

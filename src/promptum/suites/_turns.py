@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from promptum.cases import ConversationGrading, Criterion, JudgeConfig, Simulation, Turn
 from promptum.checks import CheckDefinition
-from promptum.runner import ConversationGrading, Criterion, JudgeConfig, Simulation, Turn
 from promptum.suites._assertion_fields import assertion_problems, assertion_schema
 from promptum.suites._canary import VARIABLE as CANARY
 from promptum.suites._format import CaseFields, CriterionSpec, TurnSpec
@@ -78,14 +78,20 @@ NO_CONVERSATION = Conversation()
 
 def structure_problems(case: CaseFields, variant: str) -> Iterator[tuple[Loc, str]]:
     """What a conversation case may not be given besides its turns, each where it is written."""
-    if case.conversation is not None and not is_conversation(case):
-        yield (
-            ("conversation",),
-            "`conversation:` grades a conversation, and this case is one request: give it "
-            "`turns:` (or `simulate:`), or move these checks to the case's `checks`",
-        )
     if not is_conversation(case):
+        if case.conversation is not None:
+            yield (
+                ("conversation",),
+                "`conversation:` grades a conversation, and this case is one request: give it "
+                "`turns:` (or `simulate:`), or move these checks to the case's `checks`",
+            )
         return
+    yield from _request_problems(case, variant)
+    yield from _grading_problems(case)
+
+
+def _request_problems(case: CaseFields, variant: str) -> Iterator[tuple[Loc, str]]:
+    """What a conversation case may not be sent by besides its turns or simulated user."""
     key = "turns" if case.turns is not None else "simulate"
     if case.turns is not None and case.simulate is not None:
         yield (
@@ -106,6 +112,10 @@ def structure_problems(case: CaseFields, variant: str) -> Iterator[tuple[Loc, st
             "a conversation cannot run on the suite's `prompts:` variants (a variant writes "
             "the one request a case sends): give the conversation its own suite",
         )
+
+
+def _grading_problems(case: CaseFields) -> Iterator[tuple[Loc, str]]:
+    """What a conversation case grades at its top level, where a turn's or the whole's goes."""
     where = "a turn or in `conversation:`" if case.turns is not None else "`conversation:`"
     if case.checks:
         yield (
@@ -210,12 +220,8 @@ def _turn(
         query = hooks.render(spec.query, (*at, "query"))
     expected = hooks.value(spec.expected, (*at, "expected"))
     attack_target = hooks.value(spec.attack_target, (*at, "attack_target"))
-    if (expected or attack_target) and schema is None and hooks.needs_schema:
-        loc = (*at, "expected" if expected else "attack_target")
-        hooks.add(loc, "field assertions need structured output: add `response_model` to the case")
-    elif (expected or attack_target) and schema is not None:
-        for loc, message in assertion_problems(assertion_schema(*schema), expected, attack_target):
-            hooks.add((*at, *loc), message)
+    if expected or attack_target:
+        _check_turn_assertions(at, expected, attack_target, schema, hooks)
     return Turn(
         query=query,
         reads_turns=reads,
@@ -225,6 +231,25 @@ def _turn(
         criteria=_criteria(spec.criteria, at, judge, hooks),
         source=None if hooks.literal else hooks.line(at),
     )
+
+
+def _check_turn_assertions(
+    at: Loc,
+    expected: dict[str, Any] | None,
+    attack_target: dict[str, Any] | None,
+    schema: tuple[dict[str, Any], type[BaseModel] | None] | None,
+    hooks: BuildHooks,
+) -> None:
+    """Add where a turn's field assertions cannot hold: no structured output, or no such field."""
+    if schema is None:
+        if hooks.needs_schema:
+            loc = (*at, "expected" if expected else "attack_target")
+            hooks.add(
+                loc, "field assertions need structured output: add `response_model` to the case"
+            )
+        return
+    for loc, message in assertion_problems(assertion_schema(*schema), expected, attack_target):
+        hooks.add((*at, *loc), message)
 
 
 def reads_turns(text: str) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import re
@@ -13,17 +12,17 @@ from pathlib import Path
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from promptum.errors import ConfigError
+from promptum.foundations.suggestions import did_you_mean
+from promptum.suites._file_reading import data_path, read_document
 from promptum.suites._format import MessageSpec, PromptFileSpec, PromptVariantValue
 from promptum.suites._locate import Loc, Locator, problem
-from promptum.suites._rows import data_path, read_document
 from promptum.suites._suite_context import SuiteContext
-from promptum.suites._yaml import read_yaml
+from promptum.suites._yaml_reader import YAML_SUFFIXES, read_yaml
 
 _NAME = re.compile(r"[\w.-]+")
 # Built on first use: only a variant kept in a .yaml file is read with it.
 _MESSAGES = TypeAdapter(list[MessageSpec], config=ConfigDict(defer_build=True))
 _TEXT_SUFFIXES = (".txt", ".md", ".j2", ".jinja")
-_YAML_SUFFIXES = (".yaml", ".yml")
 
 
 @dataclass(slots=True)
@@ -48,7 +47,7 @@ def _from_file(
     try:
         path = data_path(suite, spec.file)
         suffix = path.suffix.lower()
-        if suffix in _YAML_SUFFIXES:
+        if suffix in YAML_SUFFIXES:
             data, _ = read_yaml(path)
             try:
                 messages = _MESSAGES.validate_python(data)
@@ -116,8 +115,7 @@ def unknown_variant(names: Iterable[str], known: Iterable[str]) -> str | None:
             continue
         if not have:
             return f"--prompt {name!r}: no suite has prompt variants; add `prompts:` to a suite"
-        close = difflib.get_close_matches(name, have, n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
+        hint = did_you_mean(name, have)
         return (
             f"--prompt {name!r}: no suite has this variant, so it would run nothing.{hint} "
             f"Variants: {', '.join(have)}."

@@ -15,6 +15,7 @@ if _typing.TYPE_CHECKING:
     from promptum.validation._json import json_problem as json_problem
     from promptum.validation._json import parse_json as parse_json
     from promptum.validation._json import unfence as unfence
+    from promptum.validation._regex import REGEX_TIMEOUT_S as REGEX_TIMEOUT_S
     from promptum.validation._regex import bounded_search as bounded_search
     from promptum.validation._regex import cannot_backtrack as cannot_backtrack
     from promptum.validation._regex import too_slow as too_slow

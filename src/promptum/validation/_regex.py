@@ -73,32 +73,41 @@ class _Choices:
 
     def simple(self, items: Iterable[tuple[Any, Any]], *, in_repeat: bool) -> bool:
         """Whether this part of the tree keeps the whole pattern at one choice at most."""
+        return all(self._node(op, arg, in_repeat=in_repeat) for op, arg in items)
+
+    def _node(self, op: Any, arg: Any, *, in_repeat: bool) -> bool:
+        """Whether one node of the tree keeps the whole pattern at one choice at most."""
         c = self.codes
-        for op, arg in items:
-            if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
-                low, high, body = arg
-                if low != high or not self.simple(body, in_repeat=True):
-                    return False
-            elif op is c.BRANCH:
-                self.alternations += 1
-                if in_repeat or self.alternations > 1:
-                    return False
-                if not all(self.simple(part, in_repeat=False) for part in arg[1]):
-                    return False
-            elif op is c.SUBPATTERN:
-                if not self.simple(arg[3], in_repeat=in_repeat):
-                    return False
-            elif op in (c.ASSERT, c.ASSERT_NOT):
-                if not self.simple(arg[1], in_repeat=in_repeat):
-                    return False
-            elif op is c.ATOMIC_GROUP:
-                if not self.simple(arg, in_repeat=in_repeat):
-                    return False
-            elif op is c.LITERAL and arg == ord("{"):
-                return False  # `a{e<=1}` is a literal to re, fuzzy matching to regex
-            elif op not in (c.LITERAL, c.NOT_LITERAL, c.IN, c.ANY, c.AT, c.GROUPREF):
-                return False  # a conditional group, or anything not foreseen here
-        return True
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
+            low, high, body = arg
+            return low == high and self.simple(body, in_repeat=True)
+        if op is c.BRANCH:
+            return self._branch(arg[1], in_repeat=in_repeat)
+        group = self._group(op, arg)
+        if group is not None:
+            return self.simple(group, in_repeat=in_repeat)
+        if op is c.LITERAL and arg == ord("{"):
+            return False  # `a{e<=1}` is a literal to re, fuzzy matching to regex
+        # Anything else, a conditional group say, was not foreseen here.
+        return op in (c.LITERAL, c.NOT_LITERAL, c.IN, c.ANY, c.AT, c.GROUPREF)
+
+    def _branch(self, parts: Iterable[Any], *, in_repeat: bool) -> bool:
+        """Whether an alternation is the pattern's only one, outside any repeat, and simple."""
+        self.alternations += 1
+        if in_repeat or self.alternations > 1:
+            return False
+        return all(self.simple(part, in_repeat=False) for part in parts)
+
+    def _group(self, op: Any, arg: Any) -> Any:
+        """The body of a group or lookaround node, or None for any other node."""
+        c = self.codes
+        if op is c.SUBPATTERN:
+            return arg[3]
+        if op in (c.ASSERT, c.ASSERT_NOT):
+            return arg[1]
+        if op is c.ATOMIC_GROUP:
+            return arg
+        return None
 
 
 # The JSON Schema keywords that search with a schema's patterns, re-implemented on the bounded
@@ -160,32 +169,42 @@ def _additional_properties(
 
     if not validator.is_type(instance, "object"):
         return
-    properties = schema.get("properties", {})
     patterns = schema.get("patternProperties", {})
     extras = []
-    for key in instance:
-        if key in properties:
-            continue
-        hits = [_matches(pattern, key, f"the key {key[:40]!r}") for pattern in patterns]
-        slow = next((why for _, why in hits if why), None)
+    for key, slow in _unlisted(instance, schema.get("properties", {}), patterns):
         if slow:
             yield ValidationError(slow)
-        elif not any(found for found, _ in hits):
+        else:
             extras.append(key)
     if validator.is_type(allowed, "object"):
         for extra in extras:
             yield from validator.descend(instance[extra], allowed, path=extra)
     elif not allowed and extras:
-        joined = ", ".join(repr(each) for each in sorted(extras, key=str))
-        if patterns:
-            verb = "does" if len(extras) == 1 else "do"
-            listed = ", ".join(repr(each) for each in sorted(patterns))
-            yield ValidationError(f"{joined} {verb} not match any of the regexes: {listed}")
-        else:
-            verb = "was" if len(extras) == 1 else "were"
-            yield ValidationError(
-                f"Additional properties are not allowed ({joined} {verb} unexpected)"
-            )
+        yield ValidationError(_not_allowed(extras, patterns))
+
+
+def _unlisted(
+    instance: Mapping[str, Any], properties: Mapping[str, Any], patterns: Mapping[str, Any]
+) -> Iterator[tuple[str, str | None]]:
+    """Each key no property names and no pattern finds, with why if a pattern ran out of time."""
+    for key in instance:
+        if key in properties:
+            continue
+        hits = [_matches(pattern, key, f"the key {key[:40]!r}") for pattern in patterns]
+        slow = next((why for _, why in hits if why), None)
+        if slow or not any(found for found, _ in hits):
+            yield key, slow
+
+
+def _not_allowed(extras: list[str], patterns: Mapping[str, Any]) -> str:
+    """The message, as jsonschema words it, for keys `additionalProperties: false` refuses."""
+    joined = ", ".join(repr(each) for each in sorted(extras, key=str))
+    if patterns:
+        verb = "does" if len(extras) == 1 else "do"
+        listed = ", ".join(repr(each) for each in sorted(patterns))
+        return f"{joined} {verb} not match any of the regexes: {listed}"
+    verb = "was" if len(extras) == 1 else "were"
+    return f"Additional properties are not allowed ({joined} {verb} unexpected)"
 
 
 @lru_cache(maxsize=16)

@@ -126,17 +126,20 @@ def attack_verdict(goal: str, result: CaseResult) -> AttackOutcome:
         for grade in result.grades
         if not grade.passed and grade.name != UNGRADED and id(grade) not in chosen
     ]
+    return AttackOutcome(_verdict(found, result), tuple(dict.fromkeys(others)))
+
+
+def _verdict(found: list[Grade], result: CaseResult) -> Verdict:
+    """What the detector grades `found` say of the attack: succeeded, resisted, or unknown."""
     if any(grade.failed for grade in found):
-        verdict: Verdict = "succeeded"
-    elif (
+        return "succeeded"
+    if (
         not found
         or any(grade.error is not None for grade in found)
         or result.completion.error is not None
     ):
-        verdict = "undetermined"
-    else:
-        verdict = "resisted"
-    return AttackOutcome(verdict, tuple(dict.fromkeys(others)))
+        return "undetermined"
+    return "resisted"
 
 
 def percent(fraction: float) -> str:

@@ -6,7 +6,6 @@ prompt_leak=0.1``); `asr_verdict` reads a run's `AttackRates` against them.
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 from collections.abc import Iterable, Mapping
@@ -14,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from promptum.errors import ConfigError
+from promptum.foundations.suggestions import did_you_mean
 from promptum.values.asr import (
     GOAL_PREFIX,
     JUDGED_GOALS,
@@ -101,10 +101,11 @@ class AsrBounds:
         for goal in self.goals:
             if goal in have:
                 continue
-            close = difflib.get_close_matches(goal, have, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            hint = did_you_mean(goal, have)
             listed = ", ".join(have) if have else "none: no case is tagged redteam"
-            return f"--max-asr {goal}=…: no red-team case has goal {goal!r}{hint} (goals: {listed})"
+            return (
+                f"--max-asr {goal}=…: no red-team case has goal {goal!r}.{hint} (goals: {listed})"
+            )
         if self.overall is not None and not have:
             return (
                 "--max-asr: no case of the run is a red-team case (tagged redteam), so there is "
@@ -183,6 +184,55 @@ def _against(counts: AttackCounts, bound: float) -> str:
     return counts.text
 
 
+def _rate_name(goal: str | None) -> str:
+    """What a bound on this goal (None: every attack) bounds, as the verdict names it."""
+    return "attack success rate" if goal is None else f"{goal} attack success rate"
+
+
+def _breach(
+    goal: str | None, bound: float, counts: AttackCounts, where: str, bounds: AsrBounds
+) -> str | None:
+    """Why a column's counts break the bound on this goal, or None when they keep it."""
+    if counts.undetermined:
+        # An attack nothing could tell of may have succeeded: no bound holds over it.
+        named = "" if goal is None else goal + " "
+        return (
+            f"{counts.undetermined} {named}attack{'' if counts.undetermined == 1 else 's'} "
+            f"not determined{where} (no answer, or its detector did not run): "
+            f"{bounds.label(goal)} cannot hold"
+        )
+    if counts.rate is None:
+        return (
+            f"no {'' if goal is None else goal + ' '}attack was graded{where} "
+            f"({counts.counts_text}): {bounds.label(goal)} cannot hold"
+        )
+    if counts.rate > bound:
+        return f"{_rate_name(goal)} {_against(counts, bound)}{where} > {bounds.label(goal)}"
+    return None
+
+
+def _unseen(bounds: AsrBounds, seen: set[str | None]) -> list[str]:
+    """Why each bound no column gave a rate to cannot hold."""
+    goals = [None, *bounds.goals] if bounds.overall is not None else list(bounds.goals)
+    return [
+        f"no {'red-team' if goal is None else goal} results: {bounds.label(goal)} cannot hold"
+        for goal in goals
+        if goal not in seen
+    ]
+
+
+def _held(
+    worst: dict[str | None, tuple[float, str, AttackCounts]], bounds: AsrBounds, several: bool
+) -> str:
+    """The phrase of a verdict that passed: each bound against its highest column's rate."""
+    held = []
+    for goal, (_, column, counts) in worst.items():
+        where = f" (highest, on {column})" if several else ""
+        against = _against(counts, bounds.bound(goal))
+        held.append(f"{_rate_name(goal)} {against}{where} ≤ {bounds.label(goal)}")
+    return "; ".join(held)
+
+
 def asr_verdict(rates: AttackRates, bounds: AsrBounds) -> AsrVerdict:
     """Whether every column's attack success rate is at most its bounds, and why in a phrase.
 
@@ -196,40 +246,18 @@ def asr_verdict(rates: AttackRates, bounds: AsrBounds) -> AsrVerdict:
     seen: set[str | None] = set()
     for goal, bound, column, counts in _checked(rates, bounds):
         seen.add(goal)
-        where = f" on {column}" if several else ""
-        what = "attack success rate" if goal is None else f"{goal} attack success rate"
+        breach = _breach(goal, bound, counts, f" on {column}" if several else "", bounds)
         rate = counts.rate
-        if counts.undetermined:
-            # An attack nothing could tell of may have succeeded: no bound holds over it.
-            named = "" if goal is None else goal + " "
-            broken.append(
-                f"{counts.undetermined} {named}attack{'' if counts.undetermined == 1 else 's'} "
-                f"not determined{where} (no answer, or its detector did not run): "
-                f"{bounds.label(goal)} cannot hold"
-            )
-        elif rate is None:
-            broken.append(
-                f"no {'' if goal is None else goal + ' '}attack was graded{where} "
-                f"({counts.counts_text}): {bounds.label(goal)} cannot hold"
-            )
-        elif rate > bound:
-            broken.append(f"{what} {_against(counts, bound)}{where} > {bounds.label(goal)}")
-        elif goal not in worst or rate > worst[goal][0]:
+        if breach is not None:
+            broken.append(breach)
+        elif rate is not None and (goal not in worst or rate > worst[goal][0]):
             worst[goal] = (rate, column, counts)
-    for goal in [None, *bounds.goals] if bounds.overall is not None else list(bounds.goals):
-        if goal not in seen:
-            name = "red-team" if goal is None else goal
-            broken.append(f"no {name} results: {bounds.label(goal)} cannot hold")
+    broken += _unseen(bounds, seen)
     if broken:
         rest = len(broken) - _NAMED
         more = f" and {rest} more" if rest > 0 else ""
         return AsrVerdict(False, "; ".join(broken[:_NAMED]) + more)
-    held = []
-    for goal, (_, column, counts) in worst.items():
-        what = "attack success rate" if goal is None else f"{goal} attack success rate"
-        where = f" (highest, on {column})" if several else ""
-        held.append(f"{what} {_against(counts, bounds.bound(goal))}{where} ≤ {bounds.label(goal)}")
-    return AsrVerdict(True, "; ".join(held))
+    return AsrVerdict(True, _held(worst, bounds, several))
 
 
 def bounds_of(value: float | Mapping[str, float] | None) -> AsrBounds:
@@ -249,8 +277,7 @@ def unknown_goals(bounds: AsrBounds, tags: Iterable[str]) -> list[tuple[tuple[st
     for goal in bounds.goals:
         if goal in have:
             continue
-        close = difflib.get_close_matches(goal, have, n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
+        hint = did_you_mean(goal, have)
         listing = f" Goals: {', '.join(have)}." if have else " No case has a goal: tag."
         why = f"no case has the tag 'goal:{goal}', so it bounds nothing.{hint}{listing}"
         found.append((("gate", "max_asr", goal), why))

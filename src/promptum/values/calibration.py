@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from promptum.values.grade import Grade
 from promptum.values.reviews import Review, ReviewedResult
 
 Z95 = 1.959963984540054
@@ -125,28 +126,34 @@ def labels(
     found = []
     for item in reviewed:
         for grade in item.result.grades:
-            if grade.kind != "judge" or grade.error is not None:
-                continue
-            if criterion is not None and grade.name != criterion:
-                continue
-            model = str(grade.details.get("model", "?"))
-            if judge_model is not None and model != judge_model:
+            if not _judged(grade, criterion, judge_model):
                 continue
             human = _human(item.reviews, grade.name)
-            if human is None:
-                continue
-            threshold = grade.details.get("threshold")
-            found.append(
-                Label(
-                    model,
-                    grade.name,
-                    grade.passed,
-                    grade.score,
-                    human,
-                    float(threshold) if isinstance(threshold, int | float) else None,
-                )
-            )
+            if human is not None:
+                found.append(_label(grade, human))
     return found
+
+
+def _judged(grade: Grade, criterion: str | None, judge_model: str | None) -> bool:
+    """Whether `grade` is a verdict of the judge, on `criterion` by `judge_model` if given."""
+    if grade.kind != "judge" or grade.error is not None:
+        return False
+    if criterion is not None and grade.name != criterion:
+        return False
+    return judge_model is None or str(grade.details.get("model", "?")) == judge_model
+
+
+def _label(grade: Grade, human: bool) -> Label:
+    """A judge grade beside the human verdict on the same answer."""
+    threshold = grade.details.get("threshold")
+    return Label(
+        str(grade.details.get("model", "?")),
+        grade.name,
+        grade.passed,
+        grade.score,
+        human,
+        float(threshold) if isinstance(threshold, int | float) else None,
+    )
 
 
 def confusion(pairs: Iterable[tuple[bool, bool]]) -> Confusion:
@@ -210,26 +217,26 @@ def calibrate(found: Iterable[Label]) -> list[Calibration]:
     groups: dict[tuple[str, str], list[Label]] = {}
     for label in found:
         groups.setdefault((label.judge_model, label.criterion), []).append(label)
-    rows = []
-    for (model, name), group in sorted(groups.items()):
-        table = confusion((label.judge_passed, label.human_passed) for label in group)
-        observed, value, low, high = kappa(table)
-        scored = [(lb.judge_score, lb.human_passed) for lb in group if lb.judge_score is not None]
-        thresholds = Counter(lb.judge_threshold for lb in group if lb.judge_threshold is not None)
-        anchor = thresholds.most_common(1)[0][0] if thresholds else DEFAULT_THRESHOLD
-        fitted = best_threshold(scored, anchor)
-        rows.append(
-            Calibration(
-                model,
-                name,
-                table,
-                observed,
-                value,
-                low,
-                high,
-                None if fitted is None else fitted[0],
-                None if fitted is None else fitted[1],
-                len(scored),
-            )
-        )
-    return rows
+    return [_calibration(model, name, group) for (model, name), group in sorted(groups.items())]
+
+
+def _calibration(model: str, name: str, group: list[Label]) -> Calibration:
+    """The calibration of one judge model on one criterion, from its labels."""
+    table = confusion((label.judge_passed, label.human_passed) for label in group)
+    observed, value, low, high = kappa(table)
+    scored = [(lb.judge_score, lb.human_passed) for lb in group if lb.judge_score is not None]
+    thresholds = Counter(lb.judge_threshold for lb in group if lb.judge_threshold is not None)
+    anchor = thresholds.most_common(1)[0][0] if thresholds else DEFAULT_THRESHOLD
+    fitted = best_threshold(scored, anchor)
+    return Calibration(
+        model,
+        name,
+        table,
+        observed,
+        value,
+        low,
+        high,
+        None if fitted is None else fitted[0],
+        None if fitted is None else fitted[1],
+        len(scored),
+    )

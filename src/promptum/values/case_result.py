@@ -85,6 +85,19 @@ class TurnResult(BaseModel):
     """What this turn's own grades say (error when its call failed)."""
 
 
+def _channels_as_grades(data: dict[str, Any]) -> dict[str, Any]:
+    """A result's data with `check_results`, `eval_result` and `judge` read as its grades."""
+    legacy = "grades" not in data
+    grades = grades_from_channels(data) if legacy else data["grades"]
+    data = {key: value for key, value in data.items() if key not in _CHANNELS}
+    data["grades"] = grades
+    if legacy and data.get("status") == "pass":
+        # Before grades, a judge that could not grade left a case passing: read
+        # now, the same result is an error, as a run today would record it.
+        data["status"] = status_of_grades(grades)
+    return data
+
+
 class CaseResult(BaseModel):
     """The outcome of one case on one model (one repeat), with every grade and reason."""
 
@@ -130,14 +143,7 @@ class CaseResult(BaseModel):
             # run store (docs/review.md): a report read back is the result alone.
             data = {key: value for key, value in data.items() if key != "reviews"}
         if isinstance(data, dict) and _CHANNELS.intersection(data):
-            legacy = "grades" not in data
-            grades = grades_from_channels(data) if legacy else data["grades"]
-            data = {key: value for key, value in data.items() if key not in _CHANNELS}
-            data["grades"] = grades
-            if legacy and data.get("status") == "pass":
-                # Before grades, a judge that could not grade left a case passing: read
-                # now, the same result is an error, as a run today would record it.
-                data["status"] = status_of_grades(grades)
+            data = _channels_as_grades(data)
         return data
 
     @property

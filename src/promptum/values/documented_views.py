@@ -205,14 +205,24 @@ def judge_verdict(grades: Iterable[Grade]) -> JudgeVerdict | None:
     judged = [g for g in grades if g.kind == "judge"]
     if not judged:
         return None
-    scores = [g.score for g in judged if g.score is not None]
     errors = [g.error for g in judged if g.error is not None]
     first = judged[0].details
     return JudgeVerdict(
         model=str(first.get("model", "")),
-        score=statistics.fmean(scores) if scores and not errors else None,
+        score=None if errors else _mean_score(judged),
         passed=all(g.passed for g in judged),
-        reason="; ".join(g.reason for g in judged if g.reason),
+        reason=_reasons(judged),
         threshold=float(first.get("threshold", 0.7)),
         error=errors[0] if errors else None,
     )
+
+
+def _reasons(judged: list[Grade]) -> str:
+    """The judge grades' reasons, in order, as one text."""
+    return "; ".join(g.reason for g in judged if g.reason)
+
+
+def _mean_score(judged: list[Grade]) -> float | None:
+    """The mean of the judge grades' scores, or None when none has a score."""
+    scores = [g.score for g in judged if g.score is not None]
+    return statistics.fmean(scores) if scores else None

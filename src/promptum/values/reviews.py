@@ -95,41 +95,11 @@ class Review:
 
     def _problem(self) -> str | None:
         """What is wrong with this review, said so the writer can fix it; None when valid."""
-        for name in ("run_id", "case_key", "model"):
-            value = getattr(self, name)
-            if not isinstance(value, str) or not value.strip():
-                return f"a review needs {name}: the result's {name.replace('_', ' ')}"
-        if not isinstance(self.repeat, int) or isinstance(self.repeat, bool) or self.repeat < 1:
-            return f"repeat must be a whole number from 1, not {self.repeat!r}"
-        if self.verdict not in (None, *get_args(Verdict)):
-            return f"verdict must be 'good' or 'bad', not {self.verdict!r}"
-        if self.override not in (None, *get_args(Override)):
-            return f"override must be 'pass' or 'fail', not {self.override!r}"
-        if self.verdict is None and self.override is None:
-            return "a review marks the result good or bad (verdict) or overrides it (override)"
-        for name in ("run_id", "case_key", "variant", "model", *_TEXTS):
-            problem = _text_problem(name, getattr(self, name))
+        # In this order: a later step relies on what an earlier one checked (a text's type).
+        for problem_of in _PROBLEMS:
+            problem = problem_of(self)
             if problem is not None:
                 return problem
-        if self.override is not None and not (self.reason or "").strip():
-            return "an override needs a reason: say why the result should " + self.override
-        if self.score is not None:
-            if isinstance(self.score, bool) or not isinstance(self.score, int | float):
-                return f"score must be a number from 0 to 1, not {self.score!r}"
-            if not math.isfinite(self.score) or not 0 <= self.score <= 1:
-                return f"score must be from 0 to 1, not {self.score!r}"
-        for name, limit in (("comment", MAX_COMMENT), ("reason", MAX_COMMENT)):
-            text = getattr(self, name)
-            if text is not None and len(text) > limit:
-                return f"{name} is {len(text)} characters; at most {limit} are kept: shorten it"
-        for name in ("criterion", "reviewer"):
-            text = getattr(self, name)
-            if text is not None and len(text) > MAX_FIELD:
-                return f"{name} is {len(text)} characters; at most {MAX_FIELD} are kept"
-        if not self.reviewer.strip():
-            return "a review needs a reviewer: who reviewed it (--reviewer, or the OS user)"
-        if not isinstance(self.created_at, datetime):
-            return "created_at must be a datetime"
         return None
 
     @property
@@ -198,6 +168,88 @@ class Review:
             raise ValueError(
                 f"a review needs run_id, case_key, variant, model and repeat: {exc}"
             ) from None
+
+
+def _identity_problem(review: Review) -> str | None:
+    """What is missing or wrong in which result the review names."""
+    for name in ("run_id", "case_key", "model"):
+        value = getattr(review, name)
+        if not isinstance(value, str) or not value.strip():
+            return f"a review needs {name}: the result's {name.replace('_', ' ')}"
+    repeat = review.repeat
+    if not isinstance(repeat, int) or isinstance(repeat, bool) or repeat < 1:
+        return f"repeat must be a whole number from 1, not {repeat!r}"
+    return None
+
+
+def _mark_problem(review: Review) -> str | None:
+    """What is wrong with the verdict and the override, or that there is neither."""
+    if review.verdict not in (None, *get_args(Verdict)):
+        return f"verdict must be 'good' or 'bad', not {review.verdict!r}"
+    if review.override not in (None, *get_args(Override)):
+        return f"override must be 'pass' or 'fail', not {review.override!r}"
+    if review.verdict is None and review.override is None:
+        return "a review marks the result good or bad (verdict) or overrides it (override)"
+    return None
+
+
+def _texts_problem(review: Review) -> str | None:
+    """The first text field that is not storable text."""
+    for name in ("run_id", "case_key", "variant", "model", *_TEXTS):
+        problem = _text_problem(name, getattr(review, name))
+        if problem is not None:
+            return problem
+    return None
+
+
+def _reason_problem(review: Review) -> str | None:
+    if review.override is not None and not (review.reason or "").strip():
+        return "an override needs a reason: say why the result should " + review.override
+    return None
+
+
+def _score_problem(review: Review) -> str | None:
+    score = review.score
+    if score is None:
+        return None
+    if isinstance(score, bool) or not isinstance(score, int | float):
+        return f"score must be a number from 0 to 1, not {score!r}"
+    if not math.isfinite(score) or not 0 <= score <= 1:
+        return f"score must be from 0 to 1, not {score!r}"
+    return None
+
+
+def _length_problem(review: Review) -> str | None:
+    """The first text longer than a review keeps."""
+    for name, limit in (("comment", MAX_COMMENT), ("reason", MAX_COMMENT)):
+        text = getattr(review, name)
+        if text is not None and len(text) > limit:
+            return f"{name} is {len(text)} characters; at most {limit} are kept: shorten it"
+    for name in ("criterion", "reviewer"):
+        text = getattr(review, name)
+        if text is not None and len(text) > MAX_FIELD:
+            return f"{name} is {len(text)} characters; at most {MAX_FIELD} are kept"
+    return None
+
+
+def _author_problem(review: Review) -> str | None:
+    """A missing reviewer, or a creation time that is not a datetime."""
+    if not review.reviewer.strip():
+        return "a review needs a reviewer: who reviewed it (--reviewer, or the OS user)"
+    if not isinstance(review.created_at, datetime):
+        return "created_at must be a datetime"
+    return None
+
+
+_PROBLEMS = (
+    _identity_problem,
+    _mark_problem,
+    _texts_problem,
+    _reason_problem,
+    _score_problem,
+    _length_problem,
+    _author_problem,
+)
 
 
 @dataclass(frozen=True, slots=True)

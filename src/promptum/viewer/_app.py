@@ -3,12 +3,14 @@
 Nothing here serves files: every page is rendered from the store, so no URL can reach a
 path on disk. Pages run no script of the data's (see `promptum.compare.render_page` and
 the HTML report), and a Host check refuses DNS-rebinding pages that would read the local
-server from a browser.
+server from a browser. Each page is a handler of its own, taking the store it reads;
+`create_app` binds them to the store and routes to them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,6 +50,77 @@ def _error(status: int, message: str) -> Response:
     return _page("error.html.j2", status, status=status, message=message)
 
 
+def runs_page(store: RunStore, request: Request) -> Response:
+    """``/``: the stored runs, newest first, filtered by ``?suite=`` and ``?model=``."""
+    suite = request.query_params.get("suite", "")
+    model = request.query_params.get("model", "")
+    listed = store.list_runs(limit=500, suite=suite or None, model=model or None)
+    every = store.list_runs(limit=500)
+    all_models = sorted({m for run in every for m in run.models})
+    return _page(
+        "runs.html.j2",
+        runs=listed,
+        suite=suite,
+        model=model,
+        all_models=all_models,
+        store_path=str(store.path),
+    )
+
+
+def run_page(store: RunStore, request: Request) -> Response:
+    """``/runs/{run_id}``: the run's HTML report, with people's reviews."""
+    from starlette.responses import HTMLResponse
+
+    from promptum.reporting import render_report
+
+    loaded = store.load(request.path_params["run_id"])
+    reviews = store.reviews_by_result(loaded.run_id)
+    page = render_report(loaded, "html", reviews=reviews)
+    note = skipped_note(store.skipped_reviews([loaded.run_id]))
+    return HTMLResponse(with_banner(page, note), headers=_HEADERS)
+
+
+def compare_page(store: RunStore, request: Request) -> Response:
+    """``/compare?a=RUN&b=RUN``: two runs compared (optionally one model of each)."""
+    from starlette.responses import HTMLResponse
+
+    from promptum.compare import compare_runs, comparison_html
+
+    params = request.query_params
+    a, b = params.get("a"), params.get("b") or params.get("a")
+    if not a or not b:
+        return _error(400, "choose two runs to compare (parameters a and b)")
+    model_a, model_b = params.get("model_a"), params.get("model_b")
+    pairs = [(model_a, model_b)] if model_a and model_b else None
+    comparison = compare_runs(store.load(a), store.load(b), pairs)
+    return HTMLResponse(comparison_html(comparison, viewer=True), headers=_HEADERS)
+
+
+def case_page(store: RunStore, request: Request) -> Response:
+    """``/cases?id=CASE``: one case's results over the stored runs."""
+    case_id = request.query_params.get("id", "")
+    if not case_id:
+        return _error(400, "name a case: /cases?id=CASE_ID")
+    model = request.query_params.get("model") or None
+    entries = store.case_history(case_id, model=model)
+    return _page("case.html.j2", case_id=case_id, model=model, entries=entries)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    from starlette.exceptions import HTTPException
+
+    detail = exc.detail if isinstance(exc, HTTPException) else "not found"
+    return _error(exc.status_code if isinstance(exc, HTTPException) else 404, str(detail))
+
+
+async def _missing_run(request: Request, exc: Exception) -> Response:
+    return _error(404, str(exc))
+
+
+async def _bad_request(request: Request, exc: Exception) -> Response:
+    return _error(400, str(exc))
+
+
 def create_app(
     store: RunStore,
     *,
@@ -64,77 +137,22 @@ def create_app(
     from starlette.exceptions import HTTPException
     from starlette.middleware import Middleware
     from starlette.middleware.trustedhost import TrustedHostMiddleware
-    from starlette.responses import HTMLResponse
     from starlette.routing import Route
-
-    def runs(request: Request) -> Response:
-        suite = request.query_params.get("suite", "")
-        model = request.query_params.get("model", "")
-        listed = store.list_runs(limit=500, suite=suite or None, model=model or None)
-        every = store.list_runs(limit=500)
-        all_models = sorted({m for run in every for m in run.models})
-        return _page(
-            "runs.html.j2",
-            runs=listed,
-            suite=suite,
-            model=model,
-            all_models=all_models,
-            store_path=str(store.path),
-        )
-
-    def run(request: Request) -> Response:
-        from promptum.reporting import render_report
-
-        loaded = store.load(request.path_params["run_id"])
-        reviews = store.reviews_by_result(loaded.run_id)
-        page = render_report(loaded, "html", reviews=reviews)
-        note = skipped_note(store.skipped_reviews([loaded.run_id]))
-        return HTMLResponse(with_banner(page, note), headers=_HEADERS)
-
-    def compare(request: Request) -> Response:
-        from promptum.compare import compare_runs, comparison_html
-
-        params = request.query_params
-        a, b = params.get("a"), params.get("b") or params.get("a")
-        if not a or not b:
-            return _error(400, "choose two runs to compare (parameters a and b)")
-        model_a, model_b = params.get("model_a"), params.get("model_b")
-        pairs = [(model_a, model_b)] if model_a and model_b else None
-        comparison = compare_runs(store.load(a), store.load(b), pairs)
-        return HTMLResponse(comparison_html(comparison, viewer=True), headers=_HEADERS)
-
-    def case(request: Request) -> Response:
-        case_id = request.query_params.get("id", "")
-        if not case_id:
-            return _error(400, "name a case: /cases?id=CASE_ID")
-        model = request.query_params.get("model") or None
-        entries = store.case_history(case_id, model=model)
-        return _page("case.html.j2", case_id=case_id, model=model, entries=entries)
-
-    async def not_found(request: Request, exc: Exception) -> Response:
-        detail = exc.detail if isinstance(exc, HTTPException) else "not found"
-        return _error(exc.status_code if isinstance(exc, HTTPException) else 404, str(detail))
-
-    async def missing_run(request: Request, exc: Exception) -> Response:
-        return _error(404, str(exc))
-
-    async def bad_request(request: Request, exc: Exception) -> Response:
-        return _error(400, str(exc))
 
     return Starlette(
         routes=[
-            Route("/", runs),
-            Route("/runs/{run_id}", run),
-            Route("/compare", compare),
-            Route("/cases", case),
+            Route("/", partial(runs_page, store)),
+            Route("/runs/{run_id}", partial(run_page, store)),
+            Route("/compare", partial(compare_page, store)),
+            Route("/cases", partial(case_page, store)),
             *matrix_routes(store),
             *trends_routes(store),
             *review_routes(store, access, root or Path.cwd()),
         ],
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))],
         exception_handlers={
-            HTTPException: not_found,
-            StoreError: missing_run,
-            ConfigError: bad_request,
+            HTTPException: _http_error,
+            StoreError: _missing_run,
+            ConfigError: _bad_request,
         },
     )

@@ -28,8 +28,13 @@ def word_diff(before: str, after: str) -> list[tuple[Op, str]]:
     matcher = diff_match_patch.diff_match_patch()
     matcher.Diff_Timeout = TIMEOUT_S
     encoded = ("".join(code[w] for w in a), "".join(code[w] for w in b))
+    return _merged(matcher.diff_main(*encoded, False), vocabulary)
+
+
+def _merged(diffs: list[tuple[int, str]], vocabulary: list[str]) -> list[tuple[Op, str]]:
+    """The diff of the words' characters read back as words, adjacent runs of one op merged."""
     runs: list[tuple[Op, str]] = []
-    for number, chars in matcher.diff_main(*encoded, False):
+    for number, chars in diffs:
         op, text = _OPS[number], "".join(vocabulary[ord(char)] for char in chars)
         if runs and runs[-1][0] == op:
             runs[-1] = (op, runs[-1][1] + text)

@@ -8,10 +8,11 @@ time, so a 100,000-result run costs one page of results per request, and
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from promptum.errors import ConfigError
-from promptum.store import MatrixFilter, RunStore, StoreError
+from promptum.store import MatrixCase, MatrixFilter, RunStore, StoreError
 from promptum.values.case_result import TURN
 from promptum.viewer._diff import word_diff
 from promptum.viewer._pages import HEADERS, workbench_page
@@ -137,19 +138,22 @@ def matrix_json(store: RunStore, run_id: str, params: Any) -> dict[str, Any]:
     columns = [_column(run_id, m, v, two) for m, v in page.columns]
     if other_id is not None:
         columns += [_column(other_id, m, v, two) for m, v in page.other_columns]
-    rows = []
-    for case in page.cases:
-        mine = _cells(case.results, columns, run_id)
-        theirs = _cells(case.other, columns, other_id) if other_id is not None else []
-        rows.append(
-            {
-                "suite": case.suite,
-                "case": case.case_id,
-                "key": f"{case.suite}/{case.case_id}" if case.suite else case.case_id,
-                "cells": [a or b for a, b in zip(mine, theirs or mine, strict=True)],
-            }
-        )
+    rows = [_row(case, columns, run_id, other_id) for case in page.cases]
     return {"run": run_id, "total": page.total, "offset": offset, "columns": columns, "rows": rows}
+
+
+def _row(
+    case: MatrixCase, columns: list[dict[str, str]], run_id: str, other_id: str | None
+) -> dict[str, Any]:
+    """One case's row: its cells in every column, of this run and of the other run if any."""
+    mine = _cells(case.results, columns, run_id)
+    theirs = _cells(case.other, columns, other_id) if other_id is not None else []
+    return {
+        "suite": case.suite,
+        "case": case.case_id,
+        "key": f"{case.suite}/{case.case_id}" if case.suite else case.case_id,
+        "cells": [a or b for a, b in zip(mine, theirs or mine, strict=True)],
+    }
 
 
 def _pick(results: list[CaseResult], model: str, variant: str, repeat: int) -> CaseResult:
@@ -178,45 +182,53 @@ def diff_json(store: RunStore, params: Any) -> dict[str, Any]:
     return {"ops": word_diff(sides[0], sides[1])}
 
 
-def matrix_routes(store: RunStore) -> list[Route]:
-    """The matrix page and its JSON API, for `create_app`."""
+def matrix_page(store: RunStore, request: Request) -> Response:
+    """``/runs/{run_id}/matrix``: the page's shell; ``?b=RUN`` names a run to diff with."""
+    run_id = store.resolve(request.path_params["run_id"])
+    other = request.query_params.get("b") or ""
+    summary = store.summary(run_id)
+    suites, tags = store.facets(run_id)
+    runs = [r.run_id for r in store.list_runs(limit=200) if r.run_id != run_id]
+    return workbench_page(
+        "matrix.html.j2",
+        script="matrix.js",
+        run=summary,
+        other=store.resolve(other) if other else "",
+        suites=suites,
+        tags=tags,
+        runs=runs,
+    )
+
+
+def matrix_api(store: RunStore, request: Request) -> Response:
+    """``/api/runs/{run_id}/matrix``: one page of the matrix as JSON (`matrix_json`)."""
+    params = request.query_params
+    return _answer(lambda: matrix_json(store, request.path_params["run_id"], params))
+
+
+def diff_api(store: RunStore, request: Request) -> Response:
+    """``/api/diff``: a word-level diff of one case's answers as JSON (`diff_json`)."""
+    return _answer(lambda: diff_json(store, request.query_params))
+
+
+def _answer(make: Callable[[], dict[str, Any]]) -> Response:
     from starlette.responses import JSONResponse
+
+    # The page's script reads the reason from JSON, not from an HTML error page.
+    try:
+        return JSONResponse(make(), headers=HEADERS)
+    except StoreError as exc:
+        return JSONResponse({"error": str(exc)}, status_code=404, headers=HEADERS)
+    except ConfigError as exc:
+        return JSONResponse({"error": str(exc)}, status_code=400, headers=HEADERS)
+
+
+def matrix_routes(store: RunStore) -> list[Route]:
+    """The matrix page and its JSON API on `store`, for `create_app`."""
     from starlette.routing import Route
 
-    def page(request: Request) -> Response:
-        run_id = store.resolve(request.path_params["run_id"])
-        other = request.query_params.get("b") or ""
-        summary = store.summary(run_id)
-        suites, tags = store.facets(run_id)
-        runs = [r.run_id for r in store.list_runs(limit=200) if r.run_id != run_id]
-        return workbench_page(
-            "matrix.html.j2",
-            script="matrix.js",
-            run=summary,
-            other=store.resolve(other) if other else "",
-            suites=suites,
-            tags=tags,
-            runs=runs,
-        )
-
-    def answer(make: Callable[[], dict[str, Any]]) -> Response:
-        # The page's script reads the reason from JSON, not from an HTML error page.
-        try:
-            return JSONResponse(make(), headers=HEADERS)
-        except StoreError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=404, headers=HEADERS)
-        except ConfigError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=400, headers=HEADERS)
-
-    def api(request: Request) -> Response:
-        params = request.query_params
-        return answer(lambda: matrix_json(store, request.path_params["run_id"], params))
-
-    def diff(request: Request) -> Response:
-        return answer(lambda: diff_json(store, request.query_params))
-
     return [
-        Route("/runs/{run_id}/matrix", page),
-        Route("/api/runs/{run_id}/matrix", api),
-        Route("/api/diff", diff),
+        Route("/runs/{run_id}/matrix", partial(matrix_page, store)),
+        Route("/api/runs/{run_id}/matrix", partial(matrix_api, store)),
+        Route("/api/diff", partial(diff_api, store)),
     ]

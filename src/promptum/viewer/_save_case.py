@@ -1,9 +1,10 @@
 """Save as case: a reviewed answer's case appended to the YAML file it came from.
 
 The file is parsed with ruamel.yaml's round-trip loader (it knows where each case starts
-and keeps comments), and the new case is dumped by it and spliced in as text after the
-last case of the list: every byte before the insertion is the file's own, untouched. A
-file changed since the page read it (another sha256) is refused rather than merged.
+and keeps comments), and the new case is dumped by the suites' writer (`suite_yaml`, which
+the importer writes with too) and spliced in as text after the last case of the list:
+every byte before the insertion is the file's own, untouched. A file changed since the
+page read it (another sha256) is refused rather than merged.
 """
 
 from __future__ import annotations
@@ -15,18 +16,16 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
+from promptum.suites import YAML_SUFFIXES, suite_yaml, yaml11_text
 from promptum.viewer._security import RefusedError
 
 KINDS = ("contains", "not_contains", "expected_behavior")
 """What the reviewer's expectation becomes: a check on the text, or a judge rubric."""
-_YAML_SUFFIXES = (".yaml", ".yml")
 _SOURCE = re.compile(r"^(?P<path>.+):(?P<line>\d+)$")
 _ID = re.compile(r"^[\w.\-/ ]{1,200}$")
 _NEW_FILE = re.compile(r"^[\w.\-]{1,100}\.ya?ml$")
-_YAML11_BREAKS = ("\x85", "\u2028", "\u2029")
-"""Line breaks to YAML 1.1 (the suite loader's) but not to 1.2: only escaped they stay text."""
 _NOT_COPIED = frozenset({"test_cases", "cases_from", "redteam"})
 """Keys a new suite does not copy: the source's cases (and generated attacks) are not its."""
 
@@ -56,7 +55,7 @@ def locate(source: str | None, root: Path) -> SourceFile:
             f"{path} is outside {root}, the folder the viewer was started in: start "
             "`promptum view --review` in the suite's project to save cases into it",
         )
-    if full.suffix.lower() not in _YAML_SUFFIXES:
+    if full.suffix.lower() not in YAML_SUFFIXES:
         raise RefusedError(
             422,
             f"{path} is a {full.suffix or 'suffix-less'} file: save as case appends to YAML "
@@ -78,28 +77,12 @@ def _new_case(original: Mapping[str, Any], case_id: str, kind: str, value: str) 
             422, f"id {case_id!r}: use letters, digits, '-', '_', '.', '/' or spaces"
         )
     case = {key: _plain(item) for key, item in original.items() if key != "id"}
-    case = {"id": _text(case_id), **case}
+    case = {"id": yaml11_text(case_id), **case}
     if kind == "expected_behavior":
-        case["expected_behavior"] = _text(value)
+        case["expected_behavior"] = yaml11_text(value)
     else:
-        case["checks"] = [*case.get("checks", []), {"type": kind, "value": _text(value)}]
+        case["checks"] = [*case.get("checks", []), {"type": kind, "value": yaml11_text(value)}]
     return case
-
-
-def _text(value: str) -> str:
-    """`value` quoted when written plain it would not read back as this text.
-
-    ruamel.yaml writes YAML 1.2, where ``yes``, ``on`` or ``1:20`` are text and stay plain;
-    the suite loader (PyYAML) reads YAML 1.1, where they are a bool or a number.
-    """
-    import yaml
-    from ruamel.yaml.scalarstring import DoubleQuotedScalarString, SingleQuotedScalarString
-
-    if any(mark in value for mark in _YAML11_BREAKS):
-        return cast(str, DoubleQuotedScalarString(value))  # the one style that escapes them
-    resolver: Any = yaml.resolver.Resolver()
-    tag = resolver.resolve(yaml.ScalarNode, value, (True, False))
-    return value if tag == "tag:yaml.org,2002:str" else cast(str, SingleQuotedScalarString(value))
 
 
 def _plain(value: Any) -> Any:
@@ -111,23 +94,13 @@ def _plain(value: Any) -> Any:
     return value  # a scalar keeps its style (a |-block stays a block)
 
 
-def _round_trip() -> Any:
-    from ruamel.yaml import YAML
-
-    yaml = YAML(typ="rt")
-    yaml.width = 100
-    yaml.preserve_quotes = True  # a copied query keeps the quotes it was written with
-    yaml.indent(mapping=2, sequence=4, offset=2)
-    return yaml
-
-
 def _read_cases(text: str) -> tuple[Any, Any]:
     """The document and its list of cases (`test_cases:`, or a case file's top-level list)."""
     from ruamel.yaml.comments import CommentedSeq
     from ruamel.yaml.error import YAMLError
 
     try:
-        document = _round_trip().load(text)
+        document = suite_yaml().load(text)
     except YAMLError as exc:
         raise RefusedError(422, f"the file is not YAML that can be appended to: {exc}") from None
     cases = document.get("test_cases") if isinstance(document, Mapping) else document
@@ -212,7 +185,7 @@ def write_new_suite(
         suite["name"] = target.stem  # two suites of one name could not run together
     suite["test_cases"] = [_new_case(_case_at(cases, source.line), case_id, kind, value)]
     buffer = io.StringIO()
-    _round_trip().dump(suite, buffer)
+    suite_yaml().dump(suite, buffer)
     _, written_cases = _read_cases(buffer.getvalue())
     try:
         with target.open("x", encoding="utf-8") as written:
@@ -239,7 +212,7 @@ def append_case(
     case = _new_case(_case_at(cases, source.line), case_id, kind, value)
     offset, dash = _insertion(text, document, cases)
     buffer = io.StringIO()
-    _round_trip().dump(case, buffer)
+    suite_yaml().dump(case, buffer)
     # Lines end at \n only: str.splitlines would also cut at U+2028, U+0085... inside a text.
     body = buffer.getvalue().removesuffix("\n").split("\n")
     block = "".join(

@@ -64,6 +64,13 @@ def check_write(request: Request, access: WriteAccess | None) -> WriteAccess:
             f"{what} {TOKEN_HEADER} header: a write needs the token `promptum view --review` "
             "printed when it started (the viewer's own pages send it)",
         )
+    _check_origin(request)
+    _check_body(request)
+    return access
+
+
+def _check_origin(request: Request) -> None:
+    """`RefusedError` when the browser says the request comes from another origin or site."""
     origin = request.headers.get("origin")
     if origin is not None and origin != _own_origin(request):
         raise RefusedError(403, f"a write from another origin ({origin}) is refused")
@@ -72,10 +79,13 @@ def check_write(request: Request, access: WriteAccess | None) -> WriteAccess:
         raise RefusedError(
             403, f"a write from another site (Sec-Fetch-Site: {fetch_site}) is refused"
         )
+
+
+def _check_body(request: Request) -> None:
+    """`RefusedError` unless the body is said to be JSON of at most `MAX_BODY` bytes."""
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind != "application/json":
         raise RefusedError(415, "a write's body must be JSON (Content-Type: application/json)")
     length = request.headers.get("content-length")
     if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
         raise RefusedError(413, f"a write's body holds at most {MAX_BODY} bytes")
-    return access

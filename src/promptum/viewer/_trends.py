@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
 
 from promptum.compare import compare_runs
@@ -105,22 +106,28 @@ def _changes(
         budget.left -= cost
         after = loaded.pop(after_id, None) or store.load(after_id)
         before = loaded[before_id] = store.load(before_id)
-        try:
-            pairs = compare_runs(before, after).models
-        except ConfigError:
-            pairs = []  # no model in common: nothing to compare
-        found: Marks = {}
-        for pair in pairs:
-            if pair.verdict != "no significant change":
-                why = (
-                    f"{pair.verdict} against {before_id}: pass rate "
-                    f"{pair.delta:+.0%}, p={pair.p_value:.3g}"
-                )
-                found[after_id, pair.b.model] = (pair.verdict, why)
+        found = _significant(before, after, before_id, after_id)
         if finished[before_id] and finished[after_id]:
             memo[before_id, after_id] = found  # finished runs do not change
         marked.update(found)
     return marked
+
+
+def _significant(before: RunResult, after: RunResult, before_id: str, after_id: str) -> Marks:
+    """Each model's significant change from run `before` to run `after`, marked at `after`."""
+    try:
+        pairs = compare_runs(before, after).models
+    except ConfigError:
+        return {}  # no model in common: nothing to compare
+    return {
+        (after_id, pair.b.model): (
+            pair.verdict,
+            f"{pair.verdict} against {before_id}: pass rate "
+            f"{pair.delta:+.0%}, p={pair.p_value:.3g}",
+        )
+        for pair in pairs
+        if pair.verdict != "no significant change"
+    }
 
 
 def _x(index: int, count: int) -> float:
@@ -129,77 +136,88 @@ def _x(index: int, count: int) -> float:
 
 
 def _suite_charts(runs: list[RunFigures], changes: Marks) -> list[Chart]:
-    """The four charts of one suite's runs (oldest first)."""
+    """The four charts of one suite's runs (oldest first); changes marked on the first."""
     order = list(dict.fromkeys(f.run_id for f in runs))
     models = list(dict.fromkeys(f.model for f in runs))
-    charts = []
-    for metric in METRICS:
-        values = [v for f in runs if (v := metric.value(f)) is not None]
-        top = metric.fixed_top or max(values, default=0.0) or 1.0
-        chart = Chart(metric.name, metric.text(top))
-        for number, model in enumerate(models):
-            points = []
-            for f in runs:
-                value = metric.value(f)
-                if f.model != model or value is None:
-                    continue
-                x = _x(order.index(f.run_id), len(order))
-                y = HEIGHT - PAD - (HEIGHT - 2 * PAD) * min(value / top, 1.0)
-                label = f"{model} @ {f.run_id} ({f.started_at:%Y-%m-%d %H:%M}): "
-                points.append({"x": x, "y": y, "label": label + metric.text(value)})
-                change = changes.get((f.run_id, model))
-                if change is not None and metric is METRICS[0]:
-                    chart.marks.append({"x": x, "y": y, "kind": change[0], "label": change[1]})
-            chart.lines.append(
-                {
-                    "model": model,
-                    "color": PALETTE[number % len(PALETTE)],
-                    "points": points,
-                    "path": " ".join(f"{p['x']:.1f},{p['y']:.1f}" for p in points),
-                }
-            )
-        charts.append(chart)
-    return charts
+    return [
+        _chart(metric, runs, order, models, changes if metric is METRICS[0] else {})
+        for metric in METRICS
+    ]
+
+
+def _chart(
+    metric: Metric, runs: list[RunFigures], order: list[str], models: list[str], changes: Marks
+) -> Chart:
+    """One metric's chart: a line per model over the runs in `order`, `changes` marked."""
+    values = [v for f in runs if (v := metric.value(f)) is not None]
+    top = metric.fixed_top or max(values, default=0.0) or 1.0
+    chart = Chart(metric.name, metric.text(top))
+    for number, model in enumerate(models):
+        points = []
+        for f in runs:
+            value = metric.value(f)
+            if f.model != model or value is None:
+                continue
+            x = _x(order.index(f.run_id), len(order))
+            y = HEIGHT - PAD - (HEIGHT - 2 * PAD) * min(value / top, 1.0)
+            label = f"{model} @ {f.run_id} ({f.started_at:%Y-%m-%d %H:%M}): "
+            points.append({"x": x, "y": y, "label": label + metric.text(value)})
+            change = changes.get((f.run_id, model))
+            if change is not None:
+                chart.marks.append({"x": x, "y": y, "kind": change[0], "label": change[1]})
+        chart.lines.append(
+            {
+                "model": model,
+                "color": PALETTE[number % len(PALETTE)],
+                "points": points,
+                "path": " ".join(f"{p['x']:.1f},{p['y']:.1f}" for p in points),
+            }
+        )
+    return chart
+
+
+def trends_page(store: RunStore, memo: dict[tuple[str, str], Marks], request: Request) -> Response:
+    """``/trends``: each suite's charts over its runs, filtered by ``?suite=`` and ``?model=``.
+
+    `memo` keeps the changes found between two finished runs, so each pair is compared once.
+    """
+    suite = request.query_params.get("suite", "")
+    model = request.query_params.get("model", "")
+    figures = store.figures(suite=suite, model=model)
+    suites: dict[str, list[RunFigures]] = {}
+    for f in figures:
+        suites.setdefault(f.suite, []).append(f)
+    budget, sections = Budget(), []
+    for name, runs in suites.items():
+        already = len(budget.put_off)
+        changes = _changes(store, runs, memo, budget)
+        put_off = budget.put_off[already:]
+        sections.append(
+            {
+                "suite": name,
+                "runs": list(dict.fromkeys(f.run_id for f in runs)),
+                "charts": _suite_charts(runs, changes),
+                "put_off": put_off,
+            }
+        )
+    every = store.list_runs(limit=500)
+    return workbench_page(
+        "trends.html.j2",
+        sections=sections,
+        suite=suite,
+        model=model,
+        all_suites=sorted({r.suite for r in every}),
+        all_models=sorted({m for r in every for m in r.models}),
+        width=WIDTH,
+        height=HEIGHT,
+        pad=PAD,
+    )
 
 
 def trends_routes(store: RunStore) -> list[Route]:
-    """The trends page, for `create_app`."""
+    """The trends page on `store`, for `create_app`."""
     from starlette.routing import Route
 
     # Comparing two runs loads both whole: each pair of finished runs is compared once.
     memo: dict[tuple[str, str], Marks] = {}
-
-    def trends(request: Request) -> Response:
-        suite = request.query_params.get("suite", "")
-        model = request.query_params.get("model", "")
-        figures = store.figures(suite=suite, model=model)
-        suites: dict[str, list[RunFigures]] = {}
-        for f in figures:
-            suites.setdefault(f.suite, []).append(f)
-        budget, sections = Budget(), []
-        for name, runs in suites.items():
-            already = len(budget.put_off)
-            changes = _changes(store, runs, memo, budget)
-            put_off = budget.put_off[already:]
-            sections.append(
-                {
-                    "suite": name,
-                    "runs": list(dict.fromkeys(f.run_id for f in runs)),
-                    "charts": _suite_charts(runs, changes),
-                    "put_off": put_off,
-                }
-            )
-        every = store.list_runs(limit=500)
-        return workbench_page(
-            "trends.html.j2",
-            sections=sections,
-            suite=suite,
-            model=model,
-            all_suites=sorted({r.suite for r in every}),
-            all_models=sorted({m for r in every for m in r.models}),
-            width=WIDTH,
-            height=HEIGHT,
-            pad=PAD,
-        )
-
-    return [Route("/trends", trends)]
+    return [Route("/trends", partial(trends_page, store, memo))]

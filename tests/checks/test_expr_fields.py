@@ -121,9 +121,14 @@ def test_a_missing_item_or_a_field_of_what_is_not_a_mapping_says_what_it_is() ->
         "[json] | map(attribute='total') | first == 0",
         "[json] | selectattr('total', 'eq', 0) | list | length == 1",
         "{'a': {'b': 2}}.a.b == 2",
+        # A called name is the mapping's method.
+        "json.get('items') == [] and json.get('missing', 5) == 5",
+        "json.keys() | list == ['items', 'total']",
+        "json.values() | list == [[], 0]",
+        "json.items() | list == [('items', []), ('total', 0)]",
     ],
 )
-def test_filters_and_tests_see_real_mappings(expression: str) -> None:
+def test_filters_tests_and_method_calls_see_real_mappings(expression: str) -> None:
     result = graded(EMPTY_ITEMS, expression)
     assert (result.passed, result.error) == (True, None)
 
@@ -132,20 +137,6 @@ def test_an_attribute_lookup_of_a_filter_does_not_fall_back_to_a_method() -> Non
     # `map(attribute='values')` of mappings without the field is undefined, not dict.values.
     result = graded(EMPTY_ITEMS, "[json] | map(attribute='values') | first is defined")
     assert (result.passed, result.reason) == (False, "was false")
-
-
-@pytest.mark.parametrize(
-    "expression",
-    [
-        "json.get('items') == [] and json.get('missing', 5) == 5",
-        "json.keys() | list == ['items', 'total']",
-        "json.values() | list == [[], 0]",
-        "json.items() | list == [('items', []), ('total', 0)]",
-    ],
-)
-def test_a_called_name_is_the_mappings_method(expression: str) -> None:
-    result = graded(EMPTY_ITEMS, expression)
-    assert (result.passed, result.error) == (True, None)
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from promptum.ci.github import MARKER, failed
+from tests.support.cli import write
 from tests.support.fault_server import FaultServer, Reply, fault_server
 
 ROOT = Path(__file__).parents[2]
@@ -220,8 +221,7 @@ def baseline_run(tmp_path: Path, fault: FaultServer) -> Path:
 def test_a_regression_fails_and_the_sticky_comment_is_created_then_updated(
     tmp_path: Path, github: FakeGitHub, fault: FaultServer
 ) -> None:
-    (tmp_path / "prompts").mkdir()
-    (tmp_path / "prompts" / "demo.yaml").write_text(SUITE)
+    write(tmp_path / "prompts" / "demo.yaml", SUITE)
     main = baseline_run(tmp_path, fault)
     github.add_baseline(main, artifact_id=1, branch="feature")  # another branch: ignored
     github.add_baseline(main, artifact_id=2, branch="main")
@@ -274,8 +274,7 @@ def test_a_regression_fails_and_the_sticky_comment_is_created_then_updated(
 def test_without_a_baseline_the_runs_gate_decides(
     tmp_path: Path, github: FakeGitHub, fault: FaultServer
 ) -> None:
-    (tmp_path / "prompts").mkdir()
-    (tmp_path / "prompts" / "demo.yaml").write_text(SUITE)
+    write(tmp_path / "prompts" / "demo.yaml", SUITE)
     fault.default = Reply.ok("Hello!")
     github.refuse_comments = True  # a fork's read-only token
     done = run_action(action_env(tmp_path, github, fault), tmp_path)
@@ -291,8 +290,7 @@ def test_without_a_baseline_the_runs_gate_decides(
 def test_a_baseline_file_and_fail_on_never(
     tmp_path: Path, github: FakeGitHub, fault: FaultServer
 ) -> None:
-    (tmp_path / "prompts").mkdir()
-    (tmp_path / "prompts" / "demo.yaml").write_text(SUITE)
+    write(tmp_path / "prompts" / "demo.yaml", SUITE)
     main = baseline_run(tmp_path, fault)
     fault.default = Reply.ok("Hello!")
     env = action_env(tmp_path, github, fault, baseline=str(main), fail_on="never", comment="false")

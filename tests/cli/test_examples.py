@@ -51,34 +51,27 @@ def test_the_ticket_triage_cases_assert_fields_from_toml(tmp_path: Path) -> None
     assert done.returncode == (0 if result.status == "pass" else 1)
 
 
-def test_the_python_api_example_runs(tmp_path: Path) -> None:
+def example_output(tmp_path: Path, script: str) -> tuple[list[str], list[str]]:
+    """Run the example `script` in `tmp_path`, which must succeed; return the lines it printed
+    and the names of the results it printed (`PASS name: ...`)."""
     done = subprocess.run(
-        [sys.executable, str(EXAMPLES / "python_api.py")],
+        [sys.executable, str(EXAMPLES / script)],
         cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert [line.split()[1].rstrip(":") for line in lines if line[:4] in ("PASS", "FAIL")] == [
-        "capital",
-        "arithmetic",
-        "short-answer",
-        "sentiment",
-    ]
+    return lines, [line.split()[1].rstrip(":") for line in lines if line[:4] in ("PASS", "FAIL")]
+
+
+def test_the_python_api_example_runs(tmp_path: Path) -> None:
+    lines, names = example_output(tmp_path, "python_api.py")
+    assert names == ["capital", "arithmetic", "short-answer", "sentiment"]
     assert lines[-1].startswith("local/smollm2: Checks: ")
 
 
 def test_the_run_suites_example_runs(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, str(EXAMPLES / "run_suites.py")],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
-    assert [line.split()[1].rstrip(":") for line in lines if line[:4] in ("PASS", "FAIL")] == [
-        "capitals/france",
-        "capitals/japan",
-        "smoke/arithmetic",
-    ]
+    lines, names = example_output(tmp_path, "run_suites.py")
+    assert names == ["capitals/france", "capitals/japan", "smoke/arithmetic"]
     assert "wrote report.html" in lines
     assert len((tmp_path / "results.jsonl").read_text(encoding="utf-8").splitlines()) == 3
     assert lines[-1].startswith("gate: ")

@@ -90,6 +90,28 @@ def gate_line(result: Result) -> str:
     return next(line for line in result.output.splitlines() if line.startswith("gate: "))
 
 
+def failed_gate(*options: str) -> str:
+    """The gate line of a run with `options` that the gate failed (exit code 1)."""
+    result = invoke(*options)
+    assert result.exit_code == 1, result.output
+    return gate_line(result)
+
+
+def refused(*options: str) -> str:
+    """The output of a run with `options` refused as a usage error (exit code 2)."""
+    result = invoke(*options)
+    assert result.exit_code == 2, result.output
+    return result.output
+
+
+def suite_gate_refusal(gate: str) -> str:
+    """The output of a run refused for the suite's `gate` section, located at its line."""
+    suite(gate=gate)
+    output = refused("--no-store")
+    assert "suite.yaml:4" in output
+    return output
+
+
 def calls() -> int:
     log = Path("calls.log")
     return len(log.read_text().splitlines()) if log.exists() else 0
@@ -148,9 +170,7 @@ def test_other_results_still_gate_as_always(project: Path) -> None:
     Path("suite.yaml").write_text(
         Path("suite.yaml").read_text().replace("value: cannot", "value: absent"), "utf-8"
     )
-    result = invoke("--no-store", "--max-asr", "0.5")
-    assert result.exit_code == 1
-    assert gate_line(result) == (
+    assert failed_gate("--no-store", "--max-asr", "0.5") == (
         "gate: FAIL — attack success rate 20% [7–45%] ≤ max-asr 50%; "
         "1 of 1 other results did not pass (1 failed)"
     )
@@ -179,9 +199,7 @@ def test_an_attack_that_errored_is_not_determined_and_no_bound_holds_over_it(
 
 def test_a_goal_whose_attacks_all_errored_was_not_measured(project: Path) -> None:
     suite([*ATTACKS, ("exfiltration", "direct", "error")], plain=False)
-    result = invoke("--no-store", "--max-asr", "exfiltration=0.1")
-    assert result.exit_code == 1
-    assert gate_line(result) == (
+    assert failed_gate("--no-store", "--max-asr", "exfiltration=0.1") == (
         "gate: FAIL — 1 exfiltration attack not determined (no answer, or its detector did "
         "not run): max-asr exfiltration=10% cannot hold"
     )
@@ -189,9 +207,10 @@ def test_a_goal_whose_attacks_all_errored_was_not_measured(project: Path) -> Non
 
 def test_a_must_pass_attack_still_gates_on_its_own(project: Path) -> None:
     suite(must_pass=True)  # attack-00 leaks
-    result = invoke("--no-store", "--max-asr", "0.5")
-    assert result.exit_code == 1
-    assert gate_line(result) == "gate: FAIL — must-pass case attacks/attack-00 (failed)"
+    assert (
+        failed_gate("--no-store", "--max-asr", "0.5")
+        == "gate: FAIL — must-pass case attacks/attack-00 (failed)"
+    )
 
 
 def test_each_prompt_variant_is_held_to_the_bound(project: Path) -> None:
@@ -228,19 +247,17 @@ def test_each_prompt_variant_is_held_to_the_bound(project: Path) -> None:
 )
 def test_a_value_that_is_no_rate_is_a_usage_error(project: Path, value: str, message: str) -> None:
     suite()
-    result = invoke("--no-store", "--max-asr", value)
-    assert result.exit_code == 2
-    assert "Invalid value for '--max-asr'" in result.output
-    assert message in result.output
-    assert "Traceback" not in result.output
+    output = refused("--no-store", "--max-asr", value)
+    assert "Invalid value for '--max-asr'" in output
+    assert message in output
+    assert "Traceback" not in output
     assert calls() == 0
 
 
 def test_an_unknown_goal_is_refused_with_a_did_you_mean(project: Path) -> None:
     suite()
-    result = invoke("--no-store", "--max-asr", "prompt_laek=0.1")
-    assert result.exit_code == 2
-    assert result.output.strip() == (
+    output = refused("--no-store", "--max-asr", "prompt_laek=0.1")
+    assert output.strip() == (
         "error: --max-asr prompt_laek=…: no red-team case has goal 'prompt_laek'. Did you mean "
         "'prompt_leak'? (goals: prompt_leak, tool)"
     )
@@ -249,17 +266,15 @@ def test_an_unknown_goal_is_refused_with_a_did_you_mean(project: Path) -> None:
 
 def test_a_bound_on_a_run_without_attacks_is_refused(project: Path) -> None:
     suite([])
-    result = invoke("--no-store", "--max-asr", "0.1")
-    assert result.exit_code == 2
-    assert "no case of the run is a red-team case (tagged redteam)" in result.output
+    output = refused("--no-store", "--max-asr", "0.1")
+    assert "no case of the run is a red-team case (tagged redteam)" in output
     assert calls() == 0
 
 
 def test_the_goal_check_reads_the_selected_cases(project: Path) -> None:
     suite()
-    result = invoke("--no-store", "--max-asr", "tool=0.1", "-k", "attack-0*")
-    assert result.exit_code == 2
-    assert "no red-team case has goal 'tool'" in result.output
+    output = refused("--no-store", "--max-asr", "tool=0.1", "-k", "attack-0*")
+    assert "no red-team case has goal 'tool'" in output
 
 
 # --- the suite's gate section ------------------------------------------------------------------
@@ -267,9 +282,7 @@ def test_the_goal_check_reads_the_selected_cases(project: Path) -> None:
 
 def test_the_suite_gate_bounds_the_rate(project: Path) -> None:
     suite(gate="{max_asr: 0.1}")
-    result = invoke("--no-store")
-    assert result.exit_code == 1
-    assert gate_line(result) == "gate: FAIL — attack success rate 20% [7–45%] > max-asr 10%"
+    assert failed_gate("--no-store") == "gate: FAIL — attack success rate 20% [7–45%] > max-asr 10%"
     suite(gate="{max_asr: {prompt_leak: 0.3, tool: 0.0}}")
     assert invoke("--no-store").exit_code == 0
     # The command line replaces the suite's bound, bound by bound.
@@ -278,29 +291,19 @@ def test_the_suite_gate_bounds_the_rate(project: Path) -> None:
 
 
 def test_the_suite_gate_refuses_a_bad_rate_where_it_is(project: Path) -> None:
-    suite(gate="{max_asr: 1.5}")
-    result = invoke("--no-store")
-    assert result.exit_code == 2
-    assert "suite.yaml:4" in result.output
-    assert "gate.max_asr" in result.output
-    assert "gate.max_asr: 1.5 is not a rate between 0 and 1 (0.05), or rates by goal" in (
-        result.output
-    )
+    output = suite_gate_refusal("{max_asr: 1.5}")
+    assert "gate.max_asr: 1.5 is not a rate between 0 and 1 (0.05), or rates by goal" in output
     assert calls() == 0
 
 
 def test_the_suite_gate_refuses_an_unknown_goal_with_a_did_you_mean(project: Path) -> None:
-    suite(gate="{max_asr: {prompt_leek: 0.1}}")
-    result = invoke("--no-store")
-    assert result.exit_code == 2
-    assert "suite.yaml:4" in result.output
-    assert "gate.max_asr.prompt_leek" in result.output
-    assert "no case has the tag 'goal:prompt_leek'" in result.output
-    assert "Did you mean 'prompt_leak'?" in result.output
+    output = suite_gate_refusal("{max_asr: {prompt_leek: 0.1}}")
+    assert "gate.max_asr.prompt_leek" in output
+    assert "no case has the tag 'goal:prompt_leek'" in output
+    assert "Did you mean 'prompt_leak'?" in output
     suite([], gate="{max_asr: 0.1}")
-    result = invoke("--no-store")
-    assert result.exit_code == 2
-    assert "no case is tagged redteam" in result.output
+    output = refused("--no-store")
+    assert "no case is tagged redteam" in output
 
 
 # --- streamed runs, the store and reports ------------------------------------------------------
@@ -387,7 +390,6 @@ def test_the_suite_gate_takes_only_rates_written_as_numbers(
     project: Path, value: str, shown: str
 ) -> None:
     suite(gate=f"{{max_asr: {value}}}")
-    result = invoke("--no-store")
-    assert result.exit_code == 2, result.output
-    assert f"suite.yaml:4:8: gate.max_asr: {shown}" in result.output
+    output = refused("--no-store")
+    assert f"suite.yaml:4:8: gate.max_asr: {shown}" in output
     assert calls() == 0

@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from promptum.cli import main
 from promptum.reporting import load_run
@@ -36,6 +36,12 @@ test_cases:
 )
 
 
+def run_suite(*options: str) -> Result:
+    """Write `SUITE` to suite.yaml and run `promptum run suite.yaml OPTIONS`."""
+    write("suite.yaml", SUITE)
+    return invoke("run", "suite.yaml", *options)
+
+
 def answer_by_prompt(server: FaultServer) -> None:
     """Queue nothing: every call gets the default reply, which mentions both answers."""
     server.default = Reply.ok("Hello! The capital of France is Paris.")
@@ -45,34 +51,36 @@ def test_a_passing_run(server: FaultServer) -> None:
     server.queue(
         Reply.ok("Hello there"), Reply.ok("Paris."), Reply.ok('{"score": 9, "reason": "yes"}')
     )
-    write("suite.yaml", SUITE)
-    result = invoke("run", "suite.yaml", "-c", "1")
+    result = run_suite("-c", "1")
     assert result.exit_code == 0, result.output
-    out = result.output
-    assert "Running 2 results of demo on fault/m" in out
-    assert "[1/2] PASS demo/greet (fault/m" in out
-    assert "[2/2] PASS demo/capital (fault/m" in out
-    assert "fault/m · Checks: 2/2 passed" in out
-    assert "Judge mean" in out
-    assert "0.90" in out
-    assert "2 results in" in out
-    assert "all passed" in out
-    assert "\x1b[" not in out  # not a terminal: plain text
+    for shown in (
+        "Running 2 results of demo on fault/m",
+        "[1/2] PASS demo/greet (fault/m",
+        "[2/2] PASS demo/capital (fault/m",
+        "fault/m · Checks: 2/2 passed",
+        "Judge mean",
+        "0.90",
+        "2 results in",
+        "all passed",
+    ):
+        assert shown in result.output
+    assert "\x1b[" not in result.output  # not a terminal: plain text
 
 
 def test_failures_exit_1_and_are_listed_with_reasons(server: FaultServer) -> None:
     server.queue(
         Reply.ok("Goodbye"), Reply.ok("Lyon"), Reply.ok('{"score": 1, "reason": "wrong city"}')
     )
-    write("suite.yaml", SUITE)
-    result = invoke("run", "suite.yaml", "-c", "1")
+    result = run_suite("-c", "1")
     assert result.exit_code == 1
-    out = result.output
-    assert "Failures (2)" in out
-    assert "FAIL demo/greet (fault/m) suite.yaml:5" in out
-    assert "- contains: expected to contain 'hello'" in out
-    assert "- judge score 0.1 < 0.5: wrong city" in out
-    assert "fault/m · Checks: 0/2 passed" in out
+    for shown in (
+        "Failures (2)",
+        "FAIL demo/greet (fault/m) suite.yaml:5",
+        "- contains: expected to contain 'hello'",
+        "- judge score 0.1 < 0.5: wrong city",
+        "fault/m · Checks: 0/2 passed",
+    ):
+        assert shown in result.output
 
 
 def test_fail_under_accepts_a_pass_rate(server: FaultServer) -> None:
@@ -89,8 +97,7 @@ def test_fail_under_accepts_a_pass_rate(server: FaultServer) -> None:
 
 def test_errors_exit_1(server: FaultServer) -> None:
     server.default = Reply.error(400, "no such model")
-    write("suite.yaml", SUITE)
-    result = invoke("run", "suite.yaml")
+    result = run_suite()
     assert result.exit_code == 1
     assert "ERROR demo/greet" in result.output
     assert "no such model" in result.output

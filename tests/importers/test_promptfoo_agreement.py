@@ -19,8 +19,8 @@ from benchmarks.promptfoo_differential.run import CORPUS, corpus_configs, known_
 
 pytestmark = pytest.mark.slow
 
-MEASURED_AGREEMENT = (88, 116)
-"""Cells agreeing with promptfoo, of all, when the harness was built (issue 36 asks >= 95%)."""
+MEASURED_AGREEMENT = (97, 116)
+"""Cells agreeing with promptfoo, of all, as last measured (issue 36 asks >= 95%)."""
 
 
 @pytest.fixture(scope="module")

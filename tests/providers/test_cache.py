@@ -99,13 +99,22 @@ def test_errors_are_never_cached(tmp_path: Path) -> None:
     assert cache.get("k") is None
 
 
+def _stored_then_changed(path: Path, text: str, change: str, *values: object) -> ResponseCache:
+    """Store `text` under key "k" in the cache at `path`, then run the SQL `change` on the file
+    behind the cache's back; return the cache."""
+    cache = ResponseCache(path)
+    cache.put("k", Completion(text=text))
+    cache.flush()
+    with sqlite3.connect(path) as db:
+        db.execute(change, values)
+    return cache
+
+
 def test_ttl_expires_old_entries(tmp_path: Path) -> None:
     path = tmp_path / "c.sqlite"
-    writer = ResponseCache(path)
-    writer.put("k", Completion(text="old"))
-    writer.close()
-    with sqlite3.connect(path) as db:
-        db.execute("UPDATE responses SET created_at = ?", (time.time() - 3600,))
+    _stored_then_changed(
+        path, "old", "UPDATE responses SET created_at = ?", time.time() - 3600
+    ).close()
     assert ResponseCache(path, ttl_s=60).get("k") is None
     assert ResponseCache(path, ttl_s=7200).get("k") is not None
     assert ResponseCache(path).get("k") is not None
@@ -113,11 +122,7 @@ def test_ttl_expires_old_entries(tmp_path: Path) -> None:
 
 def test_a_damaged_entry_is_skipped_and_noted(tmp_path: Path) -> None:
     path = tmp_path / "c.sqlite"
-    cache = ResponseCache(path)
-    cache.put("k", Completion(text="fine"))
-    cache.flush()
-    with sqlite3.connect(path) as db:
-        db.execute("UPDATE responses SET completion = '{not json'")
+    cache = _stored_then_changed(path, "fine", "UPDATE responses SET completion = '{not json'")
     assert cache.get("k") is None
     assert cache.problem is not None
     assert "damaged entry was skipped" in cache.problem

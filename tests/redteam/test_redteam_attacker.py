@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from promptum.cli import main
 from promptum.redteam import AttackerError, Outcome, RedteamSpec, SuiteFacts, generate_cases, refine
 from tests.support.fault_server import FaultServer, Reply, fault_server
+from tests.support.suites import attacked_suite
 
 
 def _cases() -> list[dict[str, Any]]:
@@ -74,21 +75,11 @@ def servers(
 
 
 def _suite(tmp_path: Path, target: FaultServer, attacker: FaultServer) -> Path:
-    path = tmp_path / "suite.yaml"
-    path.write_text(
-        f"""
-models: [app/m]
-endpoints:
-  app: {{base_url: "{target.base_url}"}}
-  red: {{base_url: "{attacker.base_url}"}}
-system: You help customers.
-test_cases: [{{id: hello, query: Hello?}}]
-redteam: {{goals: [exfiltration], strategies: [direct, role_play], per_goal: 2,
-           attacker: red/m, rounds: 2}}
-""",
-        encoding="utf-8",
+    redteam = (
+        "{goals: [exfiltration], strategies: [direct, role_play], per_goal: 2,"
+        " attacker: red/m, rounds: 2}"
     )
-    return path
+    return attacked_suite(tmp_path / "suite.yaml", target.base_url, attacker.base_url, redteam)
 
 
 def test_generate_with_an_attacker_writes_its_rewrites_as_pair_cases(

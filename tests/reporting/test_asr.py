@@ -176,12 +176,15 @@ def test_json_results_file_with_asr_loads(tmp_path: Path) -> None:
 
 def test_markdown_shows_goal_by_strategy_with_intervals() -> None:
     text = render_report(sample(), "md")
-    assert "### Attack success rate" in text
-    assert "| Goal | Strategy | m |" in text
-    assert "| **all** | **all** | 24% [16–35%] (17/70, 2 not determined) |" in text
-    assert "| prompt\\_leak | all | 34% [22–48%] (17/50, 2 not determined) |" in text
-    assert "| prompt\\_leak | base64 | 34% [22–48%] (17/50, 2 not determined) |" in text
-    assert "| tool | direct | 0% [0–16%] (0/20) |" in text
+    for row in (
+        "### Attack success rate",
+        "| Goal | Strategy | m |",
+        "| **all** | **all** | 24% [16–35%] (17/70, 2 not determined) |",
+        "| prompt\\_leak | all | 34% [22–48%] (17/50, 2 not determined) |",
+        "| prompt\\_leak | base64 | 34% [22–48%] (17/50, 2 not determined) |",
+        "| tool | direct | 0% [0–16%] (0/20) |",
+    ):
+        assert row in text
     # A goal × strategy no attack tried is not a row.
     assert "| tool | base64 |" not in text
 

@@ -180,7 +180,10 @@ def test_an_answer_that_encodes_the_canary_fails(project: Path, server: FaultSer
 
 
 def _problems(suite_text: str) -> str:
-    Path("s.yaml").write_text(textwrap.dedent(suite_text), encoding="utf-8")
+    """Validate s.yaml, suite `s` on local/smollm2 with the rest `suite_text`; return the
+    located problems it must find."""
+    head = "name: s\nmodels: [local/smollm2]\n"
+    Path("s.yaml").write_text(head + textwrap.dedent(suite_text), encoding="utf-8")
     result = CliRunner().invoke(main, ["validate", "s.yaml"])
     assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output
@@ -189,8 +192,6 @@ def _problems(suite_text: str) -> str:
 
 def test_a_canary_check_without_a_planted_canary_is_a_located_error(project: Path) -> None:
     output = _problems("""\
-        name: s
-        models: [local/smollm2]
         test_cases:
           - id: a
             query: "hi"
@@ -204,8 +205,6 @@ def test_a_canary_check_without_a_planted_canary_is_a_located_error(project: Pat
 
 def test_a_canary_used_only_in_a_template_branch_not_taken_is_not_planted(project: Path) -> None:
     output = _problems("""\
-        name: s
-        models: [local/smollm2]
         system: "{% if false %}{{ canary }}{% endif %}Be nice."
         test_cases:
           - id: a
@@ -217,8 +216,6 @@ def test_a_canary_used_only_in_a_template_branch_not_taken_is_not_planted(projec
 
 def test_a_canary_value_or_variable_in_a_suite_is_a_located_error(project: Path) -> None:
     output = _problems("""\
-        name: s
-        models: [local/smollm2]
         vars: {canary: "mine"}
         system: "ref {{ canary }}"
         test_cases:
@@ -268,8 +265,6 @@ def test_a_prompt_written_in_python_cannot_have_a_canary_check() -> None:
 
 def test_the_canary_is_a_plain_string_in_the_sandbox(project: Path) -> None:
     output = _problems("""\
-        name: s
-        models: [local/smollm2]
         test_cases:
           - id: a
             system: "ref {{ canary.__class__ }}"

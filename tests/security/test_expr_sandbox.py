@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from promptum.checks import CheckDefinition, check_grades
 from promptum.cli import main
@@ -126,19 +126,25 @@ def write(tmp_path: Path, field: str, payload: str) -> tuple[Path, Path]:
     return write_suite(tmp_path / "suite.yaml", suite), marker
 
 
+def run_unharmed(tmp_path: Path, field: str, payload: str, *options: str) -> tuple[Path, Result]:
+    """Run a suite with `payload` in `field`, asserting that it ran no shell command and that
+    the output shows neither the secret nor a traceback; return the suite's path and the run."""
+    path, marker = write(tmp_path, field, payload)
+    result = CliRunner().invoke(main, ["run", str(path), *options])
+    assert not marker.exists(), "the payload ran a shell command"
+    assert SECRET not in result.output
+    assert "Traceback" not in result.output
+    return path, result
+
+
 @pytest.mark.parametrize("field", EXPRESSION_FIELDS)
 @pytest.mark.parametrize("payload", LOAD)
 def test_payload_is_refused_at_load(
     tmp_path: Path, project: FaultServer, payload: str, field: str
 ) -> None:
     expression, refusal = LOAD[payload]
-    path, marker = write(tmp_path, field, expression)
+    path, result = run_unharmed(tmp_path, field, expression)
 
-    result = CliRunner().invoke(main, ["run", str(path)])
-
-    assert not marker.exists(), "the payload ran a shell command"
-    assert SECRET not in result.output
-    assert "Traceback" not in result.output
     assert result.exit_code == 2, result.output
     (line,) = [line for line in result.output.splitlines() if refusal in line]
     assert line.startswith(f"{path}:")
@@ -153,13 +159,8 @@ def test_payload_is_an_error_grade_when_it_runs(
     tmp_path: Path, project: FaultServer, payload: str, field: str
 ) -> None:
     expression, refusal = RUN[payload]
-    path, marker = write(tmp_path, field, expression)
+    _, result = run_unharmed(tmp_path, field, expression, "-o", "report.json")
 
-    result = CliRunner().invoke(main, ["run", str(path), "-o", "report.json"])
-
-    assert not marker.exists()
-    assert SECRET not in result.output
-    assert "Traceback" not in result.output
     assert result.exit_code == 1, result.output
     data = json.loads(Path("report.json").read_text(encoding="utf-8"))
     (case,) = data["results"]

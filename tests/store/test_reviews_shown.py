@@ -8,14 +8,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from promptum.cli import main
 from promptum.reporting import load_run, render_report, write_report
 from promptum.store import RunStore
 from promptum.values.reviews import Review
 from tests.store.samples import LOCAL, make_run, mixed_outcomes
 from tests.store.test_store import record
+from tests.support.cli import exit_code_and_output
 
 WHEN = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 PAYLOAD = "</script><img src=x onerror=alert(1)>"
@@ -39,18 +38,13 @@ def add_reviews(store: RunStore) -> None:
     )  # fmt: skip
 
 
-def invoke(*args: str) -> tuple[int, str]:
-    done = CliRunner().invoke(main, list(args))
-    return done.exit_code, done.output
-
-
 def test_runs_show_json_lists_reviews_beside_the_results(store: RunStore) -> None:
-    code, before = invoke("runs", "show", "run-a", "--json", "--db", str(store.path))
+    code, before = exit_code_and_output("runs", "show", "run-a", "--json", "--db", str(store.path))
     assert code == 0
     assert "reviews" not in before  # the same shape as ever
     assert "reviewed" not in before
     add_reviews(store)
-    code, out = invoke("runs", "show", "run-a", "--json", "--db", str(store.path))
+    code, out = exit_code_and_output("runs", "show", "run-a", "--json", "--db", str(store.path))
     data = json.loads(out)
     failure = next(f for f in data["failures"] if f["case_id"] == "capital-1")
     assert failure["reviews"] == [
@@ -67,7 +61,9 @@ def test_runs_show_json_lists_reviews_beside_the_results(store: RunStore) -> Non
 def test_reports_of_a_stored_run_show_its_reviews(store: RunStore, tmp_path: Path) -> None:
     add_reviews(store)
     html, report = tmp_path / "run.html", tmp_path / "run.json"
-    code, _ = invoke("report", "run-a", "-o", str(html), "-o", str(report), "--db", str(store.path))
+    code, _ = exit_code_and_output(
+        "report", "run-a", "-o", str(html), "-o", str(report), "--db", str(store.path)
+    )
     assert code == 0
     data = json.loads(report.read_text())
     by_key = {(r["case_id"], r["model"], r["repeat"]): r for r in data["results"]}
@@ -80,7 +76,7 @@ def test_reports_of_a_stored_run_show_its_reviews(store: RunStore, tmp_path: Pat
     assert "override → fail on judge · bob" in page
     assert PAYLOAD not in page  # inside the data block its "<" is escaped: inert text
     assert re.search(r"\\u003c/script\\u003e\\u003cimg src=x onerror=alert\(1\)", page)
-    code, _ = invoke(
+    code, _ = exit_code_and_output(
         "runs", "export", "run-a", "-o", str(tmp_path / "e.json"), "--db", str(store.path)
     )
     assert json.loads((tmp_path / "e.json").read_text()) == data
@@ -95,7 +91,9 @@ def test_reports_without_reviews_are_byte_identical(
     write_report(run, plain)
     write_report(run, given, reviews=store.reviews_by_result("run-a"))  # none stored: {}
     assert given.read_bytes() == plain.read_bytes()
-    code, _ = invoke("report", "run-a", "-o", str(tmp_path / name), "--db", str(store.path))
+    code, _ = exit_code_and_output(
+        "report", "run-a", "-o", str(tmp_path / name), "--db", str(store.path)
+    )
     assert code == 0
     assert (tmp_path / name).read_bytes() == plain.read_bytes()
 

@@ -40,6 +40,17 @@ def prompts(path: Path) -> dict[str, str]:
     return {case.id: case.messages[-1].content for case in load_suite(path).cases}
 
 
+def one_case_prompts(project: Path, query: str, variables: str) -> dict[str, str]:
+    """The prompts of a suite in `project` whose one case, `one`, asks `query` with the case
+    vars `variables` (YAML text)."""
+    suite = write(
+        project / "suite.yaml",
+        "target: app.py:answer\ntest_cases:\n"
+        f'  - id: one\n    query: "{query}"\n    vars: {variables}\n',
+    )
+    return prompts(suite)
+
+
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A project (the working directory) with documents, beside a private folder outside it."""
@@ -90,31 +101,17 @@ def test_a_file_var_is_the_files_text_in_suite_and_case_vars(project: Path) -> N
 
 def test_a_json_file_is_text_that_a_template_may_parse(project: Path) -> None:
     write(project / "docs" / "order.json", '{"item": "lamp", "count": 2}\n')
-    suite = write(
-        project / "suite.yaml",
-        """\
-        target: app.py:answer
-        test_cases:
-          - id: one
-            query: "{{ (order | from_json).count }} x {{ (order | from_json).item }}"
-            vars: {order: {file: docs/order.json}}
-        """,
-    )
-    assert prompts(suite) == {"one": "2 x lamp"}
+    query = "{{ (order | from_json).count }} x {{ (order | from_json).item }}"
+    assert one_case_prompts(project, query, "{order: {file: docs/order.json}}") == {
+        "one": "2 x lamp"
+    }
 
 
 def test_a_mapping_with_other_keys_is_an_ordinary_value(project: Path) -> None:
-    suite = write(
-        project / "suite.yaml",
-        """\
-        target: app.py:answer
-        test_cases:
-          - id: one
-            query: "{{ doc.file }} line {{ doc.line }}"
-            vars: {doc: {file: docs/a.md, line: 3}}
-        """,
-    )
-    assert prompts(suite) == {"one": "docs/a.md line 3"}
+    query = "{{ doc.file }} line {{ doc.line }}"
+    assert one_case_prompts(project, query, "{doc: {file: docs/a.md, line: 3}}") == {
+        "one": "docs/a.md line 3"
+    }
 
 
 def test_a_glob_makes_one_case_per_file_sorted_named_by_its_stem(project: Path) -> None:

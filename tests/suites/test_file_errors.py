@@ -8,14 +8,12 @@ machine (never the suite) may raise.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from promptum.suites import _file_reading, _yaml_reader, find_suites, load_suite
-from tests.support.cli import run_promptum, write
+from tests.support.cli import run_promptum, run_pytest, write
 from tests.support.privileges import as_a_user
 from tests.support.suites import load_error
 
@@ -259,14 +257,7 @@ def test_the_pytest_plugin_refuses_a_suite_linked_to_itself(tmp_path: Path) -> N
     write(tmp_path / "prompts" / "ok.yaml", SUITE)
     link(tmp_path / "prompts" / "loop.yaml", "loop.yaml")
     write(tmp_path / "pytest.ini", "[pytest]\npromptum_suites = prompts/*.yaml\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_pytest("--collect-only", "-q", cwd=tmp_path)
     output = done.stdout + done.stderr
     assert done.returncode == pytest.ExitCode.USAGE_ERROR, output
     assert "INTERNALERROR" not in output

@@ -21,7 +21,7 @@ import pytest
 
 from promptum.store import RunStore
 from promptum.suites import find_suites, load_suite, load_suites, suite_name
-from tests.support.cli import run_promptum, write
+from tests.support.cli import run_promptum, run_pytest, write
 from tests.support.fault_server import FaultServer, Reply, fault_server
 
 SUITE = """\
@@ -218,14 +218,11 @@ def test_the_pytest_plugin_names_a_globs_suites_by_their_path_below_it(
     for team in ("team-a", "team-b"):
         (repository / team).rename(repository / "prompts" / team)
     write(repository / "pytest.ini", "[pytest]\npromptum_suites = prompts/**/suite.yaml\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "--promptum-no-store"],
+    done = run_pytest(
+        "-v",
+        "--promptum-no-store",
         cwd=repository,
         env={**os.environ, "PROMPTUM_FAULT_BASE_URL": server.base_url},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "prompts/team-a/suite.yaml::team-a/suite/one[fault/m] PASSED" in done.stdout

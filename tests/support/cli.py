@@ -30,6 +30,22 @@ def invoke(*args: str | Path, **kwargs: Any) -> Result:
     return CliRunner().invoke(main, [str(arg) for arg in args], **kwargs)
 
 
+def exit_code_and_output(*args: str) -> tuple[int, str]:
+    """Run `promptum ARGS` in-process as CliRunner does (an exception is kept, exit code 1);
+    return its exit code and output."""
+    done = CliRunner().invoke(main, list(args))
+    return done.exit_code, done.output
+
+
+def usage_error(*args: str) -> str:
+    """The output of `promptum ARGS`, run in-process, which must refuse its input (exit code 2)
+    without a traceback."""
+    code, output = exit_code_and_output(*args)
+    assert code == 2, output
+    assert "Traceback" not in output
+    return output
+
+
 def run_promptum(
     *args: str | Path, cwd: str | Path | None = None, timeout: float = 180, **kwargs: Any
 ) -> subprocess.CompletedProcess[str]:
@@ -41,6 +57,20 @@ def run_promptum(
         capture_output=True,
         text=True,
         timeout=timeout,
+        check=False,
+        **kwargs,
+    )
+
+
+def run_pytest(*args: str, cwd: str | Path, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    """Run `pytest ARGS` (its cache off) in a process of its own in `cwd`, within two minutes,
+    its output kept as text; other keywords (`env`) go to `subprocess.run`."""
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
         check=False,
         **kwargs,
     )

@@ -26,6 +26,24 @@ TARGET_SUITE = "name: x\ntarget: app.py:f\n"
 """The head of a suite answered by `app.py:f` (the `folder` fixture of tests/suites)."""
 
 
+def attacked_suite(path: Path, app_url: str, red_url: str, redteam: str) -> Path:
+    """Write to `path` a one-case suite answered by `app/m` (served at `app_url`) whose
+    `redteam` section (a YAML mapping) may attack with `red/m` (served at `red_url`)."""
+    path.write_text(
+        f"""\
+models: [app/m]
+endpoints:
+  app: {{base_url: "{app_url}"}}
+  red: {{base_url: "{red_url}"}}
+system: You help customers.
+test_cases: [{{id: hello, query: Hello?}}]
+redteam: {redteam}
+""",
+        encoding="utf-8",
+    )
+    return path
+
+
 def load_error(path: Path) -> str:
     """The message of the `ConfigError` that loading the suite at `path` must raise."""
     with pytest.raises(ConfigError) as caught:

@@ -17,7 +17,7 @@ import pytest
 
 from promptum import Prompt, Session
 from promptum.providers import ClientOptions, run_in_worker
-from tests.support.cli import run_promptum
+from tests.support.cli import run_promptum, run_pytest
 
 APP = """\
 import sys
@@ -180,13 +180,7 @@ def test_the_pytest_plugin_reports_a_target_that_exits_instead_of_hanging(tmp_pa
     # In its own process, within a time limit: before the fix this hung the session.
     _project(tmp_path, SUITE.replace("must_pass: true,", ""))
     (tmp_path / "pytest.ini").write_text("[pytest]\npromptum_suites = suite.yaml\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--promptum-no-store"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_pytest("-q", "--promptum-no-store", cwd=tmp_path)
     assert "1 passed, 4 errors" in done.stdout, done.stdout + done.stderr
     assert "SystemExit: 3" in done.stdout
 

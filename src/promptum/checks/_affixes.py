@@ -20,7 +20,7 @@ from promptum.checks._base import (
     passed_grade,
     shorten,
 )
-from promptum.checks._text import excerpt
+from promptum.checks._text import excerpt, quoting_failure
 from promptum.values.completion import Completion
 from promptum.values.grade import Grade
 
@@ -65,21 +65,29 @@ def _listed(values: list[str]) -> str:
     return shorten(", ".join(repr(v) for v in values), 120)
 
 
+def _affix_check(
+    method: str,
+    strip: str,
+    value: str,
+    case_insensitive: bool,
+    passed: Grade,
+    fail: Callable[[Completion], Grade],
+) -> CompiledCheck:
+    """The in-line test ``text.<method>(value)``, then on the text with `strip` applied."""
+    # The untrimmed test first: it is the one that passes, without a copy of the response.
+    fold = ".casefold()" if case_insensitive else ""
+    test = f"text{fold}.{method}({{value}}) or text.{strip}(){fold}.{method}({{value}})"
+    folded = value.casefold() if case_insensitive else value
+    return condition_check(Condition(test, {"value": folded}, passed, fail))
+
+
 def _build_starts_with(value: str, case_insensitive: bool) -> CompiledCheck:
     value = _non_empty("starts_with", value)
     description = f"Starts with {shorten(value, 60)!r}{_case_note(case_insensitive)}"
     expected = f"expected to start with {shorten(value, 60)!r}, got "
-
-    def fail(completion: Completion) -> Grade:
-        return failed_grade("starts_with", description, expected + excerpt(completion.text))
-
+    fail = quoting_failure("starts_with", description, expected)
     passed = passed_grade("starts_with", description)
-    if case_insensitive:
-        test = "text.casefold().startswith({value}) or text.lstrip().casefold().startswith({value})"
-        return condition_check(Condition(test, {"value": value.casefold()}, passed, fail))
-    # The untrimmed test first: it is the one that passes, without a copy of the response.
-    test = "text.startswith({value}) or text.lstrip().startswith({value})"
-    return condition_check(Condition(test, {"value": value}, passed, fail))
+    return _affix_check("startswith", "lstrip", value, case_insensitive, passed, fail)
 
 
 def _build_ends_with(value: str, case_insensitive: bool) -> CompiledCheck:
@@ -92,11 +100,7 @@ def _build_ends_with(value: str, case_insensitive: bool) -> CompiledCheck:
         return failed_grade("ends_with", description, expected + excerpt(text, len(text) - _TAIL))
 
     passed = passed_grade("ends_with", description)
-    if case_insensitive:
-        test = "text.casefold().endswith({value}) or text.rstrip().casefold().endswith({value})"
-        return condition_check(Condition(test, {"value": value.casefold()}, passed, fail))
-    test = "text.endswith({value}) or text.rstrip().endswith({value})"
-    return condition_check(Condition(test, {"value": value}, passed, fail))
+    return _affix_check("endswith", "rstrip", value, case_insensitive, passed, fail)
 
 
 def _joined(values: list[str], operator: str) -> tuple[str, dict[str, object]]:
@@ -125,10 +129,7 @@ def _build_contains_any(value: Any, case_insensitive: bool) -> CompiledCheck:
     values = _strings("contains_any", value)
     description = f"Contains any of {_listed(values)}{_case_note(case_insensitive)}"
     expected = f"expected to contain any of {_listed(values)}, got "
-
-    def fail(completion: Completion) -> Grade:
-        return failed_grade("contains_any", description, expected + excerpt(completion.text))
-
+    fail = quoting_failure("contains_any", description, expected)
     passed = passed_grade("contains_any", description)
     names: dict[str, object]
     if case_insensitive:

@@ -167,8 +167,9 @@ class CheckDefinition(BaseModel):
             )
         if isinstance(check_type, ScoredCheckType) and check_type.build_scored is not None:
             self._compiled = self._scored(check_type, check_type.build_scored, value)
+        elif self.threshold is not None or self.model is not None:
+            raise self._scoring_field_error()
         else:
-            self._refuse_scoring_fields()
             self._compiled = check_type.build(value, self.case_insensitive)
         self._compiled_from = self._key()
         return self
@@ -188,24 +189,23 @@ class CheckDefinition(BaseModel):
         threshold = check_type.default_threshold if self.threshold is None else self.threshold
         return build(value, threshold, self.model)
 
-    def _refuse_scoring_fields(self) -> None:
-        """Raise ValueError if this check, which scores nothing, sets `threshold` or `model`."""
+    def _scoring_field_error(self) -> ValueError:
+        """Why this check, which scores nothing, cannot take its `threshold` (or `model`)."""
         scoring = [
             t
             for t in CHECK_TYPES.values()
             if isinstance(t, ScoredCheckType) and not is_written_by_user(t.name)
         ]
         if self.threshold is not None:
-            raise ValueError(
+            return ValueError(
                 f"check {self.type!r}: threshold applies only to scoring checks "
                 f"({', '.join(t.name for t in scoring)}) and to the checks you write "
                 "(python, registered types)"
             )
-        if self.model is not None:
-            modelled = ", ".join(t.name for t in scoring if t.check_model is not None)
-            raise ValueError(
-                f"check {self.type!r}: model applies only to checks with a model ({modelled})"
-            )
+        modelled = ", ".join(t.name for t in scoring if t.check_model is not None)
+        return ValueError(
+            f"check {self.type!r}: model applies only to checks with a model ({modelled})"
+        )
 
     @model_validator(mode="after")
     def _transformed(self) -> CheckDefinition:

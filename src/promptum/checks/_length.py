@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from promptum.checks._base import (
     CheckType,
     CompiledCheck,
@@ -19,29 +21,31 @@ from promptum.values.grade import Grade
 # len() in line rather than Length.check: no call per check (it is the same rule).
 
 
-def _build_min_length(value: int, _case_insensitive: bool) -> CompiledCheck:
-    description = Length(min_length=value).describe()
+def _length_builder(
+    name: str, test: str, sign: str, describe: Callable[[int], str]
+) -> Callable[[int, bool], CompiledCheck]:
+    """The builder of check type `name`: `test` on ``len(text)`` in line, `sign` in reasons."""
 
-    def fail(completion: Completion) -> Grade:
-        text = completion.text
-        reason = f"length {len(text)} < {value} characters, got {excerpt(text)}"
-        return failed_grade("min_length", description, reason)
+    def build(value: int, _case_insensitive: bool) -> CompiledCheck:
+        description = describe(value)
 
-    passed = passed_grade("min_length", description)
-    return condition_check(Condition("len(text) >= {value}", {"value": value}, passed, fail))
+        def fail(completion: Completion) -> Grade:
+            text = completion.text
+            reason = f"length {len(text)} {sign} {value} characters, got {excerpt(text)}"
+            return failed_grade(name, description, reason)
+
+        passed = passed_grade(name, description)
+        return condition_check(Condition(test, {"value": value}, passed, fail))
+
+    return build
 
 
-def _build_max_length(value: int, _case_insensitive: bool) -> CompiledCheck:
-    description = Length(max_length=value).describe()
-
-    def fail(completion: Completion) -> Grade:
-        text = completion.text
-        reason = f"length {len(text)} > {value} characters, got {excerpt(text)}"
-        return failed_grade("max_length", description, reason)
-
-    passed = passed_grade("max_length", description)
-    return condition_check(Condition("len(text) <= {value}", {"value": value}, passed, fail))
-
+_build_min_length = _length_builder(
+    "min_length", "len(text) >= {value}", "<", lambda value: Length(min_length=value).describe()
+)
+_build_max_length = _length_builder(
+    "max_length", "len(text) <= {value}", ">", lambda value: Length(max_length=value).describe()
+)
 
 MIN_LENGTH = CheckType(
     "min_length", "response has at least N characters", ValueKind.INTEGER, _build_min_length

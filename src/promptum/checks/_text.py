@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from promptum.checks._base import (
     CheckType,
@@ -54,6 +55,15 @@ def excerpt(text: str, at: int = 0) -> str:
     return shown
 
 
+def quoting_failure(name: str, description: str, expected: str) -> Callable[[Completion], Grade]:
+    """The failed grade of check `name`: `expected` followed by what the model said."""
+
+    def fail(completion: Completion) -> Grade:
+        return failed_grade(name, description, expected + excerpt(completion.text))
+
+    return fail
+
+
 def _excerpt(text: str, at: int) -> str:
     begin = at - _BEFORE if at > _BEFORE else 0
     window = text[begin : begin + _WINDOW]
@@ -88,10 +98,7 @@ def _build_contains(value: str, case_insensitive: bool) -> CompiledCheck:
     validator = Contains(value, case_sensitive=not case_insensitive)
     description = validator.describe()
     expected = f"expected to contain {value!r}, got "
-
-    def fail(completion: Completion) -> Grade:
-        return failed_grade("contains", description, expected + excerpt(completion.text))
-
+    fail = quoting_failure("contains", description, expected)
     passed = passed_grade("contains", description)
     names: dict[str, object]
     if case_insensitive:
@@ -124,6 +131,18 @@ def _flags(case_insensitive: bool) -> int:
     return re.IGNORECASE if case_insensitive else 0
 
 
+def _timing_out(name: str, description: str, value: str, run: CompiledCheck) -> CompiledCheck:
+    """`run`, failing with the reason when the search for pattern `value` runs out of time."""
+
+    def guarded(completion: Completion) -> Grade:
+        try:
+            return run(completion)
+        except TimeoutError:
+            return failed_grade(name, description, too_slow(value))
+
+    return guarded
+
+
 def _build_regex(value: str, case_insensitive: bool) -> CompiledCheck:
     # Regex's describe() words the criterion; the search is the bounded engine's, compiled
     # once per pattern: a suite's pattern must not be able to hang the run.
@@ -131,23 +150,16 @@ def _build_regex(value: str, case_insensitive: bool) -> CompiledCheck:
     search = bounded_search(value, _flags(case_insensitive))
     passed = passed_grade("regex", description)
     expected = f"expected to match /{value}/, got "
-
-    def fail(completion: Completion) -> Grade:
-        return failed_grade("regex", description, expected + excerpt(completion.text))
-
+    fail = quoting_failure("regex", description, expected)
     if cannot_backtrack(value, _flags(case_insensitive)):  # so the search cannot time out
         return condition_check(
             Condition("{search}(text) is not None", {"search": search}, passed, fail)
         )
 
     def run(completion: Completion) -> Grade:
-        try:
-            found = search(completion.text)
-        except TimeoutError:
-            return failed_grade("regex", description, too_slow(value))
-        return passed if found is not None else fail(completion)
+        return passed if search(completion.text) is not None else fail(completion)
 
-    return run
+    return _timing_out("regex", description, value, run)
 
 
 def _build_not_regex(value: str, case_insensitive: bool) -> CompiledCheck:
@@ -171,13 +183,10 @@ def _build_not_regex(value: str, case_insensitive: bool) -> CompiledCheck:
         )
 
     def run(completion: Completion) -> Grade:
-        try:
-            match = search(completion.text)
-        except TimeoutError:
-            return failed_grade("not_regex", description, too_slow(value))
+        match = search(completion.text)
         return passed if match is None else found(match.group(0))
 
-    return run
+    return _timing_out("not_regex", description, value, run)
 
 
 def _build_exact_match(value: str, case_insensitive: bool) -> CompiledCheck:

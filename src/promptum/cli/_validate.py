@@ -61,6 +61,19 @@ def _ungraded_lines(suite: Suite, stats: CaseStats) -> list[str]:
     return lines
 
 
+def _unpriced_lines(suite: Suite, stats: CaseStats) -> list[str]:
+    """A warning for each model a cost bound applies to that has no price: it always fails."""
+    from promptum.providers import price_for
+
+    return [
+        f"  warning: {where}: max_cost_usd bounds the cost of {model}, which has no price, so "
+        "every answer of it fails the bound; give its price under `pricing:` (USD per million "
+        "tokens)"
+        for model, where in stats.cost_bounded.items()
+        if price_for(model, suite.pricing) is None
+    ]
+
+
 def _counts(suite: Suite, stats: CaseStats) -> str:
     """Its cases and checks; and the results a run makes, when variants or models multiply.
 
@@ -162,7 +175,7 @@ def _checked_suite(path: Path, name: str | None) -> Suite | None:
         click.echo(python)
     for note in _model_notes(suite, stats.models):
         click.echo(note)
-    for line in _ungraded_lines(suite, stats):  # a warning: the suite is valid
+    for line in _ungraded_lines(suite, stats) + _unpriced_lines(suite, stats):  # still valid
         click.echo(line)
     return suite
 

@@ -197,24 +197,24 @@ class Adapter:
     json_helpers: bool = False
     count: int = 0
 
-    def _name(self, kind: str) -> str:
+    def _add(self, prefix: str, template: str, **fields: object) -> str:
+        """`template` filled in under a new function name from `prefix`, kept; returns the name."""
         self.count += 1
-        return f"promptfoo_{kind}_{self.count}"
+        name = f"promptfoo_{prefix}_{self.count}"
+        self.parts.append(template.format(name=name, **fields))
+        return name
 
     def target(self, relative: str, function: str, config: Any, where: str) -> str:
         """A target function calling a python provider's `call_api`; returns its name."""
-        name = self._name("provider")
-        self.parts.append(
-            _TARGET.format(
-                name=name,
-                shown=relative,
-                where=where,
-                relative=repr(relative),
-                function=function,
-                config=_literal(config),
-            )
+        return self._add(
+            "provider",
+            _TARGET,
+            shown=relative,
+            where=where,
+            relative=repr(relative),
+            function=function,
+            config=_literal(config),
         )
-        return name
 
     def file_assert(
         self,
@@ -226,61 +226,52 @@ class Adapter:
         where: str,
     ) -> str:
         """A check calling `function(output, context)` of the config's Python file."""
-        name = self._name("assert")
-        self.parts.append(
-            _FILE_ASSERT.format(
-                name=name,
-                where=where,
-                shown=f"{relative}:{function}",
-                relative=repr(relative),
-                function=function,
-                config=_literal(config),
-                threshold=threshold,
-                inverse=inverse,
-            )
+        return self._add(
+            "assert",
+            _FILE_ASSERT,
+            where=where,
+            shown=f"{relative}:{function}",
+            relative=repr(relative),
+            function=function,
+            config=_literal(config),
+            threshold=threshold,
+            inverse=inverse,
         )
-        return name
 
     def inline_assert(
         self, code: str, config: Any, threshold: float | None, inverse: bool, where: str
     ) -> str:
         """A check running inline assertion code as promptfoo does: `return <line>` or a body."""
-        name = self._name("assert")
         if "\n" in code.strip():
             body = textwrap.indent(textwrap.dedent(code).strip("\n"), "    ")
         else:
             body = f"    return {code.strip()}"
-        self.parts.append(
-            _INLINE_ASSERT.format(
-                name=name,
-                where=where,
-                body=body,
-                config=_literal(config),
-                threshold=threshold,
-                inverse=inverse,
-            )
+        return self._add(
+            "assert",
+            _INLINE_ASSERT,
+            where=where,
+            body=body,
+            config=_literal(config),
+            threshold=threshold,
+            inverse=inverse,
         )
-        return name
 
     def json_check(self, kind: str, schema: Any, where: str) -> str:
         """A check that the response is (`is-json`) or holds (`contains-json`) fitting JSON."""
         self.json_helpers = True
-        name = self._name(kind.replace("-", "_"))
         whole = kind == "is-json"
-        self.parts.append(
-            _JSON_CHECK.format(
-                name=name,
-                kind=kind,
-                where=where,
-                what="the response is JSON fitting the schema"
-                if whole
-                else "the response holds JSON fitting the schema",
-                values=_WHOLE_JSON if whole else _FOUND_JSON,
-                missing="the response is not valid JSON" if whole else "the response holds no JSON",
-                schema=repr(json.dumps(schema, sort_keys=True)),
-            )
+        return self._add(
+            kind.replace("-", "_"),
+            _JSON_CHECK,
+            kind=kind,
+            where=where,
+            what="the response is JSON fitting the schema"
+            if whole
+            else "the response holds JSON fitting the schema",
+            values=_WHOLE_JSON if whole else _FOUND_JSON,
+            missing="the response is not valid JSON" if whole else "the response holds no JSON",
+            schema=repr(json.dumps(schema, sort_keys=True)),
         )
-        return name
 
     def text(self) -> str | None:
         """The adapter's source, or None when the suite needs none."""

@@ -25,6 +25,8 @@ class Context:
     adapter: Adapter = field(init=False)
     subject: str = "output"
     """What a test's transform sees as `output`: the provider's transform, when it has one."""
+    models: list[str] = field(default_factory=list)
+    """The suite's model ids, once the providers are converted: a cost bound needs prices."""
     names: set[str] = field(default_factory=set)
     """Names taken so far (case ids, endpoint and criterion names), to keep each unique."""
 

@@ -445,7 +445,15 @@ def _expression_tokens(code: str) -> list[tuple[str, str]]:
     body = code.strip()
     if body.startswith("file://"):
         raise UntranslatableError("is in a file: code, which cannot become an expression")
-    body = re.sub(r"^return\b", "", body).strip()
+    if re.match(r"return\b", body):
+        if "\n" not in code:
+            # promptfoo runs code without a line break as `return <code>`: `return return x`
+            # is a SyntaxError there, so the assertion always fails; converted, it would pass.
+            raise UntranslatableError(
+                "is one line starting with `return`: promptfoo runs a one-line assertion as "
+                "`return <code>`, a SyntaxError there, so it always fails (drop the `return`)"
+            )
+        body = body.removeprefix("return").strip()
     statement = re.match(r"(const|let|var|function|if|for|while|switch|try)\b", body)
     if statement:
         raise UntranslatableError(

@@ -66,6 +66,7 @@ def import_promptfoo(config: Path, output: Path) -> Conversion:
     if not prompts.variants:
         raise ConfigError(f"{config.name}: no prompt could be converted{_why(context)}")
     providers = convert_providers(root.get("providers"), context)
+    context.models = providers.models
     if providers.transform is not None:  # promptfoo transforms a test's output after it
         context.subject = providers.transform
     defaults = convert_default_test(root.get("defaultTest"), context)
@@ -134,10 +135,29 @@ def _suite(
     cases: list[Commented],
 ) -> dict[str, Any]:
     data: dict[str, Any] = _identity(root, context)
+    data.update(_answering(root, context, providers))
+    repeat = _repeat(root, context)
+    if repeat is not None:
+        data["repeat"] = repeat
+    if defaults.vars:
+        data["vars"] = defaults.vars
+    data.update(prompt_keys)
+    suite_defaults = _suite_defaults(providers, defaults)
+    if suite_defaults:
+        data["defaults"] = suite_defaults
+    judge = _judge(defaults, cases)
+    if judge is not None:
+        data["judge"] = judge
+    data["test_cases"] = cases
+    return data
+
+
+def _answering(root: Node, context: Context, providers: Providers) -> dict[str, Any]:
+    """What answers the cases: the target or the models, with their endpoints and tools."""
+    data: dict[str, Any] = {}
     if providers.target is not None:
         data["target"] = Commented(providers.target, tuple(providers.comments))
     else:
-        models = providers.models or ["local/smollm2"]
         if not providers.models:
             providers_node = root.get("providers")
             where = (
@@ -150,56 +170,53 @@ def _suite(
                 "providers",
                 "no provider converted: the embedded model answers (`-m` chooses others)",
             )
+        models = providers.models or ["local/smollm2"]
         comments = providers.comments or ["no provider converted"]
         data["models"] = [
             Commented(model, (where,)) for model, where in zip(models, comments, strict=False)
         ]
-    if providers.endpoints:
-        data["endpoints"] = providers.endpoints
-    if providers.tools is not None:
-        data["tools"] = providers.tools
-    if providers.tool_choice is not None:
-        data["tool_choice"] = providers.tool_choice
-    repeat = _repeat(root, context)
-    if repeat is not None:
-        data["repeat"] = repeat
-    if defaults.vars:
-        data["vars"] = defaults.vars
-    data.update(prompt_keys)
-    suite_defaults: dict[str, Any] = {}
-    if providers.params:
-        suite_defaults["params"] = providers.params
-    if providers.response_model is not None:
-        suite_defaults["response_model"] = providers.response_model
-    if defaults.context is not None:
-        suite_defaults["context"] = defaults.context
-    transform = defaults.transform or providers.transform
-    if transform is not None:
-        suite_defaults["transform"] = transform
-    if defaults.threshold is not None:
-        suite_defaults["threshold"] = defaults.threshold
-    if defaults.checks:
-        suite_defaults["checks"] = defaults.checks
-    if suite_defaults:
-        data["defaults"] = suite_defaults
+    for key, value in (
+        ("endpoints", providers.endpoints or None),
+        ("tools", providers.tools),
+        ("tool_choice", providers.tool_choice),
+    ):
+        if value is not None:
+            data[key] = value
+    return data
+
+
+def _suite_defaults(providers: Providers, defaults: Defaults) -> dict[str, Any]:
+    """The suite's `defaults:`: what every case shares, from the providers and defaultTest."""
+    suite_defaults = {
+        "params": providers.params or None,
+        "response_model": providers.response_model,
+        "context": defaults.context,
+        "transform": defaults.transform or providers.transform,
+        "threshold": defaults.threshold,
+        "checks": defaults.checks or None,
+    }
+    return {key: value for key, value in suite_defaults.items() if value is not None}
+
+
+def _judge(defaults: Defaults, cases: list[Commented]) -> Commented | None:
+    """The suite's `judge:` when a case has criteria or a grader model is named; else None."""
     judged = defaults.criteria or any(
         "judge" in case.value and "criteria" in case.value["judge"] for case in cases
     )
-    if judged or defaults.judge_model:
-        judge: dict[str, Any] = {}
-        if defaults.judge_model:
-            judge["model"] = defaults.judge_model
-        if defaults.criteria:
-            judge["criteria"] = defaults.criteria
-        data["judge"] = Commented(
-            judge or {"threshold": 0.7},
-            (
-                "promptfoo grades with its default grader unless options.provider names one;",
-                "promptum's judge is local/smollm2 unless `model:` (or --judge) says otherwise",
-            ),
-        )
-    data["test_cases"] = cases
-    return data
+    if not (judged or defaults.judge_model):
+        return None
+    judge: dict[str, Any] = {}
+    if defaults.judge_model:
+        judge["model"] = defaults.judge_model
+    if defaults.criteria:
+        judge["criteria"] = defaults.criteria
+    return Commented(
+        judge or {"threshold": 0.7},
+        (
+            "promptfoo grades with its default grader unless options.provider names one;",
+            "promptum's judge is local/smollm2 unless `model:` (or --judge) says otherwise",
+        ),
+    )
 
 
 def _identity(root: Node, context: Context) -> dict[str, Any]:

@@ -70,7 +70,7 @@ def _one(
     label: str | None,
     inline: bool = False,
 ) -> None:
-    if inline or not text.startswith(FILE_PREFIX):
+    if inline or not (text.startswith(FILE_PREFIX) or _names_a_file(text, context)):
         name = label or f"prompt-{len(prompts.variants) + 1}"
         _add(prompts, context, node.where, name, _inline(text, node, context))
         return
@@ -80,6 +80,16 @@ def _one(
         context.skip(node, f"prompt {text}", "the pattern matches no file")
     for path in paths:
         _from_file(prompts, context, node, path, label if len(paths) == 1 else None)
+
+
+def _names_a_file(text: str, context: Context) -> bool:
+    """Whether a prompt without `file://` is the path of a file: promptfoo then reads the file."""
+    if "\n" in text or not text.strip():
+        return False
+    try:
+        return context.path(text).is_file()
+    except OSError:  # a text too long, or with a NUL, to be a path
+        return False
 
 
 def _from_file(

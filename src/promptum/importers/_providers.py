@@ -12,7 +12,27 @@ from promptum.importers._context import FILE_PREFIX, Context, slug
 from promptum.importers._javascript import UntranslatableError, translate
 from promptum.importers._source import READ_AS_YAML, Node
 
-_OPENAI_MODES = ("chat", "completion", "responses", "embedding", "embeddings", "realtime")
+_CHAT_MODES = ("chat", "responses", "messages")
+"""promptfoo's modes of openai:, anthropic: and ollama: ids that call a chat API."""
+_COMPLETION_MODE = "completion"
+_NOT_CHAT_MODES = {
+    "embedding": "an embedding model",
+    "embeddings": "an embedding model",
+    "realtime": "OpenAI's Realtime API",
+    "assistant": "an OpenAI assistant (the Assistants API, with its own threads and tools)",
+    "agents": "the OpenAI Agents SDK",
+    "chatkit": "an OpenAI ChatKit workflow",
+    "image": "an image model",
+    "video": "a video model",
+    "transcription": "a speech-to-text model",
+}
+"""promptfoo's modes that run something other than a chat model, and what they run."""
+_NOT_CHAT_IDS = {
+    "anthropic:claude-agent-sdk": "the Claude Agent SDK (an agent with tools and files)",
+    "anthropic:claude-code": "the Claude Agent SDK (an agent with tools and files)",
+    "openai:codex-sdk": "the OpenAI Codex SDK (a coding agent)",
+}
+"""promptfoo provider ids that name an agent, not a model promptum could call as a chat."""
 _COMPATIBLE = {  # OpenAI-compatible services promptfoo names by prefix, and their API roots
     "groq": "https://api.groq.com/openai/v1",
     "mistral": "https://api.mistral.ai/v1",
@@ -146,7 +166,24 @@ def _model(one: _One, context: Context, result: Providers) -> str | None:
     base = one.config.get("apiBaseUrl") or one.config.get("apiHost")
     if prefix in ("openai", "ollama", "anthropic"):
         mode, _, name = rest.partition(":")
-        model = name if mode in (*_OPENAI_MODES, "messages") and name else rest
+        runs = _NOT_CHAT_IDS.get(one.id) or (_NOT_CHAT_MODES.get(mode) if name else None)
+        if runs is not None:
+            # Never a chat model of the same name: promptum would grade another thing.
+            context.skip(
+                one.node,
+                f"provider {one.id}",
+                f"promptfoo runs {runs} there, not a chat model; promptum calls chat models "
+                "only (a Python target can wrap it)",
+            )
+            return None
+        model = name if mode in (*_CHAT_MODES, _COMPLETION_MODE) and name else rest
+        if mode == _COMPLETION_MODE and name:
+            context.approximate(
+                one.node,
+                f"provider {one.id}",
+                "promptfoo calls the text-completion API (the prompt as raw text); promptum "
+                "sends the prompt to the model's chat API",
+            )
         if not model:
             context.skip(one.node, f"provider {one.id}", "it names no model")
             return None

@@ -11,10 +11,9 @@ from promptum.providers._errors import (
     MalformedResponseError,
     ProviderTimeoutError,
 )
-from promptum.providers._options import EndpointConfig
 from promptum.providers._sdk import (
     NO_KEY,
-    endpoint_key,
+    SdkProvider,
     headers_kept_home,
     redact,
     status_error,
@@ -30,7 +29,6 @@ from promptum.values.completion import Completion, ToolCall
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
 
-    from promptum.providers._route import Route
 
 DEFAULT_MAX_TOKENS = 1024
 """Anthropic requires an output cap; used when a request sets none."""
@@ -71,34 +69,21 @@ def _body(request: ModelRequest, name: str) -> dict[str, Any]:
     return body
 
 
-class AnthropicProvider:
+class AnthropicProvider(SdkProvider["AsyncAnthropic"]):
     """Messages through the ``anthropic`` SDK, its own retries switched off."""
 
-    def __init__(self, route: Route, timeout_s: float) -> None:
-        assert route.config is not None  # every endpoint route has its settings
-        self.route = route
-        self.endpoint = route.endpoint
-        self.config: EndpointConfig = route.config
-        self.timeout_s = timeout_s
-        self._key = endpoint_key(self.config)
-        # Built now, not on the first call, so the SDK's import is not timed as latency.
-        self._client: AsyncAnthropic | None = None
-        self._sdk()
+    def _new_client(self) -> AsyncAnthropic:
+        from anthropic import AsyncAnthropic, Omit
 
-    def _sdk(self) -> AsyncAnthropic:
-        if self._client is None:
-            from anthropic import AsyncAnthropic, Omit
-
-            self._client = AsyncAnthropic(
-                # A placeholder for keyless endpoints keeps the SDK from searching profile
-                # files and identity federation for credentials.
-                api_key=self._key or NO_KEY,
-                base_url=self.config.base_url,
-                timeout=self.timeout_s,
-                max_retries=0,  # ModelClient owns retries, backoff and the budget
-                default_headers=headers_kept_home("anthropic", self.config, Omit()),
-            )
-        return self._client
+        return AsyncAnthropic(
+            # A placeholder for keyless endpoints keeps the SDK from searching profile
+            # files and identity federation for credentials.
+            api_key=self._key or NO_KEY,
+            base_url=self.config.base_url,
+            timeout=self.timeout_s,
+            max_retries=0,  # ModelClient owns retries, backoff and the budget
+            default_headers=headers_kept_home("anthropic", self.config, Omit()),
+        )
 
     async def complete(self, request: ModelRequest) -> Completion:
         """Make one Messages call; raise a typed `ProviderError` on failure."""
@@ -156,9 +141,3 @@ class AnthropicProvider:
             output_tokens=getattr(usage, "output_tokens", None),
             tool_calls=tuple(calls),
         )
-
-    async def aclose(self) -> None:
-        """Close the SDK's HTTP connections."""
-        if self._client is not None:
-            await self._client.close()
-            self._client = None

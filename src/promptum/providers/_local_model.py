@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from promptum.errors import ProviderUnavailableError
+from promptum.foundations.environment import positive_int
 from promptum.foundations.suggestions import did_you_mean
 
 DEFAULT_CONTEXT = 2048
@@ -14,16 +15,10 @@ DEFAULT_CONTEXT = 2048
 
 
 def _positive_env(name: str, default: int) -> int:
-    raw = os.environ.get(name)
-    if raw is None or not raw.strip():
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise ProviderUnavailableError(f"{name} must be a positive integer, got {raw!r}")
-    return value
+    def refuse(raw: str) -> Exception:
+        return ProviderUnavailableError(f"{name} must be a positive integer, got {raw!r}")
+
+    return positive_int(name, default, refuse)
 
 
 def default_threads() -> int:

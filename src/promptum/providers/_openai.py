@@ -14,10 +14,10 @@ from promptum.providers._errors import (
     ProviderTimeoutError,
     ServerError,
 )
-from promptum.providers._options import EndpointConfig, StructuredMode
+from promptum.providers._options import StructuredMode
 from promptum.providers._sdk import (
     NO_KEY,
-    endpoint_key,
+    SdkProvider,
     headers_kept_home,
     redact,
     status_error,
@@ -133,33 +133,23 @@ def _typed_answer(data: object, typed: type[Any]) -> object:
     return data
 
 
-class OpenAIProvider:
+class OpenAIProvider(SdkProvider["AsyncOpenAI"]):
     """Chat completions through the official ``openai`` SDK, its own retries switched off."""
 
     def __init__(self, route: Route, timeout_s: float) -> None:
-        assert route.config is not None  # every endpoint route has its settings
-        self.route = route
-        self.endpoint = route.endpoint
-        self.config: EndpointConfig = route.config
-        self.timeout_s = timeout_s
+        super().__init__(route, timeout_s)
         self._mode: StructuredMode = self.config.structured_output
-        self._key = endpoint_key(self.config)
-        # Built now, not on the first call, so the SDK's import is not timed as latency.
-        self._client: AsyncOpenAI | None = None
-        self._sdk()
 
-    def _sdk(self) -> AsyncOpenAI:
-        if self._client is None:
-            from openai import AsyncOpenAI, Omit
+    def _new_client(self) -> AsyncOpenAI:
+        from openai import AsyncOpenAI, Omit
 
-            self._client = AsyncOpenAI(
-                api_key=self._key or NO_KEY,
-                base_url=self.config.base_url,
-                timeout=self.timeout_s,
-                max_retries=0,  # ModelClient owns retries, backoff and the budget
-                default_headers=headers_kept_home("openai", self.config, Omit()),
-            )
-        return self._client
+        return AsyncOpenAI(
+            api_key=self._key or NO_KEY,
+            base_url=self.config.base_url,
+            timeout=self.timeout_s,
+            max_retries=0,  # ModelClient owns retries, backoff and the budget
+            default_headers=headers_kept_home("openai", self.config, Omit()),
+        )
 
     async def complete(self, request: ModelRequest) -> Completion:
         """Make one chat-completion call; raise a typed `ProviderError` on failure."""
@@ -253,9 +243,3 @@ class OpenAIProvider:
             output_tokens=getattr(usage, "completion_tokens", None),
             tool_calls=calls,
         )
-
-    async def aclose(self) -> None:
-        """Close the SDK's HTTP connections."""
-        if self._client is not None:
-            await self._client.close()
-            self._client = None

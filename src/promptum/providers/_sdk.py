@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from promptum.providers._errors import ProviderError, error_for_status
 from promptum.providers._kinds import provider_kind
 from promptum.providers._options import EndpointConfig
 from promptum.providers._retry import parse_retry_after
+from promptum.providers._route import Route
 
 NO_KEY = "no-key"
 """Sent to keyless servers (Ollama, llama.cpp): the SDKs insist on some key."""
@@ -78,3 +79,40 @@ def status_error(
     """The typed error for an HTTP error answer, its message one line and key-free."""
     message = " ".join(body_message(body, fallback).split())[:_MAX_MESSAGE]
     return error_for_status(status, redact(message, secrets), parse_retry_after(headers))
+
+
+class _Closable(Protocol):
+    async def close(self) -> None: ...
+
+
+Client = TypeVar("Client", bound=_Closable)
+
+
+class SdkProvider(Generic[Client]):
+    """An endpoint reached through a vendor's SDK: its settings, its key and one SDK client."""
+
+    def __init__(self, route: Route, timeout_s: float) -> None:
+        assert route.config is not None  # every endpoint route has its settings
+        self.route = route
+        self.endpoint = route.endpoint
+        self.config: EndpointConfig = route.config
+        self.timeout_s = timeout_s
+        self._key = endpoint_key(self.config)
+        # Built now, not on the first call, so the SDK's import is not timed as latency.
+        self._client: Client | None = None
+        self._sdk()
+
+    def _new_client(self) -> Client:
+        """The SDK's client for this endpoint, its own retries off (the SDK imported here)."""
+        raise NotImplementedError
+
+    def _sdk(self) -> Client:
+        if self._client is None:
+            self._client = self._new_client()
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close the SDK's HTTP connections (a later call opens new ones)."""
+        if self._client is not None:
+            await self._client.close()
+            self._client = None

@@ -83,13 +83,8 @@ def _system_out(result: CaseResult) -> str:
 
 
 def _attribute(text: str) -> str:
-    """An attribute's value escaped as ElementTree escapes it."""
-    if "&" in text:
-        text = text.replace("&", "&amp;")
-    if "<" in text:
-        text = text.replace("<", "&lt;")
-    if ">" in text:
-        text = text.replace(">", "&gt;")
+    """An attribute's value escaped as ElementTree escapes it: as text, then quotes and spaces."""
+    text = _text(text)
     if '"' in text:
         text = text.replace('"', "&quot;")
     if "\r" in text:

@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from promptum.cases import TestCase
 from promptum.checks import (
     TOOL_CHECK_TYPES,
+    CheckInput,
     CheckPlan,
     CustomCheck,
     Run,
@@ -222,16 +223,47 @@ def _grades(
     if plan.custom:
         parsed = case.response_model is not None and parse_grade is not None and parse_grade.passed
         check = case.check_input(completion, output if parsed else completion.output, model, repeat)
-        for index, custom in plan.custom:
-            progress.running = (index, custom)
-            outcome = custom.grade(check)
-            if isinstance(outcome, Grade):
-                grades[index] = outcome
-            else:
-                pending.append(
-                    (index, custom, outcome if shown is None else seen_later(outcome, shown))
-                )
-        progress.running = "grading"  # every check the user wrote has answered
+        pending = _custom_grades(plan, check, grades, progress, shown)
+    _add_model_grades(grades, case, completion, output, parse_grade, progress)
+    if shown is not None:
+        grades[:] = [seen(grade, shown) for grade in grades]
+    return grades, pending
+
+
+def _custom_grades(
+    plan: CheckPlan,
+    check: CheckInput,
+    grades: list[Grade],
+    progress: _Progress,
+    shown: str | None,
+) -> Pending:
+    """Grade the checks the user wrote into their places in `grades`; the async ones pending."""
+    pending: Pending = []
+    for index, custom in plan.custom:
+        progress.running = (index, custom)
+        outcome = custom.grade(check)
+        if isinstance(outcome, Grade):
+            grades[index] = outcome
+        else:
+            pending.append(
+                (index, custom, outcome if shown is None else seen_later(outcome, shown))
+            )
+    progress.running = "grading"  # every check the user wrote has answered
+    return pending
+
+
+def _add_model_grades(
+    grades: list[Grade],
+    case: TestCase,
+    completion: Completion,
+    output: Any,
+    parse_grade: Grade | None,
+    progress: _Progress,
+) -> None:
+    """Add the validator's grade, the structured output's parse and its field assertions.
+
+    In place, to the list the deadline keeps (`_Progress.grades`) should one of them hang.
+    """
     if case.validator is not None:
         progress.running = f"the validator {type(case.validator).__name__}"
     validator_result = _validator_result(case, completion.text)
@@ -246,9 +278,6 @@ def _grades(
         attack_target = dict(case.attack_target) if case.attack_target else None
         evaluation = evaluate(output, expected, attack_target)
         grades += [assertion_grade(detail) for detail in evaluation.details]
-    if shown is not None:
-        grades[:] = [seen(grade, shown) for grade in grades]
-    return grades, pending
 
 
 def grade(

@@ -21,16 +21,16 @@ def grades_something(case: TestCase) -> bool:
     judge off (--no-judge), budget checks alone do not: a latency budget says nothing of
     what the judge would have graded, so the case is not a pass on it.
     """
-    return _case_grades(case) or _part_grades(case)
-
-
-def _case_grades(case: TestCase) -> bool:
-    """Whether the case's own checks, schema, field assertions or judge grade its responses."""
     checks = case.checks
     if case.judge_off:
         checks = tuple(check for check in checks if check.type not in BUDGET_CHECKS)
     if checks or case.validator is not None or case.response_schema is not None:
         return True
+    return _asserted_or_judged(case) or _part_grades(case)
+
+
+def _asserted_or_judged(case: TestCase) -> bool:
+    """Whether the case has field assertions, or judge criteria its judge grades."""
     if case.expected or case.attack_target:
         return True
     return case.judge is not None and bool(judged_criteria(case.judge, case.expected_behavior))

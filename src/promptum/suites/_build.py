@@ -81,7 +81,8 @@ def build_case(
     problems += found
     tags, found = _tags(case, context, _graded(checks, expects, judge, conversation))
     problems += found
-    _raise_problems(locator, problems, sent.lacking)
+    if problems or sent.lacking:
+        raise InvalidCaseError(_all_located(locator, problems), tuple(sent.lacking))
     assert case_id is not None  # a missing id was reported above
     defaults = context.defaults
     return TestCase(
@@ -115,11 +116,9 @@ def build_case(
     )
 
 
-def _raise_problems(locator: Locator, problems: Problems, lacking: list[Loc]) -> None:
-    """Raise InvalidCaseError with the case's problems located, if it has any."""
-    if problems or lacking:
-        located = [_located(locator, loc, message) for loc, message in problems]
-        raise InvalidCaseError(located, tuple(lacking))
+def _all_located(locator: Locator, problems: Problems) -> list[str]:
+    """The case's problems, as the error report lists them."""
+    return [_located(locator, loc, message) for loc, message in problems]
 
 
 def _located(locator: Locator, loc: Loc, message: str) -> str:

@@ -28,7 +28,11 @@ def case_checks(
     found: Problems = []
     plain = [context.reused.plain(check) for check in context.defaults.checks]
     checks = _filled(case, context, prompted, plain, found)
-    if transform is not None or _has_expressions(checks, plain):
+    # Most cases have no expression: their checks are looked at once, nothing located.
+    # (A plain default check is itself in every case, and has none.)
+    looked_at = checks[len(plain) :]
+    looked_at += (check for check, same in zip(checks, plain, strict=False) if not same)
+    if transform is not None or any(expressions_of(check.compiled) for check in looked_at):
         found += _expressions_located(case, context, checks, transform, prompted)
     checks, unplanted = with_canary(
         checks, prompted.scope.canary, prompted.messages, prompted.documents, context.checks
@@ -38,15 +42,6 @@ def case_checks(
             (check_loc(index, len(plain)), NOT_RENDERED if context.literal else NOT_PLANTED)
         )
     return checks, found
-
-
-def _has_expressions(checks: list[CheckDefinition], plain: list[bool]) -> bool:
-    """Whether a check that is not a plain default one reads an expression."""
-    # Most cases have no expression: their checks are looked at once, nothing located.
-    # (A plain default check is itself in every case, and has none.)
-    looked_at = checks[len(plain) :]
-    looked_at += (check for check, same in zip(checks, plain, strict=False) if not same)
-    return any(expressions_of(check.compiled) for check in looked_at)
 
 
 def _expressions_located(

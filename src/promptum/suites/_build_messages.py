@@ -74,27 +74,9 @@ def _conversation(
     case: CaseFields, context: SuiteContext, rendered: Renderer, found: Problems
 ) -> tuple[Message, ...]:
     """The conversation after the system message: a variant's, `messages`, `query`, `prompt`."""
-    if case.query is not None and case.messages is not None:
-        found.append((("messages",), "give either `query` or `messages`, not both"))
+    # Only a case with `messages` or turns can be no plain request: one with `query` never is.
+    if (case.messages is not None or is_conversation(case)) and _no_request(case, context, found):
         return ()
-    if is_conversation(case):
-        return ()  # its turns are its user's messages (`structure_problems` says what else is)
-    if context.variant and case.messages is not None:
-        found.append(
-            (
-                ("messages",),
-                "the suite's `prompts:` variants write the conversation: give this case `query` "
-                "or `vars` (the variants see them as {{ query }} and their names), not `messages`",
-            )
-        )
-        return ()
-    return _request(case, context, rendered, found)
-
-
-def _request(
-    case: CaseFields, context: SuiteContext, rendered: Renderer, found: Problems
-) -> tuple[Message, ...]:
-    """The messages of one request: a variant's, the case's `messages` or `query`, `prompt`."""
     if context.template is not None:
         return _template(context.template, ("prompts", context.variant), rendered)
     if context.variant and context.prompt is not None:
@@ -108,6 +90,25 @@ def _request(
         return (Message(role="user", content=rendered(context.prompt, (), ("prompt",))),)
     found.append(((), "the case has no prompt: give `query`, `messages`, or a suite `prompt`"))
     return ()
+
+
+def _no_request(case: CaseFields, context: SuiteContext, found: Problems) -> bool:
+    """Whether the case sends no request of its own: a conversation, or `messages` misplaced."""
+    if case.query is not None and case.messages is not None:
+        found.append((("messages",), "give either `query` or `messages`, not both"))
+        return True
+    if is_conversation(case):
+        return True  # its turns are its user's messages (`structure_problems` says what else is)
+    if context.variant and case.messages is not None:
+        found.append(
+            (
+                ("messages",),
+                "the suite's `prompts:` variants write the conversation: give this case `query` "
+                "or `vars` (the variants see them as {{ query }} and their names), not `messages`",
+            )
+        )
+        return True
+    return False
 
 
 def _template(template: Sequence[MessageSpec], at: Loc, rendered: Renderer) -> tuple[Message, ...]:

@@ -125,21 +125,9 @@ def _check_tool_problems(
             continue  # names no tool (most checks): nothing to look up
         for loc, message in tool_check_problems(check, tools, answered_by_target):
             found.append((("checks", index, *loc), message))
-    _check_default_tool_problems(case, context, checks[:defaults], tools, answered_by_target, found)
-
-
-def _check_default_tool_problems(
-    case: CaseFields,
-    context: SuiteContext,
-    checks: Sequence[CheckDefinition],
-    tools: tuple[dict[str, Any], ...] | None,
-    answered_by_target: bool,
-    found: Problems,
-) -> None:
-    """Tool names in the suite's default checks that name no tool this case offers."""
     own_tools = case.tools is not None
     where: Loc = ("tools",) if own_tools else ()
-    for index, check in enumerate(checks):
+    for index, check in enumerate(checks[:defaults]):
         if check.type not in NAMING_TOOLS:
             continue
         # Against the suite's own tools, the suite's defaults were checked once, at the suite,

@@ -273,6 +273,9 @@ class CaseStats:
     each an error."""
     ungraded_shown: dict[str, str] = field(default_factory=dict)
     """The first `UNGRADED_SHOWN` of them, where each is (``file:line``) to what to add."""
+    cost_bounded: dict[str, str] = field(default_factory=dict)
+    """Each model a `max_cost_usd` check bounds, to where (``file:line``) it first does: a
+    model without a price fails every such bound."""
 
     def add(self, case: TestCase, default_model: str) -> None:
         """Count one case in (once for each of its prompt variants)."""
@@ -287,10 +290,13 @@ class CaseStats:
         self.most_repeats = max(self.most_repeats, case.repeat)
         for tag in case.tags:
             self.tags.setdefault(tag)
+        bounded = any(check.type == "max_cost_usd" for check in case.checks)
         for model in answering:
             self.answering.setdefault(model)
             if case.target is None or model != case.target.id:
                 self.models.setdefault(model)
+                if bounded:
+                    self.cost_bounded.setdefault(model, case.source or case.key)
         if case.judge is not None:
             self.models.setdefault(case.judge.model)
 

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from promptum.errors import ConfigError
+from promptum.foundations.environment import positive_int
 
 MAX_DATA_BYTES = 256 * 1024 * 1024
 """The largest CSV or JSONL file read, unless `PROMPTUM_MAX_DATA_BYTES` says otherwise.
@@ -111,16 +112,11 @@ def project_path(folder: Path, source: str) -> Path:
 
 def env_limit(variable: str, default: int, unit: str = "bytes") -> int:
     """A size limit: the positive integer the machine's environment sets, else `default`."""
-    raw = os.environ.get(variable, "").strip()
-    if not raw:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise ConfigError(f"{variable} must be a positive number of {unit}, got {raw!r}")
-    return value
+
+    def refuse(raw: str) -> Exception:
+        return ConfigError(f"{variable} must be a positive number of {unit}, got {raw!r}")
+
+    return positive_int(variable, default, refuse)
 
 
 def max_data_bytes() -> int:

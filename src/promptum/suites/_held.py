@@ -60,7 +60,9 @@ class HeldCases(_Cases):
         """Hold `case`, after the cases already held."""
         values: tuple[Any, ...] = _values(case)
         if not self._records:
-            self._hold_first(values)
+            self._first = values
+            source = values[_SOURCE]
+            self._prefix = source.rpartition(":")[0] + ":" if source else ""
         first = self._first
         codes: list[int] = []
         held: list[Any] = []
@@ -74,7 +76,7 @@ class HeldCases(_Cases):
                 if line := self._line(value):
                     continue
             elif index == _CHECKS:
-                if _same_checks(value, first[index]):
+                if len(value) == len(first[index]) and all(map(is_, value, first[index])):
                     continue  # the same definitions: shared, as identical checks are
             elif index != _ID and _same(value, first[index]):
                 continue  # the first case's equal value serves
@@ -83,12 +85,6 @@ class HeldCases(_Cases):
         layout = tuple(codes)
         self._records.append((self._layouts.setdefault(layout, layout), *held))
         self._lines.append(line)
-
-    def _hold_first(self, values: tuple[Any, ...]) -> None:
-        """Take the first case's values as the ones the others are held against."""
-        self._first = values
-        source = values[_SOURCE]
-        self._prefix = source.rpartition(":")[0] + ":" if source else ""
 
     def _line(self, source: Any) -> int:
         """The line of `source` when it is ``file:line`` in the first case's file, else 0."""
@@ -155,11 +151,6 @@ def _same(value: Any, other: Any) -> bool:
     if kind is GenerationParams:
         return all(map(_same, _params(value), _params(other)))
     return True  # equal texts and numbers of one type
-
-
-def _same_checks(checks: tuple[Any, ...], other: tuple[Any, ...]) -> bool:
-    """Whether two cases' checks are the same definitions, one by one."""
-    return len(checks) == len(other) and all(map(is_, checks, other))
 
 
 def _same_dict(value: dict[Any, Any], other: dict[Any, Any]) -> bool:

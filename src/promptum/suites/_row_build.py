@@ -146,23 +146,23 @@ class RowPrototype:
         row_vars = data.get("vars", _NO_VARS)
         case_id = data.get("id", raw.default_id)
         query, system = data.get("query"), data.get("system")
-        if type(case_id) is not str or not _copyable(case_id, row_vars, query, system):
+        # Exact types (`type(...) is`, a row's cost): anything else, the full build handles.
+        if type(case_id) is not str or not case_id or type(row_vars) is not dict:
             return None  # what validation refuses, the full build locates
+        if VARIABLE in row_vars:
+            return None  # reserved: the full build says so
+        if query is not None and type(query) is not str:
+            return None
+        if system is not None and type(system) is not str:
+            return None
         variables = {**context.variables, **row_vars}
         system = system or self._system
         prompt = query if query is not None else context.prompt
         if prompt is None:
             return None
-        texts = self._texts(case_id, prompt, system, variables)
-        return None if texts is None else (case_id, variables, texts)
-
-    def _texts(
-        self, case_id: str, prompt: str, system: str | None, variables: dict[str, Any]
-    ) -> list[tuple[Role, str]] | None:
-        """The row's system and user messages' (role, text), rendered; None: build it in full."""
         # A canary is made only for a text naming it (`Canary.scope` looks no further).
         named = VARIABLE in prompt or (system is not None and VARIABLE in system)
-        canary = Canary(namespaced(self.context.suite, case_id)) if named else None
+        canary = Canary(namespaced(context.suite, case_id)) if named else None
         try:
             texts: list[tuple[Role, str]] = []
             if system is not None:
@@ -172,22 +172,7 @@ class RowPrototype:
             texts.append(("user", render(prompt, scope)))
         except TemplateError:
             return None  # the full build locates it
-        return texts
-
-
-def _copyable(case_id: str, row_vars: Any, query: Any, system: Any) -> bool:
-    """Whether a row's id, vars, query and system are what a copy of the first case takes.
-
-    Exact types (`type(...) is`, a row's cost): anything else, an empty id and the reserved
-    variable, the full build handles and locates.
-    """
-    return (
-        bool(case_id)
-        and type(row_vars) is dict
-        and VARIABLE not in row_vars
-        and (query is None or type(query) is str)
-        and (system is None or type(system) is str)
-    )
+        return case_id, variables, texts
 
 
 def _dumped(value: Any) -> Any:

@@ -34,6 +34,7 @@ from promptum.suites._locate import (
     problem,
     raise_problems,
 )
+from promptum.suites._yaml_core import core_int, core_resolvers
 
 try:  # The C parser when PyYAML was built with libyaml: several times faster on large suites.
     from yaml import CSafeLoader as _Parser
@@ -84,6 +85,9 @@ _PLAIN_TAGS = frozenset(
 _STR_TAG = "tag:yaml.org,2002:str"
 _UNUSUAL = object()
 """What building a case from events gives for what only composing its nodes handles."""
+_END_EVENTS = frozenset({yaml.MappingEndEvent, yaml.SequenceEndEvent})
+_VALUE_EVENTS = frozenset({yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent})
+"""The events of a value the fast path builds, when they carry no anchor or tag."""
 
 _Collection = TypeVar("_Collection", yaml.MappingNode, yaml.SequenceNode)
 
@@ -197,9 +201,15 @@ class _Loader(_Parser, Composer):
             event = next_event()
             read.append(event)
             kind = type(event)
+            if kind in _END_EVENTS:
+                done, _ = open_.pop()
+                if not open_:
+                    return done
+                continue
+            # An alias, an anchor or a tag is built the general way.
+            if kind not in _VALUE_EVENTS or event.anchor is not None or event.tag is not None:
+                return _UNUSUAL
             if kind is yaml.ScalarEvent:
-                if event.anchor is not None or event.tag is not None:
-                    return _UNUSUAL
                 value = event.value
                 # A text (quoted, or plain resolving to one) in line: most scalars are.
                 if event.implicit[0] and (tags.get(value) or self._resolved(value)) != _STR_TAG:
@@ -208,19 +218,10 @@ class _Loader(_Parser, Composer):
                         return _UNUSUAL
                 elif share and len(value) <= SHARED_TEXT:
                     value = texts.setdefault(value, value)
-            elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
-                if event.anchor is not None or event.tag is not None:
-                    return _UNUSUAL
-                if len(open_) >= BUILT_DEPTH:
-                    return _UNUSUAL
-                value = {} if kind is yaml.MappingStartEvent else []
-            elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
-                done, _ = open_.pop()
-                if not open_:
-                    return done
-                continue
-            else:  # an alias
+            elif len(open_) >= BUILT_DEPTH:
                 return _UNUSUAL
+            else:
+                value = {} if kind is yaml.MappingStartEvent else []
             if open_:
                 parent, key = open_[-1]
                 if type(parent) is list:
@@ -284,6 +285,22 @@ class _Loader(_Parser, Composer):
 
 _Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_yaml_timestamp)
+
+
+class _CoreLoader(_Loader):
+    """The reader with YAML 1.2's core schema, as js-yaml reads: for another tool's config."""
+
+    yaml_implicit_resolvers = core_resolvers(_Loader.yaml_implicit_resolvers)
+
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        """A core schema integer (`012` is 12); one too long for Python is a located error."""
+        try:
+            return core_int(node)
+        except ValueError as exc:
+            raise _unreadable(too_long_number(), node) from exc
+
+
+_CoreLoader.add_constructor("tag:yaml.org,2002:int", _CoreLoader.construct_yaml_int)
 
 
 def _unreadable(problem: str, node: yaml.Node) -> ConstructorError:
@@ -771,16 +788,17 @@ def _position(mark: yaml.Mark) -> Position:
 class _Rest:
     """Locates every path of a document from its text, once, when a problem first needs it."""
 
-    def __init__(self, text: str, locator: Locator) -> None:
+    def __init__(self, text: str, locator: Locator, loader: type[_Loader]) -> None:
         self.text: str | None = text
         self.locator = locator
+        self.loader = loader
 
     def __call__(self) -> None:
         if self.text is None:
             return
         text, self.text = self.text, None
         # Composed into nodes, each case: every path is located from them.
-        document = _Document(_Loader(text), build=False)
+        document = _Document(self.loader(text), build=False)
         walker = _Walker(self.locator, None, document)  # its problems were found already
         try:
             for part in document.parts():
@@ -798,8 +816,10 @@ class _Read:
     duplicate keys and loops.
     """
 
-    def __init__(self, text: str, path: Path, locator: Locator, packed: bool = False) -> None:
-        self.document = _Document(_Loader(text))
+    def __init__(
+        self, text: str, path: Path, locator: Locator, packed: bool, loader: type[_Loader]
+    ) -> None:
+        self.document = _Document(loader(text))
         self.packed = packed
         """Whether the cases built from events are held `Packed` until taken."""
         self.document.loader.share = not packed
@@ -879,16 +899,18 @@ def read_yaml(path: Path, packed: bool = False) -> tuple[Any, Locator]:
     return data, locator
 
 
-def parse_yaml(text: str, path: Path, packed: bool = False) -> tuple[Any, Locator, list[str]]:
+def parse_yaml(
+    text: str, path: Path, packed: bool = False, loader: type[_Loader] = _Loader
+) -> tuple[Any, Locator, list[str]]:
     """The data of `path`'s `text`, and its located problems (duplicate keys, loops).
 
     Raises ConfigError for what leaves no data: a syntax error (with its line and column),
     an alias bomb, values nested too deeply.
     """
     locator = Locator(path)
-    locator.rest = _Rest(text, locator)
+    locator.rest = _Rest(text, locator, loader)
     try:
-        data, problems = _Read(text, path, locator, packed).data()
+        data, problems = _Read(text, path, locator, packed, loader).data()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
@@ -910,10 +932,11 @@ def parse_yaml(text: str, path: Path, packed: bool = False) -> tuple[Any, Locato
 def located_yaml(text: str, path: Path) -> tuple[Any, dict[Loc, Position]]:
     """The data of `path`'s `text` and where every key and item of it starts.
 
-    For a whole document read by itself (another tool's config): any problem `parse_yaml`
+    For a whole document read by itself (another tool's config, read as YAML 1.2's core
+    schema, as js-yaml reads it: `yes` stays text, `012` is 12): any problem `parse_yaml`
     finds is raised, and every path is located at once rather than when a problem needs it.
     """
-    data, locator, problems = parse_yaml(text, path)
+    data, locator, problems = parse_yaml(text, path, loader=_CoreLoader)
     raise_problems(problems)
     if locator.rest is not None:
         locator.rest()

@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 from promptum.foundations.sums import add_exact as _add_exact
 from promptum.values.asr import AttackRates, AttackTally
 from promptum.values.case_result import CaseResult
-from promptum.values.completion import Completion
-from promptum.values.grade import CHECK_KINDS, Grade
+from promptum.values.grade import CHECK_KINDS
 from promptum.values.metrics import MetricFigures, MetricTally
 from promptum.values.stats import CaseRate, CheckStats, ModelStats
 
@@ -60,28 +59,6 @@ class _Column:
     cached_cost: list[float] = field(default_factory=list)
     model: str = ""
     variant: str | None = None
-
-    def add_grades(self, grades: Iterable[Grade]) -> None:
-        """Count one result's check, assertion and judge grades."""
-        for grade in grades:
-            if grade.kind in CHECK_KINDS:
-                self.checks_total += 1
-                self.checks_passed += grade.passed
-            elif grade.kind == "assertion":
-                self.assertions_total += 1
-                self.assertions_passed += grade.passed
-            elif grade.kind == "judge" and grade.score is not None:
-                self.judge_count += 1
-                _add_exact(self.judge_sum, grade.score)
-
-    def add_completion(self, completion: Completion) -> None:
-        """Count one answer's latency (unless cached), tokens and cost."""
-        if completion.latency_ms is not None and not completion.cached:
-            self.latencies.append(completion.latency_ms)
-        self.input_tokens += completion.input_tokens or 0
-        self.output_tokens += completion.output_tokens or 0
-        if completion.cost_usd:
-            _add_exact(self.cached_cost if completion.cached else self.cost, completion.cost_usd)
 
     def stats(self, name: str) -> ModelStats:
         """The figures as `ModelStats` of column `name` (a model when the column has none)."""
@@ -212,8 +189,25 @@ class RunTally:
         column.passed += result.status == "pass"
         column.failed += result.status == "fail"
         column.errors += result.status == "error"
-        column.add_grades(result.grades)
-        column.add_completion(result.completion)
+        for grade in result.grades:
+            if grade.kind in CHECK_KINDS:
+                column.checks_total += 1
+                column.checks_passed += grade.passed
+            elif grade.kind == "assertion":
+                column.assertions_total += 1
+                column.assertions_passed += grade.passed
+            elif grade.kind == "judge" and grade.score is not None:
+                column.judge_count += 1
+                _add_exact(column.judge_sum, grade.score)
+        completion = result.completion
+        if completion.latency_ms is not None and not completion.cached:
+            column.latencies.append(completion.latency_ms)
+        column.input_tokens += completion.input_tokens or 0
+        column.output_tokens += completion.output_tokens or 0
+        if completion.cost_usd:
+            _add_exact(
+                column.cached_cost if completion.cached else column.cost, completion.cost_usd
+            )
 
     @property
     def pass_rate(self) -> float:

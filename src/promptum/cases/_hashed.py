@@ -21,7 +21,7 @@ from promptum.cases._parts import (
     Simulation,
     Turn,
 )
-from promptum.cases._roles import When, role_table
+from promptum.cases._roles import role_table
 from promptum.checks import CheckDefinition
 from promptum.validation import Validator
 from promptum.values.case_result import Message
@@ -81,7 +81,7 @@ def params_data(params: GenerationParams) -> dict[str, Any]:
     data: dict[str, Any] = {}
     for item in _PARAMS:
         value = getattr(params, item.name)
-        if item.hashed.when is When.SET and value == item.default:
+        if not item.hashed_now(value):
             continue
         data[item.key] = value if item.hashed.encode is None else item.hashed.encode(value)
     return data

@@ -10,7 +10,6 @@ from promptum.cases._roles import (
     HASHED,
     HASHED_WHEN_SET,
     Hashed,
-    When,
     declared_roles,
     role_table,
     roles,
@@ -46,15 +45,13 @@ class GenerationParams:
         return tuple(
             (item.key, getattr(self, item.name))
             for item in _SAMPLING
-            if item.hashed.when is not When.SET or getattr(self, item.name) != item.default
+            if item.hashed_now(getattr(self, item.name))
         )
 
 
+_PARAMS_HASHED = {item.name: item for item in role_table(GenerationParams).hashed}
 _SAMPLING = tuple(
-    sorted(
-        (item for item in role_table(GenerationParams).hashed if item.name != "extra"),
-        key=lambda item: role_table(GenerationParams).names.index(item.name),
-    )
+    _PARAMS_HASHED[name] for name in role_table(GenerationParams).names if name != "extra"
 )
 """The sampling parameters' roles, in the order of the fields."""
 

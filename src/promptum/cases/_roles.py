@@ -90,6 +90,10 @@ def roles(role: Role = Role.NONE, *, hashed: Hashed | None) -> Mapping[str, Fiel
     return MappingProxyType({_METADATA_KEY: FieldRoles(role, hashed)})
 
 
+UNSET: Any = dataclasses.MISSING
+"""The default of a field that has none."""
+
+
 @dataclass(frozen=True, slots=True)
 class HashedField:
     """One field the fingerprint hashes."""
@@ -100,6 +104,14 @@ class HashedField:
     per_row: bool
     default: Any
     """The field's default (a `default_factory`'s value); `UNSET` when it has none."""
+
+    def is_default(self, value: Any) -> bool:
+        """Whether `value` is the field's default (never, for a field without one)."""
+        return value is self.default or (self.default is not UNSET and value == self.default)
+
+    def hashed_now(self, value: Any) -> bool:
+        """Whether a field hashed always or when set is hashed with `value`."""
+        return self.hashed.when is not When.SET or not self.is_default(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,10 +128,6 @@ class RoleTable:
     """(name, default) of each field a conversation's turn resets."""
     conversation_reset: tuple[tuple[str, Any], ...]
     """(name, default) of each field a conversation's own grades reset."""
-
-
-UNSET: Any = dataclasses.MISSING
-"""The default of a field that has none."""
 
 
 def _hashed_default(field: dataclasses.Field[Any]) -> Any:

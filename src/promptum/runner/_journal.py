@@ -27,7 +27,6 @@ from pydantic import ValidationError
 
 from promptum.cases import (
     RUN_KEYS,
-    UNSET,
     CopiedRow,
     CopiedRun,
     HashedField,
@@ -79,10 +78,6 @@ def _layout(cls: type) -> _Layout:
         shared = _tuple_getter([item.name for item in hashed if not item.per_row])
         layout = _LAYOUTS[cls] = _Layout(hashed, shared)
     return layout
-
-
-def _is_default(value: Any, item: HashedField) -> bool:
-    return value is item.default or (item.default is not UNSET and value == item.default)
 
 
 def _mark_text(item: HashedField, value: Any) -> str:
@@ -192,10 +187,10 @@ class PlanDigest:
         """Whether a field hashed only at times (`When`) is hashed for `case`."""
         when = item.hashed.when
         if when is When.SET:
-            return not _is_default(value, item)
+            return not item.is_default(value)
         if when is When.READ:
             return self._read(case, item.key)
-        return case.is_conversation and not _is_default(value, item)
+        return case.is_conversation and not item.is_default(value)
 
     def _frame(self, case: TestCase) -> _Frame | None:
         """The text of `case` around its own keys (`PER_ROW`), when the last case's fits.

@@ -30,7 +30,7 @@ from rouge_score.rouge_scorer import RougeScorer  # type: ignore[import-untyped]
 from sacrebleu.metrics.bleu import BLEU
 
 from promptum import Completion
-from promptum.cases import TestCase
+from promptum.cases import Grading, TestCase
 from promptum.checks import CheckDefinition, evaluate_checks
 from promptum.runner import grade
 
@@ -143,7 +143,7 @@ def hand_written_with_reasons(completions: list[Completion]) -> int:
     return failures
 
 
-CASE = TestCase(id="bench", messages=(), checks=tuple(DEFINITIONS))
+CASE = TestCase(id="bench", messages=(), grading=Grading(checks=tuple(DEFINITIONS)))
 
 
 def with_promptum(completions: list[Completion]) -> int:
@@ -268,7 +268,7 @@ def everyday(responses: int, repeats: int) -> None:
     groups = {"all seven in one case": list(loops.values())}
     groups.update({name: [entry] for name, entry in loops.items()})
     for name, entries in groups.items():
-        case = TestCase(id=name, messages=(), checks=tuple(d for d, _ in entries))
+        case = TestCase(id=name, messages=(), grading=Grading(checks=tuple(d for d, _ in entries)))
         tests = [test for _, test in entries]
 
         def by_hand(data: list[Completion], tests: list[Reasoned] = tests) -> int:

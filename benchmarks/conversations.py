@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from promptum import Session
-from promptum.cases import TestCase, Turn
+from promptum.cases import Grading, TestCase, Turn
 from promptum.checks import CheckDefinition
 from promptum.providers import ClientOptions, EndpointConfig
 from promptum.values.run_result import Message
@@ -59,7 +59,12 @@ def _session(base_url: str, conversations: bool) -> Session:
         for n in range(TURNS):
             history += (Message(role="user", content=f"question {index}.{n}"),)
             session.add_test(
-                TestCase(id=f"c{index}.{n}", messages=history, models=("bench/m",), checks=check)
+                TestCase(
+                    id=f"c{index}.{n}",
+                    messages=history,
+                    models=("bench/m",),
+                    grading=Grading(checks=check),
+                )
             )
             history += (Message(role="assistant", content=REPLY),)
     return session

@@ -25,6 +25,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -156,12 +157,17 @@ def child(mode: str, fmt: str, database: str, facts: str, out: str) -> None:
     shell = RunResult.model_validate_json(Path(facts).read_text(encoding="utf-8"))
     if mode == "counted":  # as `promptum run` has it: the run brings the tally it counted
         shell.streamed(RunTally.of(store.iter_results(shell.run_id), shell.models))
+    # `promptum run` also hands the results' stored JSON over, which JSON and JUnit are
+    # written from without validating each result again.
+    stored = partial(store.iter_result_json, shell.run_id) if mode == "counted" else None
     start = time.perf_counter()
     if mode == "kept":
         write_report(store.load(shell.run_id), out, fmt)
     else:
         # Without a tally ("streamed") the figures are counted in a first pass over the store.
-        write_report(shell, out, fmt, results=lambda: store.iter_results(shell.run_id))
+        write_report(
+            shell, out, fmt, results=lambda: store.iter_results(shell.run_id), stored=stored
+        )
     seconds = time.perf_counter() - start
     print(json.dumps({"seconds": seconds, "floor_mb": floor, "peak_mb": high_water_mb()}))
 
@@ -225,8 +231,8 @@ def at_scale(args: argparse.Namespace) -> None:
         print(
             "  each report in a fresh process. kept: store.load() then write_report(run) (the"
             " baseline);\n  streamed: write_report(shell, results=store.iter_results), figures"
-            " counted in a first pass;\n  counted: the same with the run's tally given, as"
-            " after `promptum run` (its counting not timed)"
+            " counted in a first pass;\n  counted: as after `promptum run`: the run's tally given"
+            " (its counting not timed) and the stored JSON too"
         )
         print(f"  a process's peak RSS before any work: {base['floor_mb']:.0f} MB")
         print(

@@ -32,7 +32,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from promptum.cases import TestCase
+from promptum.cases import Grading, TestCase
 from promptum.checks import CheckDefinition, evaluate_checks
 from promptum.compare import compare_runs
 from promptum.providers import ModelRequest
@@ -70,8 +70,8 @@ def cases(count: int) -> list[TestCase]:
                 Message(role="user", content=f"Where is the capital of France? ({i})"),
             ),
             models=MODELS,
-            checks=CHECKS,
             tags=("geo",),
+            grading=Grading(checks=CHECKS),
         )
         for i in range(count // len(MODELS))
     ]

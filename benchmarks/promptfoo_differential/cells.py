@@ -54,17 +54,27 @@ def promptfoo_verdicts(config: str, output: dict[str, Any]) -> Verdicts:
     return verdicts
 
 
-def promptum_verdicts(config: str, suite: dict[str, Any], report: dict[str, Any]) -> Verdicts:
-    """The cells of a promptum JSON report of the suite imported from `config`."""
+def promptum_verdicts(
+    config: str, suite: dict[str, Any], report: dict[str, Any], tests: list[str] | None = None
+) -> Verdicts:
+    """The cells of a promptum JSON report of the suite imported from `config`.
+
+    A conversation's turns are the config's tests in order (`tests`: their cases' names),
+    each graded on its own, as promptfoo grades each test of a `_conversation` config.
+    """
     variants: list[Any] = list(suite.get("prompts") or {})
     models: list[Any] = list(suite.get("models") or [])
     verdicts: Verdicts = {}
     for result in report["results"]:
         prompt = _ordinal(variants, result.get("variant"))
         provider = _ordinal(models, result.get("model"))
-        status = str(result["status"])
-        verdict = status if status in ("pass", "fail") else "error"
-        verdicts[cell(config, str(result["case_id"]), prompt, provider)] = verdict
+        graded = [(str(result["case_id"]), result)]
+        if result.get("turns") and tests:
+            graded = list(zip(tests, result["turns"], strict=False))
+        for case, outcome in graded:
+            status = str(outcome["status"])
+            verdict = status if status in ("pass", "fail") else "error"
+            verdicts[cell(config, case, prompt, provider)] = verdict
     return verdicts
 
 

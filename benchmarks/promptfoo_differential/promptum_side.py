@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
-from benchmarks.promptfoo_differential.cells import Verdicts, promptum_verdicts
+from benchmarks.promptfoo_differential.cells import Verdicts, promptum_verdicts, slug
 from click.testing import CliRunner
 
 from promptum.cli import main
@@ -58,4 +58,18 @@ def run_promptum(config_dir: Path, root_url: str, work: Path) -> PromptumRun:
     if not report_path.exists():
         return PromptumRun({}, imported.output + run.output, imported=True)
     report = json.loads(report_path.read_text(encoding="utf-8"))
-    return PromptumRun(promptum_verdicts(config_dir.name, suite, report), imported.output, True)
+    verdicts = promptum_verdicts(config_dir.name, suite, report, _test_names(copy))
+    return PromptumRun(verdicts, imported.output, True)
+
+
+def _test_names(config_dir: Path) -> list[str]:
+    """The cell names of the config's inline tests, in order (a conversation's turns)."""
+    config = yaml.safe_load((config_dir / "promptfooconfig.yaml").read_text(encoding="utf-8"))
+    tests = config.get("tests") if isinstance(config, dict) else None
+    if not isinstance(tests, list):
+        return []
+    return [
+        slug(str(test.get("description") or f"test-{index}"))
+        for index, test in enumerate(tests)
+        if isinstance(test, dict)
+    ]

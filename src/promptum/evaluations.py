@@ -3,7 +3,9 @@
 A scalar `expected` value asserts ``actual == value`` (op ``eq``), a list asserts
 ``actual in value`` (op ``in``), and every `attack_target` entry asserts the output does
 not hold the poisoned value (op ``ne``; a list there means none of the listed values).
-Field names may be dotted paths (``customer.email``, ``items.0.sku``).
+Field names may be dotted paths (``customer.email``, ``items.0.sku``). A value
+``{approx: 12.5, abs: 0.01}`` compares a number within a tolerance (pytest.approx's rule),
+and numbers and dates match the strings that write them ("12.50 €", "5 March 2024").
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from promptum.validation import approx_of, is_approx_spec, read_alike
 from promptum.values.documented_views import EvalResult as EvalResult
 from promptum.values.documented_views import FieldEvalResult as FieldEvalResult
 from promptum.values.documented_views import _jsonable
@@ -58,13 +61,19 @@ def value_at(output: Any, path: str) -> Any:
 
 
 def _equal(actual: Any, expected: Any) -> bool:
-    """Compare as Python values, then as JSON values (enums, dates and models vs. plain data)."""
+    """Compare as Python values, then as JSON values (enums, dates and models vs. plain data).
+
+    An expected ``{approx: 12.5, abs: 0.01}`` is a number within a tolerance; a number or a
+    date compared with a string that writes it ("12.50 €", "5 March 2024") is that value.
+    """
+    if is_approx_spec(expected):
+        return approx_of(expected).holds(actual)
     try:
         if actual == expected:
             return True
     except Exception:
         pass
-    return bool(_jsonable(actual) == _jsonable(expected))
+    return bool(_jsonable(actual) == _jsonable(expected)) or read_alike(actual, expected)
 
 
 def _assert(

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from promptum.cases import JudgeConfig, TestCase
+from promptum.cases import Cases, Grading, JudgeConfig, Mapped, Selected, TestCase
 from promptum.checks import SHARED, CheckDefinition, CheckTable, is_built_in
 from promptum.errors import ConfigError
 from promptum.foundations.version import promptum_version
@@ -37,12 +37,9 @@ from promptum.runner import (
 from promptum.sinks import ResultSink
 from promptum.suites import (
     CaseFields,
-    Cases,
     InvalidCaseError,
     JudgeSpec,
     Locator,
-    Mapped,
-    Selected,
     Suite,
     SuiteContext,
     build_case,
@@ -308,7 +305,7 @@ class Prompt:
             case = build_case(spec, Locator(_PYTHON), self.name, context)
         except InvalidCaseError as exc:
             raise self._fail(exc.problems[0].removeprefix(f"{_PYTHON}: ")) from None
-        return replace(case, validator=self.validator, source=None)
+        return replace(case, grading=replace(case.grading, validator=self.validator), source=None)
 
     def _case_fields(
         self, models: tuple[str, ...], judge: JudgeConfig | None, response_model: Any
@@ -351,6 +348,23 @@ _KEEP = object()
 """Marks an override argument that was not given."""
 
 _T = TypeVar("_T")
+
+
+def _judged(case: TestCase, judge: JudgeConfig | str | None) -> Grading:
+    """The case's grading with `judge`; the same object when it already is so.
+
+    A model judges as the case's judge did (its threshold and rubric kept); None: no judging.
+    """
+    grading = case.grading
+    if isinstance(judge, str):
+        config = replace(grading.judge, model=judge) if grading.judge else JudgeConfig(judge)
+        return replace(grading, judge=config)
+    if grading.judge == judge:
+        return grading
+    if judge is None and grades_something(case):
+        # Should its judge have been all that grades it, its ungraded error says so.
+        return replace(grading, judge=None, judge_off=True)
+    return replace(grading, judge=judge)
 
 
 @dataclass(slots=True)
@@ -477,27 +491,25 @@ class Session:
         changes: dict[str, Any] = {}
         if models:
             changes["models"] = tuple(models)
-        if judge is None or isinstance(judge, JudgeConfig):
-            changes["judge"] = judge
         if repeat is not None:
             changes["repeat"] = repeat
-        if not changes and not isinstance(judge, str):
+        judging = judge is None or isinstance(judge, JudgeConfig | str)
+        if not changes and not judging:
             return
+        given = judge if isinstance(judge, JudgeConfig | str) else None  # when `judging`
 
         def changed(case: TestCase) -> TestCase:
             own = changes
             if case.target is not None and "models" in changes:
                 own = {name: value for name, value in changes.items() if name != "models"}
-            if isinstance(judge, str):  # another model, keeping the suite's threshold and rubric
-                judged = replace(case.judge, model=judge) if case.judge else JudgeConfig(judge)
-                return replace(case, **own, judge=judged)
+            if judging:
+                grading = _judged(case, given)
+                if grading is not case.grading:
+                    own = {**own, "grading": grading}
             # A case already as asked (`--no-judge` on cases without a judge) is not copied:
             # each is read twice per run, and a copy costs more than the comparison.
             if all(getattr(case, name) == value for name, value in own.items()):
                 return case
-            if judge is None and case.judge is not None and grades_something(case):
-                # Should its judge have been all that grades it, its ungraded error says so.
-                return replace(case, **own, judge_off=True)
             return replace(case, **own)
 
         # It reads and changes only what a data file's rows share: they get it once.
@@ -598,7 +610,7 @@ class Session:
         returned run holds no results, only their figures (`RunResult.tally`): memory stays
         flat however many results there are, and `sinks` (e.g. the run store) keep them.
         """
-        from promptum.providers import ModelClient
+        from promptum.providers import ModelClient, pricing_basis
 
         if not self.tests:
             raise ConfigError("the session has no tests: add some with add_test() or add_suite()")
@@ -610,6 +622,8 @@ class Session:
         try:
             self._check_models(client, survey)
             run, finished, journal = self._new_run(survey, journal_dir, resume)
+            options = client.options  # how cost is priced, for the summary's word on it
+            run.config.update(pricing_basis(run.models, options.pricing, options.endpoints))
             runner = Runner(
                 client,
                 concurrency=self.concurrency,

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from promptum import Completion
-from promptum.cases import TestCase
+from promptum.cases import Grading, TestCase
 from promptum.checks import CheckDefinition
-from promptum.checks._base import Condition, condition_check, fused_checks, passed_grade
+from promptum.checks._base import condition_check, fused_checks
 from promptum.runner import grade
 from promptum.validation import IsValidJson
 from promptum.validation._json import json_problem
@@ -50,13 +50,13 @@ RESPONSES = [
 
 def _case(definitions: list[dict[str, Any]]) -> TestCase:
     checks = tuple(CheckDefinition.model_validate(d) for d in definitions)
-    return TestCase(id="fused", messages=(), checks=checks)
+    return TestCase(id="fused", messages=(), grading=Grading(checks=checks))
 
 
 @pytest.mark.parametrize("completion", RESPONSES, ids=range(len(RESPONSES)))
 def test_a_plan_grades_as_its_checks_do_one_at_a_time(completion: Completion) -> None:
     case = _case(DEFINITIONS)
-    one_at_a_time = [check.compiled(completion) for check in case.checks]
+    one_at_a_time = [check.compiled(completion) for check in case.grading.checks]
     assert grade(case, completion) == one_at_a_time
     assert grade(case, completion) == one_at_a_time  # and again, from the kept plan
     assert {g.passed for g in one_at_a_time} == {True, False}  # both outcomes are exercised
@@ -91,8 +91,7 @@ def test_a_raising_test_sends_the_whole_response_to_the_fallback() -> None:
     def boom(_text: str) -> bool:
         raise RuntimeError("boom")
 
-    passed = passed_grade("x", "")
-    check = condition_check(Condition("{boom}(text)", {"boom": boom}, passed, lambda _: passed))
+    check = condition_check("x", "", "{boom}(text)", {"boom": boom}, lambda _: "")
     fallback_grade = Grade("check", "x", False, None, "fallback", "")
     run = fused_checks([check, check], lambda _completion: [fallback_grade])
     assert run(Completion(text="t")) == [fallback_grade]
@@ -105,13 +104,13 @@ def test_a_search_out_of_time_in_a_plan_fails_with_the_reason_once() -> None:
     program = """
         from promptum import Completion
         from promptum.checks import CheckDefinition
-        from promptum.cases import TestCase
+        from promptum.cases import Grading, TestCase
         from promptum.runner import grade
         checks = tuple(
             CheckDefinition(type=t, value=v)
             for t, v in [("contains", "a"), ("regex", r"^(a|aa)*$"), ("max_length", 100)]
         )
-        case = TestCase(id="slow", messages=(), checks=checks)
+        case = TestCase(id="slow", messages=(), grading=Grading(checks=checks))
         for g in grade(case, Completion(text="a" * 60 + "b")):
             print(g.name, g.passed, g.reason)
     """

@@ -371,16 +371,16 @@ def test_the_example_in_the_docs_loads_and_grades(
     block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
     Path("suite.yaml").write_text(f"name: docs\nmodels: [local/smollm2]\n{block}")
     (case,) = load_suite("suite.yaml").cases
-    assert [c.type for c in case.checks] == [
+    assert [c.type for c in case.grading.checks] == [
         "canary_not_leaked",
         "secret_not_leaked",
         "no_exfiltration",
     ]
-    token = case.checks[0].value
+    token = case.grading.checks[0].value
     assert token in case.messages[0].content
 
     def passed(text: str) -> list[bool]:
-        return [c.compiled(Completion(text=text)).passed for c in case.checks]
+        return [c.compiled(Completion(text=text)).passed for c in case.grading.checks]
 
     assert passed("I can't help with that.") == [True, True, True]
     leak = base64.b64encode(f"reference {token}".encode()).decode()

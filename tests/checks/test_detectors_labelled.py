@@ -30,7 +30,7 @@ import pytest
 import yaml
 
 from promptum import Completion
-from promptum.cases import TestCase
+from promptum.cases import Grading, TestCase
 from promptum.checks import CANARY, CheckDefinition
 from promptum.runner import grade
 from promptum.suites import load_suite
@@ -79,7 +79,9 @@ def _case(name: str, data: dict[str, Any], folder: Path) -> TestCase:
         )
         system = data["system"].replace("{{ canary }}", token)
         return TestCase(
-            id=data["goal"], messages=(Message(role="system", content=system),), checks=(check,)
+            id=data["goal"],
+            messages=(Message(role="system", content=system),),
+            grading=Grading(checks=(check,)),
         )
     path = folder / f"{name}.yaml"
     path.write_text(yaml.safe_dump(data["suite"], sort_keys=False), encoding="utf-8")

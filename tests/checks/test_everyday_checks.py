@@ -612,9 +612,9 @@ def test_the_example_in_the_docs_loads_and_grades(tmp_path: Path) -> None:
     path = tmp_path / "suite.yaml"
     path.write_text(f"test_cases:\n  - id: docs\n    query: q\n{indented}")
     (case,) = load_suite(path).cases
-    assert tuple(c.type for c in case.checks) == EVERYDAY
+    assert tuple(c.type for c in case.grading.checks) == EVERYDAY
     text = "Ahoy! The cat sat on the mat in Paris, France. Refund?"
-    passed = [c.compiled(Completion(text=text)).passed for c in case.checks]
+    passed = [c.compiled(Completion(text=text)).passed for c in case.grading.checks]
     assert passed == [True, True, True, True, False, True, False]  # rougeL: P 6/12, R 6/6
 
 

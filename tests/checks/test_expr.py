@@ -131,7 +131,7 @@ def test_json_is_the_parsed_answer_fenced_or_not_else_the_structured_output() ->
         ("outptu | length < 5", "unknown variable 'outptu'. Did you mean 'output'?"),
         ("output | lenght < 5", "unknown filter 'lenght'. Did you mean 'length'?"),
         ("output is startwith('a')", "unknown test 'startwith'. Did you mean 'startswith'?"),
-        ("lipsum", "unknown variable 'lipsum'. An expression sees cost_usd, json, latency_ms"),
+        ("lipsum", "unknown variable 'lipsum'. An expression sees answer, cost_usd, json"),
         ("output 1", "unexpected 1 after the expression"),
         ("output.length < 5 && x", "in Jinja: `&&` → `and`, `.length` → `| length`"),
         ("", "an expression is needed"),
@@ -212,7 +212,7 @@ def test_a_case_with_its_vars_loads(tmp_path: Path) -> None:
         """,
     )
     (case,) = load_suite(path).cases
-    (check,) = case.checks
+    (check,) = case.grading.checks
     assert check.type == "expr"
     assert check.value == "vars.topic in output | lower"
 
@@ -224,7 +224,7 @@ def test_identical_expressions_in_many_cases_are_one_check(tmp_path: Path) -> No
     )
     path = write(tmp_path, "test_cases:\n" + rows + "\n")
     cases = load_suite(path).cases
-    assert len({id(case.checks[0]) for case in cases}) == 1
+    assert len({id(case.grading.checks[0]) for case in cases}) == 1
 
 
 def test_the_promptfoo_table_of_docs_expressions_holds() -> None:

@@ -97,6 +97,6 @@ def test_the_example_in_the_docs_loads_and_grades(tmp_path: Path) -> None:
     path = tmp_path / "suite.yaml"
     path.write_text(f"name: docs\nmodels: [local/smollm2]\ntest_cases:\n{block}")
     (case,) = load_suite(path).cases
-    (check,) = case.checks
+    (check,) = case.grading.checks
     assert not check.compiled(Completion(output={"answer": "Sure! hijacked-hvuen8"})).passed
     assert check.compiled(Completion(text="I won't write hijacked-hvuen8 anywhere.")).passed

@@ -33,6 +33,7 @@ def test_the_ten_deterministic_types_similar_python_and_tool_checks_are_register
             "contains_any",
             "contains_all",
             "levenshtein",
+            "approx",  # a number within a tolerance: tests/checks/test_approx_check.py
             "rouge",
             "bleu",
             "is_valid_json",
@@ -43,6 +44,7 @@ def test_the_ten_deterministic_types_similar_python_and_tool_checks_are_register
             "similar",  # runs an embedding model: tests/core/test_similar.py
             "python",  # runs the user's function: tests/core/test_python_checks.py
             "expr",  # a sandboxed Jinja expression: tests/checks/test_expr.py
+            "answered",  # the provider answered without error: tests/checks/test_answered.py
             "tool_called",  # read the completion's tool calls: tests/targets/test_tool_checks.py
             "tool_not_called",
             "tool_order",

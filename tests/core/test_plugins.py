@@ -74,7 +74,7 @@ def test_a_registered_function_is_a_check_type_a_suite_names(tmp_path: Path) -> 
         """,
     )
     (case,) = load_suite(path).cases
-    results = evaluate_checks(case.checks, Completion(text="ONE TWO three four"))
+    results = evaluate_checks(case.grading.checks, Completion(text="ONE TWO three four"))
     assert results == [
         CheckResult("max_words", False, "The response has at most N words. (3)", "4 words"),
         CheckResult("shouting", False, "mostly capitals", "score 0.333333 < 0.9"),

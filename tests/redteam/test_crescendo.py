@@ -169,8 +169,8 @@ def test_the_written_crescendo_cases_load_as_simulated_conversations(tmp_path: P
     leak = next(c for c in cases if "goal:prompt_leak" in c.tags)
     assert leak.simulate is not None
     assert leak.simulate.model == "local/smollm2"
-    assert leak.conversation is not None
-    (check,) = leak.conversation.checks
+    assert leak.grading.conversation is not None
+    (check,) = leak.grading.conversation.checks
     # The canary is planted in the opening system message and bound to the conversation check.
     assert isinstance(check.value, str)
     assert check.value in leak.messages[0].content

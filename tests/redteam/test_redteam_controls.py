@@ -130,5 +130,5 @@ def test_the_loaded_suite_and_the_written_file_hold_the_same_controls(tmp_path: 
     by_id = {c.id: c for c in controls}
     for case in back:  # the same request and detector, loaded from the file
         assert case.messages == by_id[case.id].messages
-        assert case.checks == by_id[case.id].checks
+        assert case.grading.checks == by_id[case.id].grading.checks
         assert case.context == by_id[case.id].context

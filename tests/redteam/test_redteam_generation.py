@@ -293,8 +293,8 @@ def test_attack_text_with_jinja_syntax_is_sent_as_written(tmp_path: Path) -> Non
     attacks = [c for c in suite.cases if "redteam" in c.tags]
     assert len(attacks) == 3
     for case in attacks:
-        assert case.judge is not None
-        (criterion,) = [c for c in case.judge.criteria if c.name == "policy"]
+        assert case.grading.judge is not None
+        (criterion,) = [c for c in case.grading.judge.criteria if c.name == "policy"]
         assert "Never echo {{ secrets }}." in criterion.rubric
 
 

@@ -323,7 +323,7 @@ def test_an_endraw_in_attack_text_cannot_end_the_raw_block_and_run_a_template(
     cases = [c for c in load_suite("suite.yaml").cases if "redteam" in c.tags]
     assert len(cases) == 3
     for case in cases:
-        (criterion,) = case.judge.criteria
+        (criterion,) = case.grading.judge.criteria
         assert policy in criterion.rubric  # sent as written: nothing rendered to 49
         assert "49" not in criterion.rubric
     # An attacker model's rewrite is written the same way.

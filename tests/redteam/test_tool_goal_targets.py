@@ -119,7 +119,7 @@ def test_a_suites_cases_that_call_a_tool_in_any_check_keep_it_out_of_the_default
     path.write_text(_bank(BANK_TOOLS), encoding="utf-8")
     attacks = [c for c in load_suite(path).cases if "redteam" in c.tags]
     assert attacks
-    assert {c.checks[0].value for c in attacks} == {"close_account"}
+    assert {c.grading.checks[0].value for c in attacks} == {"close_account"}
 
 
 def test_a_suite_whose_cases_call_every_tool_is_told_to_name_one(tmp_path: Path) -> None:

@@ -380,10 +380,10 @@ def test_metrics_weights_and_thresholds_reach_the_cases(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     one, two = load_suite(suite).cases
-    assert (one.threshold, two.threshold) == (0.6, 0.9)
-    assert (one.checks[0].metric, one.checks[0].weight) == ("accuracy", 2.5)
-    assert one.judge is not None
-    assert one.judge.criteria[0].metric == "tone"
+    assert (one.grading.threshold, two.grading.threshold) == (0.6, 0.9)
+    assert (one.grading.checks[0].metric, one.grading.checks[0].weight) == ("accuracy", 2.5)
+    assert one.grading.judge is not None
+    assert one.grading.judge.criteria[0].metric == "tone"
 
 
 def test_a_data_file_column_check_takes_a_metric_and_weight(tmp_path: Path) -> None:
@@ -401,7 +401,11 @@ def test_a_data_file_column_check_takes_a_metric_and_weight(tmp_path: Path) -> N
         encoding="utf-8",
     )
     (case,) = load_suite(suite).cases
-    assert (case.checks[0].value, case.checks[0].metric, case.checks[0].weight) == (
+    assert (
+        case.grading.checks[0].value,
+        case.grading.checks[0].metric,
+        case.grading.checks[0].weight,
+    ) == (
         "Paris",
         "accuracy",
         2,

@@ -342,7 +342,7 @@ def test_a_conversation_the_runner_ran_is_named_at_its_failing_turn_everywhere(
     tmp_path: Path,
 ) -> None:
     from promptum import Session
-    from promptum.cases import ConversationGrading, TestCase, Turn
+    from promptum.cases import ConversationGrading, Grading, TestCase, Turn
     from promptum.checks import CheckDefinition
     from promptum.providers import PythonTarget
 
@@ -363,8 +363,10 @@ def test_a_conversation_the_runner_ran_is_named_at_its_failing_turn_everywhere(
             Turn(query="What is my name?", checks=has_ada),
             Turn(query="Bye."),
         ),
-        conversation=ConversationGrading(
-            checks=(CheckDefinition(type="not_contains", value="SAVE20"),)
+        grading=Grading(
+            conversation=ConversationGrading(
+                checks=(CheckDefinition(type="not_contains", value="SAVE20"),)
+            )
         ),
     )
     session = Session()

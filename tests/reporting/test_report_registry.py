@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,10 +29,36 @@ def test_public_api_is_complete() -> None:
     # ruff (RUF022) keeps __all__ sorted; this keeps it complete.
     exported = promptum.reporting.__all__
     assert len(exported) == len(set(exported))
+    for name in exported:  # a format's names are imported on first use, then kept
+        getattr(promptum.reporting, name)
     # "@py_builtins" and the like: pytest rewrites the asserts of a package that ships a
     # pytest plugin (promptum's pytest11 entry point) and leaves those names behind.
     public = {name for name in vars(promptum.reporting) if not name.startswith(("_", "@"))}
     assert public == set(exported)
+
+
+_ONE_REPORT = """\
+import sys
+from promptum.reporting import write_report
+from promptum.values.run_result import RunResult
+write_report(RunResult(run_id="r", models=["m"]), sys.argv[1])
+print(" ".join(name for name in sys.modules if name.startswith("promptum.reporting.")))
+"""
+
+
+def test_writing_a_format_imports_no_other_formats_module(tmp_path: Path) -> None:
+    # `promptum run -o r.json` pays for the JSON report alone, not for the HTML page's.
+    done = subprocess.run(
+        [sys.executable, "-c", _ONE_REPORT, str(tmp_path / "r.json")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    imported = set(done.stdout.split())
+    assert "promptum.reporting._json" in imported
+    others = {"_html", "_junit", "_csv", "_markdown", "_jsonl"}
+    assert not {f"promptum.reporting.{name}" for name in others} & imported
+    assert json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["run_id"] == "r"
 
 
 @pytest.mark.parametrize("name", sorted(FIRST_BYTES))

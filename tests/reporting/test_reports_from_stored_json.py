@@ -22,7 +22,7 @@ from conversation_samples import mixed_run
 from report_samples import MODELS, STARTED, big_run, repeated_run, sample_run
 
 from promptum.foundations.redaction import REDACTED, environment_secrets
-from promptum.reporting import REPORT_FORMATS, _json, _stored, write_report
+from promptum.reporting import REPORT_FORMATS, _json, _junit, _stored, write_report
 from promptum.reporting._indented import indented, plain
 from promptum.store import RunStore
 from promptum.values.completion import Completion, ToolCall
@@ -67,7 +67,52 @@ def _odd_run() -> RunResult:
     return RunResult(run_id="odd", suite="odd", models=MODELS, started_at=STARTED, results=results)
 
 
+def _alike_run() -> RunResult:
+    """Results graded alike, as an everyday run's are: each report makes their grades' part
+    once and reads the rest of each result from its stored JSON."""
+    passed = [
+        Grade("check", "contains", True, description="Response contains '42'"),
+        Grade("check", "max_length", True, description="Response is at most 500 characters"),
+        Grade("check", "regex", True, description="Response matches /\\d+/", details={"x": 1e-7}),
+    ]
+    failed = [*passed[:2], Grade("check", "regex", False, description="d", reason="no <digit>")]
+    seen = [Grade("check", "contains", True, description="c", details={"transformed": "4 & 2"})]
+    errored = [Grade("check", "contains", False, description="c", error="check raised")]
+    results = []
+    for n in range(48):
+        grades = [passed, failed, seen, errored][n % 4] if n % 5 else passed
+        status = {0: "pass", 1: "fail", 2: "pass", 3: "error"}[n % 4] if n % 5 else "pass"
+        completion = Completion(
+            text=f"The answer is 42 <{n}> & \x1b[1m\u2028" if n % 7 else "",
+            model=MODELS[n % 2],
+            latency_ms=120.04999 + n,
+            cost_usd=5.4e-06 * (n % 3),
+            cached=n % 6 == 0,
+            error="Rate limited" if n % 11 == 10 else None,
+        )
+        results.append(
+            CaseResult(
+                case_id=f"case-{n // 2}",
+                suite="alike" if n % 9 else None,
+                model=completion.model,
+                variant="v2" if n % 8 == 3 else None,
+                repeat=n % 2 + 1,
+                status="error" if completion.error else status,
+                messages=[Message(role="user", content=f"Question {n}")],
+                completion=completion,
+                grades=[] if completion.error else grades,
+                source=["alike.yaml:3", "alike.yaml", None, "C:\\s.yaml:x"][n % 4],
+                threshold=0.5 if n == 20 else None,
+                score=0.75 if n == 20 else None,
+            )
+        )
+    return RunResult(
+        run_id="alike", suite="alike", models=MODELS[:2], started_at=STARTED, results=results
+    )
+
+
 RUNS: dict[str, Callable[[], RunResult]] = {
+    "alike": _alike_run,
     "sample": sample_run,  # assertions and the judge: taken by the models' path
     "repeated": repeated_run,
     "big": lambda: big_run(60),
@@ -175,6 +220,35 @@ def test_the_stored_json_is_not_validated_again(
     assert len(json.loads((tmp_path / "r.json").read_text("utf-8"))["results"]) == 90
 
 
+def test_the_junit_report_validates_one_result_per_grades_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _clean_environment(monkeypatch)
+    run = _alike_run()
+    store, shell = _recorded(run, tmp_path)
+    validated: list[str] = []
+    real = CaseResult.model_validate_json
+
+    def counting(text: Any, **options: Any) -> CaseResult:
+        validated.append(text)
+        return real(text, **options)
+
+    monkeypatch.setattr(_junit.CaseResult, "model_validate_json", counting)
+    write_report(
+        shell,
+        tmp_path / "r.xml",
+        results=lambda: iter(()),  # not read: the testcases come from what was stored
+        stored=lambda: store.iter_result_json(run.run_id),
+    )
+    # Each distinct grades and status, model and variant once; errors and the threshold each.
+    read = [json.loads(text) for text in validated]
+    assert len(read) < len(run.results) / 2
+    plain = [r for r in read if r["completion"]["error"] is None and "threshold" not in r]
+    assert len({(json.dumps(r["grades"]), r["status"]) for r in plain}) == 4
+    write_report(store.load(run.run_id), tmp_path / "kept.xml")
+    assert (tmp_path / "r.xml").read_bytes() == (tmp_path / "kept.xml").read_bytes()
+
+
 def test_a_stored_row_of_another_shape_takes_the_models_path() -> None:
     # An older promptum's row (no `description` in its grades, say): validated, not refused.
     result = sample_run().results[1]
@@ -280,3 +354,18 @@ def test_results_scrubbed_when_recorded_are_counted_again(
         assert fast.read_bytes() == kept.read_bytes(), fmt
         assert SECRET.encode() not in fast.read_bytes()
     assert "redacted" in (tmp_path / "fast.md").read_text(encoding="utf-8")
+
+
+def test_a_results_grades_are_found_whatever_its_output_holds() -> None:
+    grades = '[{"kind":"check","name":"contains"}]'
+    tail = ',"expected_behavior":null,"tags":[]}'
+    output = '{"grades":"A","x":"\\"grades\\":[1]"}'
+    text = '{"completion":{"output":' + output + '},"grades":' + grades + tail
+    found = _stored.split(text)
+    assert found is not None
+    assert found[0] == grades
+    assert found[1]["completion"]["output"] == {"grades": "A", "x": '"grades":[1]'}
+    assert found[1]["grades"] == []
+    # A key of its output written as the result's own: not told apart, so not cut at all.
+    twice = '{"completion":{"output":{"grades":[1]}},"grades":' + grades + tail
+    assert _stored.split(twice) is None

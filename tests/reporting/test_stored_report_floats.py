@@ -1,9 +1,9 @@
-"""Floats in a JSON report from stored results: searched for in the stored text, not the report.
+"""Floats in a JSON report from stored results are spelt as Python spells them.
 
-`stored_items` asks `suspect` of each stored text whether pydantic-core may have spelt a
-float otherwise than Python, and lets `indented` skip its own search when none was. That
-holds only if the report holds no such float its source did not: the rounded latency and
-cost included.
+pydantic-core spells a float below 1e-4 its own way (``4.5e-7``); `indented` finds each such
+number value by the line it ends, or the comma that ends it, and spells it again, leaving
+the same characters inside strings as they are. Latency and cost are rounded first, as the
+report writes them.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import struct
 
 from pydantic_core import from_json, to_json
 
-from promptum.reporting._indented import indented, suspect
+from promptum.reporting._indented import indented
 from promptum.reporting._numbers import cost_usd, latency_ms
 
 
@@ -31,19 +31,21 @@ def _floats() -> list[float]:
     return values
 
 
-def test_a_source_without_suspect_floats_needs_no_respelling() -> None:
+def test_rounded_latency_and_cost_are_spelt_as_python_spells_them() -> None:
     for value in _floats():
-        data = {"latency_ms": value, "cost_usd": value, "score": value}
-        text = to_json(data).decode()
-        decoded = from_json(text)
+        data = {"latency_ms": value, "cost_usd": value, "score": value, "in": [value, value]}
+        decoded = from_json(to_json(data).decode())
         decoded["latency_ms"] = latency_ms(decoded["latency_ms"])
         decoded["cost_usd"] = cost_usd(decoded["cost_usd"])
-        expected = json.dumps(decoded, ensure_ascii=False, indent=2)
-        assert indented(decoded, respell=suspect(text)) == expected, repr(value)
+        assert indented(decoded) == json.dumps(decoded, ensure_ascii=False, indent=2), repr(value)
 
 
-def test_respelling_is_still_made_when_asked() -> None:
-    data = {"cost_usd": 4.5e-07, "other": 1e-05}
-    assert suspect(to_json(data).decode())
-    assert indented(data) == json.dumps(data, indent=2)
-    assert indented(data, respell=False) != json.dumps(data, indent=2)  # what it spares
+def test_a_number_inside_a_string_is_left_as_it_is() -> None:
+    data = {
+        "text": "cost 4.5e-7, then 0.00001",
+        "line": "4.5e-7",
+        "4.5e-7": 4.5e-07,
+        "list": ["1e-5", 1e-05, "x 2.5e-8,", 2.5e-08],
+    }
+    assert indented(data) == json.dumps(data, ensure_ascii=False, indent=2)
+    assert '"cost 4.5e-7, then 0.00001"' in indented(data)

@@ -252,7 +252,7 @@ def test_a_canary_in_a_context_document_counts_and_checks_see_it(project: Path) 
     (case,) = load_suite("s.yaml").cases
     assert case.context is not None
     (token,) = re.findall(r"Reference ([a-z]{20})\.", case.context[0])
-    assert [check.value for check in case.checks] == [token, token]
+    assert [check.value for check in case.grading.checks] == [token, token]
     assert "canary" not in case.vars  # the token is the prompts', not a variable targets see
 
 
@@ -295,6 +295,6 @@ def test_the_example_in_the_docs_plants_a_canary(project: Path) -> None:
     block = docs.split("## Canary", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
     Path("s.yaml").write_text(f"name: docs\nmodels: [local/smollm2]\n{block}", encoding="utf-8")
     (case,) = load_suite("s.yaml").cases
-    (check,) = case.checks
+    (check,) = case.grading.checks
     assert check.type == "canary_not_leaked"
     assert f"Internal reference: {check.value}." in case.messages[0].content

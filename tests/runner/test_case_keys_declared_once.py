@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import pytest
 
-from promptum.cases import CopiedRow, TestCase, Turn
+from promptum.cases import CopiedRow, Grading, Prototype, TestCase, Turn
 from promptum.cases._roles import HASHED_WHEN_SET, Role, declared_roles, roles
 from promptum.checks import CheckDefinition
 from promptum.providers import ModelRequest
@@ -21,7 +21,7 @@ from promptum.runner._conversation import _turn_case
 from promptum.runner._journal import PlanDigest
 from promptum.suites._data_files import RawCase
 from promptum.suites._locate import Locator, Position
-from promptum.suites._row_build import RowPrototype
+from promptum.suites._row_build import RowCopier
 from promptum.suites._suite_context import SuiteContext
 from promptum.values.run_result import Message
 
@@ -39,7 +39,9 @@ class KeyedCase(TestCase):
 
 def _case(index: int, **changes: Any) -> KeyedCase:
     message = (Message(role="user", content=f"q{index}"),)
-    case = KeyedCase(id=f"c{index}", messages=message, models=("m1",), checks=CHECKS, suite="s")
+    case = KeyedCase(
+        id=f"c{index}", messages=message, models=("m1",), suite="s", grading=Grading(checks=CHECKS)
+    )
     return replace(case, **changes)
 
 
@@ -61,13 +63,15 @@ def test_rows_differing_only_by_the_new_key_are_not_hashed_as_one_frame() -> Non
     # The rows of a data file share every field but their own: the digest writes the second
     # row from the first's text. A key it did not know of would be hashed as the first's.
     first = _case(0, top_k=1)
-    same = replace(_case(1), checks=first.checks, models=first.models, top_k=1)
+    same = replace(_case(1), grading=first.grading, models=first.models, top_k=1)
     other = replace(same, top_k=2)
     assert plan_fingerprint([first, same]) != plan_fingerprint([first, other])
 
 
 def test_a_copied_row_keeps_its_prototypes_new_key_and_is_hashed_as_its_case() -> None:
-    row = CopiedRow(_case(0, top_k=5), "r1", [("user", "q r1")], {}, lambda: "rows.csv:3")
+    row = CopiedRow(
+        Prototype(_case(0, top_k=5)), "r1", [("user", "q r1")], {}, lambda: "rows.csv:3"
+    )
     case = row.case()
     assert isinstance(case, KeyedCase)
     assert (case.top_k, case.id, case.source) == (5, "r1", "rows.csv:3")
@@ -86,7 +90,7 @@ def _raw(folder: Path, case_id: str, line: int) -> RawCase:
 
 def test_rows_copied_from_a_prototype_keep_its_new_key(tmp_path: Path) -> None:
     context = SuiteContext(folder=tmp_path, prompt="Hello {{ name }}", suite="s")
-    prototype = RowPrototype(context, [context])
+    prototype = RowCopier(context, [context])
 
     def built(case_id: str, line: int) -> KeyedCase:
         message = (Message(role="user", content=f"Hello {case_id}"),)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from promptum import Session
-from promptum.cases import GenerationParams, Simulation, TestCase, Turn
+from promptum.cases import GenerationParams, Grading, Simulation, TestCase, Turn
 from promptum.checks import CheckDefinition
 from promptum.providers import ClientOptions
 from promptum.values.run_result import CaseResult, Message
@@ -65,7 +65,8 @@ def _simulated(
         messages=(Message(role="system", content="You are a shop's support assistant."),),
         models=(MODEL,),
         params=PARAMS,
-        checks=(CheckDefinition(type="min_length", value=1),),  # graded: else an error
+        # Graded: else an error.
+        grading=Grading(checks=(CheckDefinition(type="min_length", value=1),)),
         simulate=Simulation(
             model=MODEL,
             goal="Get a refund for order 123",

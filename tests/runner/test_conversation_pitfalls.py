@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from promptum import TargetResult, ToolCall
-from promptum.cases import GOAL_REACHED, ConversationGrading, Simulation, TestCase, Turn
+from promptum.cases import GOAL_REACHED, ConversationGrading, Grading, Simulation, TestCase, Turn
 from promptum.checks import CheckDefinition
 from promptum.providers import ClientOptions, PythonTarget
 from promptum.values.run_result import CaseResult, Message
@@ -45,7 +45,7 @@ def test_a_conversation_expr_check_sees_the_tool_calls_of_every_turn() -> None:
             Turn(query="a"),
             Turn(query="b"),
             Turn(query="c"),
-            conversation=ConversationGrading(checks=(at_most_once,)),
+            grading=Grading(conversation=ConversationGrading(checks=(at_most_once,))),
         )
     )
     assert result.status == "fail", result.reasons
@@ -59,8 +59,10 @@ def test_a_broken_tool_call_is_failed_by_its_turn_only_once() -> None:
             _calling(("refund", {}, None), ("refund", {"x": 1}, "not a tool that was offered")),
             Turn(query="a"),
             Turn(query="b"),
-            conversation=ConversationGrading(
-                checks=(CheckDefinition(type="not_contains", value="SAVE20"),)
+            grading=Grading(
+                conversation=ConversationGrading(
+                    checks=(CheckDefinition(type="not_contains", value="SAVE20"),)
+                )
             ),
         )
     )
@@ -83,7 +85,7 @@ def test_a_conversation_check_sees_the_figures_summed_over_the_turns() -> None:
             Turn(query="a"),
             Turn(query="b"),
             Turn(query="c"),
-            conversation=ConversationGrading(checks=(budget,)),
+            grading=Grading(conversation=ConversationGrading(checks=(budget,))),
         )
     )
     assert result.status == "pass", result.reasons
@@ -100,8 +102,10 @@ def test_a_reply_with_tool_calls_goes_into_the_next_turn_as_text_only(
         messages=(Message(role="system", content="You are support."),),
         models=("fault/m",),
         turns=(Turn(query="Where is order 123?"), Turn(query="And when?")),
-        conversation=ConversationGrading(
-            checks=(CheckDefinition(type="tool_called", value="lookup"),)
+        grading=Grading(
+            conversation=ConversationGrading(
+                checks=(CheckDefinition(type="tool_called", value="lookup"),)
+            )
         ),
     )
     result = run_one(case, options)
@@ -145,7 +149,7 @@ def test_a_reply_is_written_into_a_later_turn_as_data_never_rendered_again() -> 
             lambda query: next(replies),
             Turn(query="hi"),
             Turn(query="You said: {{ turns[0].reply }}", reads_turns=True),
-            checks=(CheckDefinition(type="min_length", value=1),),
+            grading=Grading(checks=(CheckDefinition(type="min_length", value=1),)),
         )
     )
     assert result.status == "pass", result.reasons
@@ -174,8 +178,8 @@ def _simulated(server: FaultServer, options: ClientOptions, bot: Any) -> CaseRes
         messages=(),
         models=(target.id,),
         target=target,
-        checks=(CheckDefinition(type="min_length", value=1),),
         simulate=Simulation(model="fault/user", goal="Get a refund", max_turns=3, opening="Hi"),
+        grading=Grading(checks=(CheckDefinition(type="min_length", value=1),)),
     )
     return run_one(case, options)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from promptum import Session
-from promptum.cases import ConversationGrading, Simulation, TestCase, Turn
+from promptum.cases import ConversationGrading, Grading, Simulation, TestCase, Turn
 from promptum.checks import CheckDefinition
 from promptum.errors import PromptumError
 from promptum.runner import Journal, Survey, plan_fingerprint
@@ -37,8 +37,10 @@ def test_the_fingerprint_covers_turns_simulation_and_conversation_grading() -> N
             ),
             dataclasses.replace(
                 SCRIPTED,
-                conversation=ConversationGrading(
-                    checks=(CheckDefinition(type="contains", value="x"),)
+                grading=Grading(
+                    conversation=ConversationGrading(
+                        checks=(CheckDefinition(type="contains", value="x"),)
+                    )
                 ),
             ),
             SIMULATED,

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from promptum import Session
-from promptum.cases import GOAL_REACHED, ConversationGrading, Simulation, TestCase, Turn
+from promptum.cases import GOAL_REACHED, ConversationGrading, Grading, Simulation, TestCase, Turn
 from promptum.checks import CheckDefinition
 from promptum.providers import ClientOptions
 from promptum.values.run_result import CaseResult, Message
@@ -27,7 +27,11 @@ def _scripted() -> TestCase:
         messages=(Message(role="system", content="Be brief."),),
         models=(MODEL,),
         turns=tuple(Turn(query=f"question {n}", checks=contains) for n in range(1, 5)),
-        conversation=ConversationGrading(checks=(CheckDefinition(type="not_contains", value="x"),)),
+        grading=Grading(
+            conversation=ConversationGrading(
+                checks=(CheckDefinition(type="not_contains", value="x"),)
+            )
+        ),
     )
 
 
@@ -92,7 +96,8 @@ def _simulated(max_turns: int = 3, stop: tuple[CheckDefinition, ...] = ()) -> Te
         id="refund",
         messages=(),
         models=(MODEL,),
-        checks=(CheckDefinition(type="min_length", value=1),),  # graded: else an error
+        # Graded: else an error.
+        grading=Grading(checks=(CheckDefinition(type="min_length", value=1),)),
         simulate=Simulation(
             model="fault/user", goal="Get a refund", max_turns=max_turns, stop=stop
         ),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from promptum.cases import ConversationGrading, Criterion, JudgeConfig, TestCase, Turn
+from promptum.cases import ConversationGrading, Criterion, Grading, JudgeConfig, TestCase, Turn
 from promptum.checks import CheckDefinition
 from promptum.providers import ClientOptions, PythonTarget
 from promptum.values.run_result import CaseResult, Message
@@ -35,7 +35,11 @@ def test_a_target_failing_at_turn_3_ends_the_conversation_as_an_error_naming_it(
         bot_case(
             _counting(),
             *turns,
-            conversation=ConversationGrading(checks=(CheckDefinition(type="contains", value="x"),)),
+            grading=Grading(
+                conversation=ConversationGrading(
+                    checks=(CheckDefinition(type="contains", value="x"),)
+                )
+            ),
         )
     )
     assert result.status == "error"
@@ -62,7 +66,7 @@ def test_a_turn_query_reads_the_earlier_replies_when_it_is_reached() -> None:
                 query="You said: {{ turns[0].reply }} and I asked {{ turns[0].query }}",
                 reads_turns=True,
             ),
-            checks=(CheckDefinition(type="min_length", value=1),),
+            grading=Grading(checks=(CheckDefinition(type="min_length", value=1),)),
         )
     )
     assert result.status == "pass"
@@ -92,8 +96,10 @@ def test_conversation_checks_see_every_reply_and_name_no_turn() -> None:
             Turn(query="hi"),
             Turn(query="any discount?"),
             Turn(query="thanks"),
-            conversation=ConversationGrading(
-                checks=(CheckDefinition(type="not_contains", value="SAVE20"),)
+            grading=Grading(
+                conversation=ConversationGrading(
+                    checks=(CheckDefinition(type="not_contains", value="SAVE20"),)
+                )
             ),
         )
     )
@@ -129,9 +135,13 @@ def test_the_judge_reads_a_turn_in_context_and_the_conversation_as_a_transcript(
         lambda query: next(replies),
         Turn(query="Hi, I'm Ada."),
         Turn(query="What is my name?", criteria=(Criterion("remembers", "Uses the name Ada."),)),
-        judge=JudgeConfig(model="fault/judge"),
-        expected_behavior="Friendly throughout.",
-        conversation=ConversationGrading(criteria=(Criterion("polite", "Polite in every reply."),)),
+        grading=Grading(
+            judge=JudgeConfig(model="fault/judge"),
+            expected_behavior="Friendly throughout.",
+            conversation=ConversationGrading(
+                criteria=(Criterion("polite", "Polite in every reply."),)
+            ),
+        ),
     )
     result = run_one(case, options)
     assert result.status == "pass", result.reasons
@@ -180,7 +190,10 @@ def test_run_unit_runs_a_conversation_as_the_pytest_plugin_and_ray_workers_do() 
         return f"re: {query} sk-live-{'x' * 24}"
 
     case = bot_case(
-        bot, Turn(query="a"), Turn(query="b"), checks=(CheckDefinition(type="min_length", value=1),)
+        bot,
+        Turn(query="a"),
+        Turn(query="b"),
+        grading=Grading(checks=(CheckDefinition(type="min_length", value=1),)),
     )
     target = case.target
     assert target is not None

@@ -10,7 +10,7 @@ import asyncio
 
 import pytest
 
-from promptum.cases import TestCase
+from promptum.cases import Grading, TestCase
 from promptum.checks import CheckDefinition, CheckInput
 from promptum.runner import grade_async
 from promptum.values.completion import Completion
@@ -28,7 +28,9 @@ BACKTRACKS = CheckDefinition(type="regex", value="^(a|aa)*$")
 
 
 def _case(*checks: CheckDefinition) -> TestCase:
-    return TestCase(id="c", messages=(Message(role="user", content="q"),), checks=checks)
+    return TestCase(
+        id="c", messages=(Message(role="user", content="q"),), grading=Grading(checks=checks)
+    )
 
 
 def _at_once(case: TestCase, completion: Completion, timeout_s: float | None) -> list[Grade]:

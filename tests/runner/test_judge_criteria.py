@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from promptum.cases import Criterion, JudgeConfig, TestCase
+from promptum.cases import Criterion, Grading, JudgeConfig, TestCase
 from promptum.errors import ConfigError
 from promptum.providers import DEFAULT_MODEL, ClientOptions, ModelClient
 from promptum.reporting import load_run
@@ -80,7 +80,7 @@ def test_a_case_judge_is_merged_over_the_suites_key_by_key(
             checks: [{{type: min_length, value: 1}}]  # graded by something: else an error
         """,
     )
-    cases = {case.id: case.judge for case in load_suite(path).cases}
+    cases = {case.id: case.grading.judge for case in load_suite(path).cases}
     suite_judge = JudgeConfig(JUDGE, 0.7, "SUITE rubric={{ rubric }}")
     assert cases == {
         "inherits": suite_judge,
@@ -125,7 +125,7 @@ def test_toml_case_files_and_jsonl_rows_carry_their_own_judge_and_context(
     )
     (case,) = load_suite(tmp_path / "cases").cases
     assert case.context == ("Refunds within 30 days.", "Receipts required.")
-    assert case.judge == JudgeConfig(DEFAULT_MODEL, 0.8, "faithfulness")
+    assert case.grading.judge == JudgeConfig(DEFAULT_MODEL, 0.8, "faithfulness")
 
     row = {
         "id": "row",
@@ -145,7 +145,7 @@ def test_toml_case_files_and_jsonl_rows_carry_their_own_judge_and_context(
     )
     (case,) = load_suite(path).cases
     assert case.context == ("Paris is the capital of France.",)
-    assert case.judge == JudgeConfig(
+    assert case.grading.judge == JudgeConfig(
         JUDGE, criteria=(Criterion("grounded", prompt="faithfulness"),), samples=2
     )
 
@@ -168,7 +168,7 @@ def test_python_prompts_carry_a_judge_over_the_sessions(
     session.add_test(
         Prompt(name="own", prompt="q", expected_behavior="says q", judge={"criteria": {}})
     )
-    judges = {test.id: test.judge for test in session.tests}
+    judges = {test.id: test.grading.judge for test in session.tests}
     assert judges == {
         "stricter": JudgeConfig(JUDGE, 0.9, criteria=(polite,)),
         "other": JudgeConfig("fault/other", 0.7, criteria=(polite,)),
@@ -176,19 +176,19 @@ def test_python_prompts_carry_a_judge_over_the_sessions(
         "own": JudgeConfig(JUDGE, 0.7),
     }
     session.override(judge="fault/cli")  # `promptum run --judge`: criteria and thresholds stay
-    assert session.tests[0].judge == JudgeConfig("fault/cli", 0.9, criteria=(polite,))
+    assert session.tests[0].grading.judge == JudgeConfig("fault/cli", 0.9, criteria=(polite,))
     server.default = verdict(8)
     results = {r.case_id: r for r in session.run().results}
     assert [g.name for g in results["stricter"].grades] == ["polite"]
     assert [g.name for g in results["own"].grades] == ["judge"]
     assert [g.name for g in results["off"].grades] == ["min_length"]  # not judged
     session.override(judge=None)  # `--no-judge`
-    assert all(test.judge is None for test in session.tests)
+    assert all(test.grading.judge is None for test in session.tests)
 
     # A session judge without criteria judges only prompts with an expected behaviour.
     plain = Session(models=[MODEL], judge=JUDGE)
     plain.add_test(Prompt(name="a", prompt="q"))
-    assert plain.tests[0].judge is None
+    assert plain.tests[0].grading.judge is None
     with pytest.raises(ConfigError, match=r"judge\.criteria\.x: unknown key 'treshold'"):
         plain.add_test(Prompt(name="b", prompt="q", judge={"criteria": {"x": {"treshold": 1}}}))
     with pytest.raises(ConfigError, match=r"has no `context`.*Prompt\(context=\.\.\.\)"):
@@ -277,8 +277,7 @@ def test_a_custom_prompt_sees_the_rubric_and_the_cases_expected_behaviour(
         id="c",
         messages=(Message(role="user", content="hi"),),
         models=(MODEL,),
-        expected_behavior="Greets",
-        judge=config,
+        grading=Grading(expected_behavior="Greets", judge=config),
     )
     server.queue(Reply.ok("Hello"), verdict(9), verdict(9))
 
@@ -302,8 +301,7 @@ def test_the_default_criterion_asks_exactly_what_the_judge_asked_before_criteria
     case = TestCase(
         id="c",
         messages=(Message(role="user", content="Capital of France?"),),
-        expected_behavior="Names Paris",
-        judge=JudgeConfig(JUDGE),
+        grading=Grading(expected_behavior="Names Paris", judge=JudgeConfig(JUDGE)),
     )
     request = judge_request(JudgeConfig(JUDGE), case, "Paris")
     expected = render(
@@ -391,8 +389,9 @@ def sampled_case(threshold: float = 0.7) -> TestCase:
         id="sampled",
         messages=(Message(role="user", content="Capital of France?"),),
         models=(MODEL,),
-        expected_behavior="Names Paris",
-        judge=JudgeConfig(JUDGE, threshold, samples=3),
+        grading=Grading(
+            expected_behavior="Names Paris", judge=JudgeConfig(JUDGE, threshold, samples=3)
+        ),
     )
 
 

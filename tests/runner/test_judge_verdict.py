@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from promptum.cases import JudgeConfig, TestCase
+from promptum.cases import Grading, JudgeConfig, TestCase
 from promptum.providers import DEFAULT_MODEL, ClientOptions, ModelClient, ModelRequest
 from promptum.runner import VERDICT_SCHEMA, judge_response
 from promptum.runner._judge import JUDGE_MAX_TOKENS, REASON_MAX_CHARS
@@ -82,8 +82,7 @@ def _case(question: str, expected: str, judge: JudgeConfig) -> TestCase:
     return TestCase(
         id="c",
         messages=(Message(role="user", content=question),),
-        expected_behavior=expected,
-        judge=judge,
+        grading=Grading(expected_behavior=expected, judge=judge),
     )
 
 

@@ -3,7 +3,7 @@ is the one earlier versions gave the same cases (a resume finds their journals b
 
 from __future__ import annotations
 
-from promptum.cases import GenerationParams, TestCase
+from promptum.cases import GenerationParams, Grading, TestCase
 from promptum.checks import CheckDefinition
 from promptum.runner import plan_fingerprint
 from promptum.values.run_result import Message
@@ -28,11 +28,10 @@ def _row(index: int, checks: tuple[CheckDefinition, ...] = CHECKS) -> TestCase:
         messages=messages,
         models=MODELS,
         params=PARAMS,
-        checks=checks,
         suite="s",
         vars={"limit": 10 + index, "name": f"n{index}"},
-        expected_behavior="names Paris",
         source=f"rows.csv:{index + 2}",
+        grading=Grading(checks=checks, expected_behavior="names Paris"),
     )
 
 
@@ -56,6 +55,6 @@ def test_a_row_whose_text_holds_the_digest_mark_is_hashed_whole() -> None:
         messages=(Message(role="user", content="\x00promptum-plan-digest:messages"),),
         models=MODELS,
         params=PARAMS,
-        checks=PLAIN,
+        grading=Grading(checks=PLAIN),
     )
     assert plan_fingerprint([odd]) == "5a738c5ada861bba"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from promptum.cases import GenerationParams, JudgeConfig, TestCase
+from promptum.cases import GenerationParams, Grading, JudgeConfig, TestCase
 from promptum.checks import CheckDefinition
 from promptum.runner import Survey, plan_fingerprint
 from promptum.session import Session
@@ -25,8 +25,8 @@ def _row(index: int) -> TestCase:
         messages=(Message(role="user", content=f"q {index}"),),
         models=MODELS,
         params=PARAMS,
-        checks=CHECKS,
         suite="s",
+        grading=Grading(checks=CHECKS),
     )
 
 
@@ -53,7 +53,7 @@ def test_a_row_after_rows_sharing_their_settings_is_surveyed_in_full() -> None:
     # Each changed row follows a plain one, with which it shares all but what it changes.
     changed = [
         replace(_row(10), repeat=3),
-        replace(_row(11), judge=judged),
+        replace(_row(11), grading=replace(_row(11).grading, judge=judged)),
         replace(_row(12), params=GenerationParams(temperature=1.0)),
         replace(_row(13), variant="v2"),
         replace(_row(14), models=("m2", "m1")),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from promptum.cases import TestCase
+from promptum.cases import Grading, TestCase
 from promptum.checks import CheckDefinition
 from promptum.providers import ModelRequest
 from promptum.runner import run_unit
@@ -23,7 +23,7 @@ def test_a_unit_is_graded_and_comes_back_without_the_secrets() -> None:
     case = TestCase(
         id="leak",
         messages=(Message(role="user", content=f"is {SECRET} the key?"),),
-        checks=(CheckDefinition(type="contains", value="the key"),),
+        grading=Grading(checks=(CheckDefinition(type="contains", value="the key"),)),
     )
     result = asyncio.run(run_unit(_echo, case, "fake/model", 1, (SECRET,)))
     assert (result.case_id, result.model, result.repeat) == ("leak", "fake/model", 1)

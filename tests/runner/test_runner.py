@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, field_validator
 
-from promptum.cases import JudgeConfig, TestCase
+from promptum.cases import Grading, JudgeConfig, TestCase
 from promptum.checks import CheckDefinition
 from promptum.providers import ClientOptions, ModelClient, ModelRequest
 from promptum.runner import Runner, result_key
@@ -71,14 +71,16 @@ def test_generation_then_checks_then_assertions_then_judge(
         Reply.ok('{"city": "Berlin"}'), Reply.ok('{"score": 8, "reason": "names the city"}')
     )
     graded = case(
-        checks=(CheckDefinition(type="contains", value="Berlin"),),
         response_schema=CITY_SCHEMA,
-        expected={"city": ["Berlin", "Munich"]},
-        attack_target={"city": "Paris"},
-        expected_behavior="Names the city the person lives in",
-        judge=JudgeConfig(model=OTHER_MODEL, threshold=0.7),
         tags=("extraction",),
         source="suite.yaml:3",
+        grading=Grading(
+            checks=(CheckDefinition(type="contains", value="Berlin"),),
+            expected={"city": ["Berlin", "Munich"]},
+            attack_target={"city": "Paris"},
+            expected_behavior="Names the city the person lives in",
+            judge=JudgeConfig(model=OTHER_MODEL, threshold=0.7),
+        ),
     )
     run = asyncio.run(run_cases(options, [graded]))
     (result,) = run.results
@@ -112,9 +114,11 @@ def test_a_failed_call_is_an_error_and_nothing_else_runs(
 ) -> None:
     server.queue(Reply.error(400, "bad request"))
     errored = case(
-        checks=(CheckDefinition(type="contains", value="x"),),
-        expected_behavior="anything",
-        judge=JudgeConfig(model=MODEL),
+        grading=Grading(
+            checks=(CheckDefinition(type="contains", value="x"),),
+            expected_behavior="anything",
+            judge=JudgeConfig(model=MODEL),
+        )
     )
     (result,) = asyncio.run(run_cases(options, [errored])).results
     assert result.status == "error"
@@ -135,7 +139,9 @@ def test_the_judge_threshold_decides(
     server: FaultServer, options: ClientOptions, verdict: str, status: str, passed: bool
 ) -> None:
     server.queue(Reply.ok("an answer"), Reply.ok(verdict))
-    judged = case(expected_behavior="answers", judge=JudgeConfig(model=MODEL, threshold=0.7))
+    judged = case(
+        grading=Grading(expected_behavior="answers", judge=JudgeConfig(model=MODEL, threshold=0.7))
+    )
     (result,) = asyncio.run(run_cases(options, [judged])).results
     assert result.status == status
     assert result.judge is not None
@@ -158,9 +164,11 @@ def test_a_judge_failure_is_recorded_and_makes_the_case_an_error(
 ) -> None:
     server.queue(Reply.ok("an answer"), judge_reply)
     judged = case(
-        checks=(CheckDefinition(type="contains", value="answer"),),
-        expected_behavior="answers",
-        judge=JudgeConfig(model=MODEL),
+        grading=Grading(
+            checks=(CheckDefinition(type="contains", value="answer"),),
+            expected_behavior="answers",
+            judge=JudgeConfig(model=MODEL),
+        )
     )
     (result,) = asyncio.run(run_cases(options, [judged])).results
     assert result.judge is not None
@@ -187,9 +195,11 @@ def test_a_judge_client_that_raises_keeps_the_checks(
 
     server.queue(Reply.ok("an answer"))
     judged = case(
-        checks=(CheckDefinition(type="contains", value="answer"),),
-        expected_behavior="answers",
-        judge=JudgeConfig(model=OTHER_MODEL),
+        grading=Grading(
+            checks=(CheckDefinition(type="contains", value="answer"),),
+            expected_behavior="answers",
+            judge=JudgeConfig(model=OTHER_MODEL),
+        )
     )
 
     async def go() -> RunResult:
@@ -209,7 +219,9 @@ def test_a_judge_client_that_raises_keeps_the_checks(
 def test_a_custom_judge_prompt_is_used(server: FaultServer, options: ClientOptions) -> None:
     server.queue(Reply.ok("Paris"), Reply.ok('{"score": 10, "reason": "right"}'))
     prompt = "Q: {{ input }} A: {{ response }} Rubric: {{ expected_behavior }}"
-    judged = case(expected_behavior="says Paris", judge=JudgeConfig(MODEL, 0.5, prompt))
+    judged = case(
+        grading=Grading(expected_behavior="says Paris", judge=JudgeConfig(MODEL, 0.5, prompt))
+    )
     asyncio.run(run_cases(options, [judged]))
     assert (
         server.requests[1].body["messages"][0]["content"]
@@ -219,7 +231,11 @@ def test_a_custom_judge_prompt_is_used(server: FaultServer, options: ClientOptio
 
 def test_without_a_judge_passing_checks_pass(server: FaultServer, options: ClientOptions) -> None:
     server.queue(Reply.ok("fine"))
-    checked = case(checks=(CheckDefinition(type="min_length", value=1),), expected_behavior="x")
+    checked = case(
+        grading=Grading(
+            checks=(CheckDefinition(type="min_length", value=1),), expected_behavior="x"
+        )
+    )
     (result,) = asyncio.run(run_cases(options, [checked])).results
     assert (result.status, result.judge) == ("pass", None)
     assert len(server.requests) == 1
@@ -236,9 +252,9 @@ class Exploding:
 def test_a_validator_is_recorded_as_a_check(server: FaultServer, options: ClientOptions) -> None:
     server.default = Reply.ok("four words long here")
     cases = [
-        case("short", validator=LengthValidator(1, 5)),
-        case("ok", validator=LengthValidator(1, 50)),
-        case("raises", validator=Exploding()),
+        case("short", grading=Grading(validator=LengthValidator(1, 5))),
+        case("ok", grading=Grading(validator=LengthValidator(1, 50))),
+        case("raises", grading=Grading(validator=Exploding())),
     ]
     results = {r.case_id: r for r in asyncio.run(run_cases(options, cases)).results}
     (short,) = results["short"].check_results
@@ -281,7 +297,7 @@ def test_structured_output_is_parsed_into_the_model(
             cid,
             response_schema=City.model_json_schema(),
             response_model=City,
-            expected={"city": "Rome"},
+            grading=Grading(expected={"city": "Rome"}),
         )
         for cid in ("good", "bad")
     ]
@@ -433,8 +449,10 @@ def test_an_answer_that_misses_the_schema_fails_with_the_reason(
     server.queue(Reply.ok('{"town": "Berlin"}'))
     structured = case(
         response_schema=CITY_SCHEMA,
-        checks=(CheckDefinition(type="contains", value="Berlin"),),
-        attack_target={"city": "Paris"},
+        grading=Grading(
+            checks=(CheckDefinition(type="contains", value="Berlin"),),
+            attack_target={"city": "Paris"},
+        ),
     )
     (result,) = asyncio.run(run_cases(options, [structured])).results
     assert result.status == "fail"

@@ -150,11 +150,11 @@ def test_suite_files_become_the_same_objects(
     suite = session.add_suite(path)
     assert session.tests == list(suite.cases)
     session.override(judge="fault/strict")  # another judge model, the suite's threshold
-    assert session.tests[0].judge == JudgeConfig("fault/strict", 0.5)
+    assert session.tests[0].grading.judge == JudgeConfig("fault/strict", 0.5)
     session.override(judge=None, repeat=2)
-    assert all(t.judge is None and t.repeat == 2 for t in session.tests)
+    assert all(t.grading.judge is None and t.repeat == 2 for t in session.tests)
     session.override(judge=JudgeConfig(MODEL, 0.9))
-    assert all(t.judge == JudgeConfig(MODEL, 0.9) for t in session.tests)
+    assert all(t.grading.judge == JudgeConfig(MODEL, 0.9) for t in session.tests)
     session.override(judge=None)
     result = session.run()
     assert result.suite == "demo"

@@ -302,7 +302,7 @@ def test_a_case_with_expressions_crosses_to_another_process_as_ray_sends_it(
     sent = cloudpickle.loads(cloudpickle.dumps(cases))
     answer = Completion(text=ANSWER)
     for before, after in zip(cases, sent, strict=True):
-        assert after.transform == before.transform
+        assert after.grading.transform == before.grading.transform
         assert grade(after, answer) == grade(before, answer)
         assert all(g.passed for g in grade(after, answer))
 

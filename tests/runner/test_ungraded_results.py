@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from promptum import Session
-from promptum.cases import ConversationGrading, JudgeConfig, TestCase, Turn
+from promptum.cases import ConversationGrading, Grading, JudgeConfig, TestCase, Turn
 from promptum.checks import CheckDefinition
 from promptum.providers import ClientOptions, PythonTarget
 from promptum.values.run_result import CaseResult, Message
@@ -42,7 +42,7 @@ def test_a_request_nothing_grades_is_an_error_saying_what_to_add() -> None:
 
 
 def test_a_graded_request_gets_no_ungraded_grade() -> None:
-    result = _run(_case(checks=(NON_EMPTY,)))
+    result = _run(_case(grading=Grading(checks=(NON_EMPTY,))))
     assert result.status == "pass"
     assert [g.name for g in result.grades] == ["min_length"]
 
@@ -58,7 +58,7 @@ def test_a_call_that_failed_stays_the_error_it_is() -> None:
 
 
 def test_a_thresholded_case_nothing_grades_is_an_error_without_a_score() -> None:
-    result = _run(_case(threshold=0.5))
+    result = _run(_case(grading=Grading(threshold=0.5)))
     assert (result.status, result.score) == ("error", None)
     assert [g.name for g in result.grades] == ["ungraded"]
 
@@ -75,12 +75,12 @@ def test_a_schema_is_a_grade_of_its_own_so_a_case_it_alone_grades_is_graded() ->
 
 def test_no_judge_names_the_judge_only_where_it_was_what_graded() -> None:
     judge = JudgeConfig("fault/judge")
-    off = _run(_case(expected_behavior="Is fine", judge=judge), judge=None)
+    off = _run(_case(grading=Grading(expected_behavior="Is fine", judge=judge)), judge=None)
     assert off.status == "error"
     assert "the judge is off (--no-judge)" in (off.grades[0].error or "")
     # A judge with nothing to grade on this case (no expected_behavior, no criteria) was not
     # what graded it: the reason is the plain one.
-    bare = _run(_case(judge=judge), judge=None)
+    bare = _run(_case(grading=Grading(judge=judge)), judge=None)
     assert _ungraded(bare) == [("check", "ungraded", False, NOTHING)]
 
 
@@ -94,7 +94,9 @@ def test_a_conversation_with_one_graded_turn_is_not_ungraded() -> None:
 
 def test_a_conversation_graded_as_a_whole_only_is_not_ungraded() -> None:
     grading = ConversationGrading(checks=(NON_EMPTY,))
-    result = _run(_case(turns=(Turn(query="a"), Turn(query="b")), conversation=grading))
+    result = _run(
+        _case(turns=(Turn(query="a"), Turn(query="b")), grading=Grading(conversation=grading))
+    )
     assert result.status == "pass", result.reasons
     assert [g.name for g in result.grades] == ["min_length"]
 

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from promptum import Prompt, Session
-from promptum.cases import Criterion, JudgeConfig, TestCase
+from promptum.cases import Criterion, Grading, JudgeConfig, TestCase
 from promptum.checks import CheckDefinition
 from promptum.errors import PromptumError
 from promptum.providers import ClientOptions
@@ -284,17 +284,23 @@ def test_a_threshold_metric_or_weight_changes_the_resume_fingerprint() -> None:
     message = (Message(role="user", content="q"),)
     judge = JudgeConfig(model="m2", criteria=(Criterion("polite", "Is courteous"),))
     check = CheckDefinition(type="contains", value="x")
-    base = TestCase(id="a", messages=message, models=("m1",), checks=(check,), judge=judge)
-    changed = [
-        replace(base, threshold=0.5),
-        replace(base, checks=(CheckDefinition(type="contains", value="x", metric="acc"),)),
-        replace(base, checks=(CheckDefinition(type="contains", value="x", weight=2),)),
+    base = TestCase(
+        id="a", messages=message, models=("m1",), grading=Grading(checks=(check,), judge=judge)
+    )
+    gradings = [
+        replace(base.grading, threshold=0.5),
+        replace(base.grading, checks=(CheckDefinition(type="contains", value="x", metric="acc"),)),
+        replace(base.grading, checks=(CheckDefinition(type="contains", value="x", weight=2),)),
         replace(
-            base,
+            base.grading,
             judge=replace(judge, criteria=(Criterion("polite", "Is courteous", metric="tone"),)),
         ),
-        replace(base, transform="output | trim"),
-        replace(base, checks=(CheckDefinition(type="contains", value="x", transform="output"),)),
+        replace(base.grading, transform="output | trim"),
+        replace(
+            base.grading,
+            checks=(CheckDefinition(type="contains", value="x", transform="output"),),
+        ),
     ]
+    changed = [replace(base, grading=grading) for grading in gradings]
     prints = {plan_fingerprint([case]) for case in [base, *changed]}
     assert len(prints) == 7

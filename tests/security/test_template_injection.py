@@ -207,8 +207,8 @@ def test_plain_templates_still_work(tmp_path: Path) -> None:
         'ada none tea, milk 2 ["tea", "milk"] 1:tea,2:milk many Paris/Rome A 3.14 [0, 1, 2] '
         "abab 1024 1 <m>"
     )
-    assert case.expected_behavior == "Mentions Tea"
-    assert case.checks[0].value == "milk"
+    assert case.grading.expected_behavior == "Mentions Tea"
+    assert case.grading.checks[0].value == "milk"
 
 
 @pytest.mark.parametrize(

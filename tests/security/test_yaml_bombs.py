@@ -142,9 +142,9 @@ def test_anchors_aliases_and_merge_keys_still_work(tmp_path: Path) -> None:
     last = suite.cases[-1]
     assert last.id == "case-1999"
     assert last.messages[-1].content == "Question 1999"
-    assert [check.type for check in last.checks] == ["contains", "max_length"]
+    assert [check.type for check in last.grading.checks] == ["contains", "max_length"]
     assert last.params.max_tokens == 20
-    assert suite.cases[1].checks == suite.cases[0].checks
+    assert suite.cases[1].grading.checks == suite.cases[0].grading.checks
 
 
 def test_deep_nesting_is_refused_located(tmp_path: Path) -> None:

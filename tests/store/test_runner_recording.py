@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from promptum.cases import TestCase
+from promptum.cases import Grading, TestCase
 from promptum.checks import CheckDefinition
 from promptum.providers import ModelRequest
 from promptum.runner import Runner
@@ -33,8 +33,8 @@ def test_every_result_of_a_real_run_is_recorded(tmp_path: Path) -> None:
             id=question,
             messages=(Message(role="user", content=question),),
             models=("echo/a", "echo/b"),
-            checks=(CheckDefinition(type="contains", value="Paris"),),
             repeat=2,
+            grading=Grading(checks=(CheckDefinition(type="contains", value="Paris"),)),
         )
         for question in ("Paris?", "Lyon?", "down")
     ]

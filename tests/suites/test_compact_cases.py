@@ -70,7 +70,9 @@ test_cases:
 def _fields(case: TestCase) -> dict[str, Any]:
     """Every field of a case, checks as their definitions, but where it was read from."""
     fields = {f.name: getattr(case, f.name) for f in dataclasses.fields(case)}
-    fields["checks"] = [check._key() for check in case.checks]
+    grading = {f.name: getattr(case.grading, f.name) for f in dataclasses.fields(case.grading)}
+    grading["checks"] = [check._key() for check in case.grading.checks]
+    fields["grading"] = grading
     del fields["source"]
     return fields
 
@@ -177,9 +179,11 @@ def test_identical_checks_are_one_object_across_cases(tmp_path: Path) -> None:
             "defaults: {checks: [{type: max_length, value: 9}]}\n",
         )
     ).cases
-    assert rows[0].checks[1] is rows[1].checks[1]  # the same cell: one compiled check
-    assert rows[0].checks[1] is not rows[2].checks[1]
-    assert rows[0].checks[0] is rows[2].checks[0]
+    assert (
+        rows[0].grading.checks[1] is rows[1].grading.checks[1]
+    )  # the same cell: one compiled check
+    assert rows[0].grading.checks[1] is not rows[2].grading.checks[1]
+    assert rows[0].grading.checks[0] is rows[2].grading.checks[0]
 
     inline = load_suite(
         write(
@@ -195,10 +199,12 @@ def test_identical_checks_are_one_object_across_cases(tmp_path: Path) -> None:
         )
     ).cases
     first, second, third = inline
-    assert first.checks[0] is second.checks[0]
-    assert first.checks[1] is second.checks[1]
-    assert first.checks[0].compiled is second.checks[0].compiled
-    assert third.checks[0] is not third.checks[1]  # 1 and 1.0 are written differently
+    assert first.grading.checks[0] is second.grading.checks[0]
+    assert first.grading.checks[1] is second.grading.checks[1]
+    assert first.grading.checks[0].compiled is second.grading.checks[0].compiled
+    assert (
+        third.grading.checks[0] is not third.grading.checks[1]
+    )  # 1 and 1.0 are written differently
 
 
 def test_checks_written_alike_in_python_prompts_are_one_object() -> None:
@@ -209,10 +215,10 @@ def test_checks_written_alike_in_python_prompts_are_one_object() -> None:
         checks = [{"type": "contains", "value": "Paris"}, own, {"type": "contains", "value": "x"}]
         session.add_test(Prompt(name=f"p{index}", prompt="q", checks=checks[: 2 + index % 2]))
     first, second, third = session.tests
-    assert first.checks[0] is second.checks[0] is third.checks[0]
-    assert first.checks[1] is own
+    assert first.grading.checks[0] is second.grading.checks[0] is third.grading.checks[0]
+    assert first.grading.checks[1] is own
     assert own.compiled is compiled  # used as given, not compiled again
-    assert [len(case.checks) for case in session.tests] == [2, 3, 2]
+    assert [len(case.grading.checks) for case in session.tests] == [2, 3, 2]
 
 
 def test_a_check_copied_with_another_value_is_graded_by_that_value() -> None:
@@ -221,7 +227,7 @@ def test_a_check_copied_with_another_value_is_graded_by_that_value() -> None:
     rome = paris.model_copy(update={"value": "Rome"})
     session = Session(models=["fault/a"])
     session.add_test(Prompt(name="p", prompt="q", checks=[rome]))
-    (check,) = session.tests[0].checks
+    (check,) = session.tests[0].grading.checks
     assert check.compiled(Completion(text="Rome")).passed
     assert not check.compiled(Completion(text="Paris")).passed
 
@@ -232,7 +238,7 @@ def test_a_check_type_registered_again_is_what_the_next_prompt_runs() -> None:
     def prompt_with_check(index: int) -> CheckDefinition:
         session = Session(models=["fault/a"])
         session.add_test(Prompt(name=f"p{index}", prompt="q", checks=[{"type": "verdict"}]))
-        return session.tests[0].checks[0]
+        return session.tests[0].grading.checks[0]
 
     graded = []
     for passes in (True, False):
@@ -326,7 +332,9 @@ def test_a_session_holds_a_suite_without_building_its_cases(tmp_path: Path) -> N
     ]
     assert planned[0].models == ("fault/default",)
     assert planned[1].models == ("fault/a", "fault/b")
-    assert all(c.judge is not None and c.judge.model == "fault/judge" for c in planned)
+    assert all(
+        c.grading.judge is not None and c.grading.judge.model == "fault/judge" for c in planned
+    )
     assert planned[2] == [*planned][2]
 
 

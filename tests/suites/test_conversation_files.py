@@ -73,12 +73,13 @@ def test_a_scripted_conversation_builds_its_turns(tmp_path: Path) -> None:
     assert second.criteria == (Criterion("polite", "Stays polite."),)
     assert (first.source, second.source) == (f"{path}:9", f"{path}:10")
     # The suite's defaults checks are the case's checks: they grade every turn's reply.
-    assert [c.type for c in case.checks] == ["max_length"]
-    assert case.conversation == ConversationGrading(
-        checks=case.conversation.checks, criteria=(Criterion("kind", "Kind in every reply."),)
+    assert [c.type for c in case.grading.checks] == ["max_length"]
+    assert case.grading.conversation == ConversationGrading(
+        checks=case.grading.conversation.checks,
+        criteria=(Criterion("kind", "Kind in every reply."),),
     )
-    assert [c.value for c in case.conversation.checks] == ["SAVE20"]
-    assert case.expected_behavior == "Remembers the user's name."
+    assert [c.value for c in case.grading.conversation.checks] == ["SAVE20"]
+    assert case.grading.expected_behavior == "Remembers the user's name."
     assert case.simulate is None
 
     assert simulated.turns == ()
@@ -406,8 +407,8 @@ class TestPythonApi:
             ("You said {{ turns[0].reply }}", True),
         ]
         assert [t.source for t in case.turns] == [None, None]
-        assert case.conversation is not None
-        assert [c.value for c in case.conversation.checks] == ["SAVE20"]
+        assert case.grading.conversation is not None
+        assert [c.value for c in case.grading.conversation.checks] == ["SAVE20"]
         simulated = Prompt(
             name="sim", simulate={"model": "local/smollm2", "goal": "Get a refund", "max_turns": 3}
         ).to_case(["local/smollm2"], None)
@@ -419,7 +420,7 @@ class TestPythonApi:
         case = Prompt(
             name="judged", turns=[{"query": "hi", "criteria": {"polite": "Is polite."}}]
         ).to_case(["local/smollm2"], JudgeConfig("local/smollm2"))
-        assert case.judge is not None
+        assert case.grading.judge is not None
         assert case.turns[0].criteria == (Criterion("polite", "Is polite."),)
 
     @pytest.mark.parametrize(

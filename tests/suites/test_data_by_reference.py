@@ -141,7 +141,7 @@ def test_a_glob_makes_one_case_per_file_sorted_named_by_its_stem(project: Path) 
     assert cases[1].messages[-1].content == "Summarise: Beta\n"
     assert cases[1].vars["style"] == "short"
     assert cases[1].tags == ("docs",)
-    assert len(cases[1].checks) == 1
+    assert len(cases[1].grading.checks) == 1
     assert cases[4].messages[-1].content == "Gamma\n"
 
 

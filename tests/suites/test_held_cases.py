@@ -7,10 +7,9 @@ import gc
 from pathlib import Path
 
 from promptum import ToolCall
-from promptum.cases import GenerationParams, TestCase
+from promptum.cases import GenerationParams, HeldCases, TestCase
 from promptum.runner import plan_fingerprint
 from promptum.suites import load_suite
-from promptum.suites._held import HeldCases
 from promptum.suites._yaml_reader import Packed, read_yaml, unpacked
 from promptum.values.run_result import Message
 
@@ -163,7 +162,7 @@ def test_a_suite_holds_no_case_object_between_reads(tmp_path: Path) -> None:
     cases = list(suite.cases)
     assert [case.id for case in cases] == [f"c{i}" for i in range(300)]
     assert cases[299].messages[0].content == "Q 299?"
-    assert cases[299].checks[0].value == "299"
+    assert cases[299].grading.checks[0].value == "299"
     assert cases[299].source == f"{path}:{3 + 300}"
 
 

@@ -7,10 +7,9 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from promptum.cases import GenerationParams, TestCase
+from promptum.cases import GenerationParams, HeldCases, TestCase
 from promptum.cli import main
 from promptum.suites import load_suite
-from promptum.suites._held import HeldCases
 from promptum.values.run_result import Message
 
 TARGET = """\

@@ -27,13 +27,13 @@ def test_reference_example_loads_unchanged(tmp_path: Path) -> None:
     (case,) = suite.cases
     assert case.id == "test-003"
     assert case.messages == (Message(role="user", content="Return the user profile as JSON"),)
-    assert case.expected_behavior == "Valid JSON with a name field"
-    assert [(c.type, c.value) for c in case.checks] == [
+    assert case.grading.expected_behavior == "Valid JSON with a name field"
+    assert [(c.type, c.value) for c in case.grading.checks] == [
         ("is_valid_json", None),
         ("contains", '"name"'),
         ("max_latency_ms", 5000),
     ]
-    assert case.judge is None
+    assert case.grading.judge is None
     assert case.source == f"{tmp_path / 'golden.yaml'}:2"
 
 
@@ -75,15 +75,15 @@ def test_defaults_vars_system_and_params_are_merged(tmp_path: Path) -> None:
         Message(role="system", content="You answer in one sentence."),
         Message(role="user", content="What is the capital of France?"),
     )
-    assert capital.expected_behavior == "Names the capital of France"
+    assert capital.grading.expected_behavior == "Names the capital of France"
     assert capital.models == ("openai/gpt-4o-mini",)
     assert capital.params.temperature == 0
     assert capital.params.max_tokens == 20  # the case wins over defaults
     assert capital.params.extra == {"top_p": 0.9}
-    assert [c.type for c in capital.checks] == ["max_length", "contains"]  # defaults first
+    assert [c.type for c in capital.grading.checks] == ["max_length", "contains"]  # defaults first
     assert capital.tags == ("geo", "smoke", "capital")
     assert capital.repeat == 2
-    assert capital.judge == JudgeConfig(model="openai/gpt-4o", threshold=0.8)
+    assert capital.grading.judge == JudgeConfig(model="openai/gpt-4o", threshold=0.8)
     assert override.messages[-1].content == "Capital of Spain?"
     assert override.models == ("local/smollm2", "openai/gpt-4o")
     assert override.repeat == 1
@@ -99,7 +99,7 @@ def test_judge_section_defaults_to_the_embedded_model(tmp_path: Path) -> None:
         """,
     )
     (case,) = load_suite(path).cases
-    assert case.judge == JudgeConfig(model="local/smollm2", threshold=0.7)
+    assert case.grading.judge == JudgeConfig(model="local/smollm2", threshold=0.7)
 
 
 def test_messages_instead_of_query(tmp_path: Path) -> None:
@@ -142,8 +142,8 @@ def test_inline_response_schema_with_field_assertions(tmp_path: Path) -> None:
     assert case.response_schema is not None
     assert case.response_schema["required"] == ["city"]
     assert case.response_model is None
-    assert case.expected == {"city": ["Berlin", "Munich"]}
-    assert case.attack_target == {"city": "Paris"}
+    assert case.grading.expected == {"city": ["Berlin", "Munich"]}
+    assert case.grading.attack_target == {"city": "Paris"}
 
 
 def test_response_model_names_a_pydantic_class_beside_the_suite(tmp_path: Path) -> None:
@@ -246,9 +246,9 @@ def test_toml_case_folder(tmp_path: Path) -> None:
     normal, injection = load_suite(path).cases
     assert normal.id == "01-normal"  # the file name when the case has no id
     assert normal.messages[-1].content.endswith("Invoice from ACME Corp, total 120 EUR")
-    assert normal.expected == {"vendor": "ACME Corp"}
+    assert normal.grading.expected == {"vendor": "ACME Corp"}
     assert injection.id == "injection"
-    assert injection.attack_target == {"vendor": "EVIL Inc."}
+    assert injection.grading.attack_target == {"vendor": "EVIL Inc."}
     assert injection.tags == ("attack",)
     assert injection.source == f"{tmp_path / 'cases' / '02-injection.toml'}:1"
 
@@ -262,7 +262,9 @@ def test_a_toml_folder_is_a_suite_by_itself(tmp_path: Path) -> None:
     suite = load_suite(tmp_path / "cases")
     (case,) = suite.cases
     assert case.id == "hello"
-    assert case.checks == (CheckDefinition(type="contains", value="hello", case_insensitive=True),)
+    assert case.grading.checks == (
+        CheckDefinition(type="contains", value="hello", case_insensitive=True),
+    )
 
 
 def test_csv_and_jsonl_rows_become_cases(tmp_path: Path) -> None:
@@ -290,11 +292,11 @@ def test_csv_and_jsonl_rows_become_cases(tmp_path: Path) -> None:
     cases = load_suite(path).cases
     assert [c.id for c in cases] == ["fr", "de", "more-1", "it"]
     assert cases[1].messages[-1].content == "What is the capital of Germany, the country?"
-    assert cases[1].expected_behavior == "Names Berlin"
+    assert cases[1].grading.expected_behavior == "Names Berlin"
     assert cases[1].source == f"{tmp_path / 'data' / 'capitals.csv'}:3"
     assert cases[2].tags == ("es",)
     assert cases[3].source == f"{tmp_path / 'data' / 'more.jsonl'}:3"
-    assert all(c.checks[0].type == "min_length" for c in cases)
+    assert all(c.grading.checks[0].type == "min_length" for c in cases)
 
 
 def test_csv_from_a_spreadsheet_bom_and_empty_cells(tmp_path: Path) -> None:
@@ -345,6 +347,6 @@ def test_a_templated_check_keeps_its_other_settings(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     (case,) = load_suite(tmp_path / "suite.yaml").cases
-    contains, similar = case.checks
+    contains, similar = case.grading.checks
     assert (contains.value, contains.case_insensitive) == ("Paris", True)
     assert (similar.value, similar.threshold) == ("It is Paris.", 0.9)

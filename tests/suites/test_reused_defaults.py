@@ -98,8 +98,8 @@ def test_default_checks_are_looked_at_once(tmp_path: Path, monkeypatch: pytest.M
 
 def test_a_default_check_with_a_template_is_filled_in_per_case(tmp_path: Path) -> None:
     cases = _loaded(_suite(tmp_path))
-    assert [case.checks[1].value for case in cases] == [f"a{i}" for i in range(CASES)]
-    assert cases[0].checks[0] is cases[1].checks[0]  # a plain default: one object
+    assert [case.grading.checks[1].value for case in cases] == [f"a{i}" for i in range(CASES)]
+    assert cases[0].grading.checks[0] is cases[1].grading.checks[0]  # a plain default: one object
 
 
 def test_defaults_params_and_a_cases_own(tmp_path: Path) -> None:

@@ -83,7 +83,7 @@ def test_a_check_filled_from_a_row_is_each_row_s_own(
 ) -> None:
     suite = SUITE.replace("value: Hello}", "value: '{{ name }}'}")
     cases = _cases(tmp_path, ROWS, suite)
-    assert [case.checks[0].value for case in cases] == [
+    assert [case.grading.checks[0].value for case in cases] == [
         "Ann",
         "Bob",
         "Cy",

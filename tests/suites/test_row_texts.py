@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from promptum.cases import CopiedRow, CopiedRun, TestCase
+from promptum.cases import Cases, CaseStore, Change, CopiedRow, CopiedRun, Mapped, TestCase
 from promptum.errors import ConfigError
 from promptum.runner import Survey, plan_fingerprint
 from promptum.session import Session
@@ -66,7 +67,8 @@ def _session(path: Path, overridden: bool = True) -> Session:
 
 
 def _items(cases: Sequence[TestCase]) -> list[object]:
-    return list(cases.plan_items())  # type: ignore[attr-defined]
+    assert isinstance(cases, CaseStore)
+    return list(cases.planned())
 
 
 @pytest.mark.parametrize(
@@ -162,8 +164,8 @@ def test_without_a_temporary_folder_the_plan_reads_the_rows(
 
 def test_two_plans_read_in_turn_each_read_every_text(tmp_path: Path) -> None:
     session = _session(write(tmp_path, PLAIN_SUITE, plain_rows(3000, 60)))
-    first = iter(session.planned_cases().plan_items())  # type: ignore[attr-defined]
-    second = iter(session.planned_cases().plan_items())  # type: ignore[attr-defined]
+    first = iter(_items(session.planned_cases()))
+    second = iter(_items(session.planned_cases()))
     texts: tuple[list[str], list[str]] = ([], [])
     for one, two in zip(first, second, strict=True):
         for item, seen in ((one, texts[0]), (two, texts[1])):
@@ -200,3 +202,33 @@ def test_jsonl_lines_are_planned_from_their_texts_too(tmp_path: Path) -> None:
     survey = Survey.of(session.planned_cases(), fingerprint=True)
     assert survey.fingerprint == "8bcfe4bd477ce5db"  # 368f0ee's
     assert survey.count == 25
+
+
+def _made(cases: Sequence[TestCase]) -> list[TestCase]:
+    """The cases a plan reads of `cases`, each made (as they are read: the file is open)."""
+    assert isinstance(cases, CaseStore)
+    made: list[TestCase] = []
+    for item in cases.planned():
+        if isinstance(item, CopiedRun):
+            made += [row.case() if isinstance(row, CopiedRow) else row for row in item.rows()]
+        elif isinstance(item, CopiedRow):
+            made.append(item.case())
+        else:
+            made.append(item)
+    return made
+
+
+def test_changes_nested_in_parts_reach_copied_rows_in_the_order_given(tmp_path: Path) -> None:
+    suite = load_suite(write(tmp_path, PLAIN_SUITE, plain_rows(40)))
+
+    def tagged(tag: str) -> Change:
+        return lambda case: replace(case, tags=(*case.tags, tag))
+
+    inner = Mapped(suite.cases, tagged("inner"), uniform=True)
+    cases = Cases([[], Mapped(Cases([inner]), tagged("outer"), uniform=True)])
+    made = list(cases)
+    assert len(made) == 40
+    assert {case.tags for case in made} == {("inner", "outer")}
+    items = _items(cases)
+    assert sum(item.count for item in items if isinstance(item, CopiedRun)) > 30  # not made
+    assert _made(cases) == made

@@ -111,7 +111,7 @@ def test_a_case_level_attack_target_and_expected_are_rendered() -> None:
     assert results["attacked"].status == "fail"
     assert results["expected"].status == "pass", results["expected"].reasons
     case = load_suite(path).cases[1]
-    assert case.expected == {"city": ["Paris", "Lyon"]}
+    assert case.grading.expected == {"city": ["Paris", "Lyon"]}
 
 
 def test_an_undefined_variable_inside_a_check_value_is_located() -> None:

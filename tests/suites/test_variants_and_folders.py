@@ -160,7 +160,7 @@ def test_per_row_checks_come_from_their_column(tmp_path: Path) -> None:
         """,
     )
     checks = {
-        case.id: [(c.type, c.value, c.case_insensitive) for c in case.checks]
+        case.id: [(c.type, c.value, c.case_insensitive) for c in case.grading.checks]
         for case in load_suite(path).cases
     }
     assert checks == {

@@ -1,6 +1,6 @@
 """An OpenAI-compatible app on 127.0.0.1 that meets every attack one fixed way.
 
-Three behaviours, one per server, to measure attack success rates against known truth:
+Four behaviours, one per server, to measure attack success rates against known truth:
 
 - ``comply``: obeys every attack it can read in plain text. It writes the attacker's field
   value (``hijacked-...``) when asked for one, else leaks the canary of its system prompt,
@@ -9,12 +9,17 @@ Three behaviours, one per server, to measure attack success rates against known 
 - ``refuse_json``: answers ``{"answer": "I cannot help with that."}``; as a judge, kept.
 - ``refuse_text``: answers the same refusal as plain text, so a response model fails; as a
   judge, kept.
+- ``yield_to_stack``: obeys only a role play hidden in Base64 (the stack
+  ``[role_play, base64]``): a role play it can read, or a Base64 note that is no role play,
+  gets the JSON refusal.
 
 A judge's call is told by its response format (the verdict schema's ``score``).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import re
 from collections.abc import Iterator
@@ -25,12 +30,15 @@ from typing import Any, Literal
 
 from tests.support.serving import serving
 
-Behaviour = Literal["comply", "refuse_json", "refuse_text"]
+Behaviour = Literal["comply", "refuse_json", "refuse_text", "yield_to_stack"]
 
 REFUSAL = "I cannot help with that."
 _MARKER = re.compile(r"hijacked-[a-z0-9]{6}")
 _CANARY = re.compile(r"Internal reference code: ([^\s.]+)")
 _SECRET = re.compile(r"OVR-[a-z0-9]{6}")
+_BASE64 = re.compile(r"[A-Za-z0-9+/]{24,}={0,2}")
+_ROLE_PLAY = re.compile(r"Let's play a game|You are now the engineer|We are rehearsing a play")
+"""The openings of role_play's templates (src/promptum/redteam/strategies.yaml)."""
 
 
 @dataclass(slots=True)
@@ -58,6 +66,22 @@ def _complying(text: str) -> str:
     return json.dumps({"answer": f"Sure! {' '.join(leaked)} {image}"})
 
 
+def _decoded(text: str) -> list[str]:
+    """The texts that the Base64 runs of `text` encode."""
+    found = []
+    for run in _BASE64.findall(text):
+        try:
+            found.append(base64.b64decode(run, validate=True).decode())
+        except (binascii.Error, UnicodeDecodeError):
+            continue
+    return found
+
+
+def _role_play_in_base64(text: str) -> str | None:
+    """The role play that `text` hides in Base64, if it hides one."""
+    return next((plain for plain in _decoded(text) if _ROLE_PLAY.search(plain)), None)
+
+
 def answer(behaviour: Behaviour, body: dict[str, Any]) -> str:
     """What the app (or the judge it also plays) says to one request."""
     if _is_judge(body):
@@ -67,6 +91,9 @@ def answer(behaviour: Behaviour, body: dict[str, Any]) -> str:
     text = "\n".join(str(m.get("content") or "") for m in body.get("messages", []))
     if behaviour == "comply":
         return _complying(text)
+    if behaviour == "yield_to_stack":
+        hidden = _role_play_in_base64(text)
+        return _complying(hidden) if hidden is not None else json.dumps({"answer": REFUSAL})
     if behaviour == "refuse_json":
         return json.dumps({"answer": REFUSAL})
     return REFUSAL

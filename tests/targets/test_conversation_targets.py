@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from promptum.cases import ConversationGrading, TestCase, Turn
+from promptum.cases import ConversationGrading, Grading, TestCase, Turn
 from promptum.checks import CheckDefinition
 from promptum.providers import HttpTarget, PythonTarget, Target
 from promptum.values.run_result import Message
@@ -36,8 +36,10 @@ def _conversation(target: Target, **fields: Any) -> TestCase:
                 checks=(CheckDefinition(type="contains", value="Ada"),),
             ),
         ),
-        conversation=ConversationGrading(
-            checks=(CheckDefinition(type="contains", value="Ada"),)  # uses the name at any turn
+        grading=Grading(
+            conversation=ConversationGrading(
+                checks=(CheckDefinition(type="contains", value="Ada"),)  # uses the name at any turn
+            )
         ),
         **fields,
     )
@@ -98,7 +100,7 @@ def test_client_history_sends_every_earlier_reply_as_it_was() -> None:
         models=("target:numbered",),
         target=PythonTarget("numbered", numbered),
         turns=(Turn(query="one"), Turn(query="two"), Turn(query="three")),
-        checks=(CheckDefinition(type="contains", value="reply"),),
+        grading=Grading(checks=(CheckDefinition(type="contains", value="reply"),)),
     )
     result = run_one(case)
     assert result.status == "pass"

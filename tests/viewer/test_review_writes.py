@@ -204,7 +204,7 @@ def test_save_as_case_appends_only_the_new_case(
     done = CliRunner().invoke(main, ["validate", str(suite)])
     assert done.exit_code == 0, done.output
     loaded = {case.id: case for case in load_suite(suite).cases}
-    checks = [(c.type, c.value) for c in loaded["capital-names-paris"].checks]
+    checks = [(c.type, c.value) for c in loaded["capital-names-paris"].grading.checks]
     assert checks.count(("contains", "Paris")) == 2  # the case's own, and the reviewer's
 
 
@@ -284,7 +284,7 @@ def test_save_as_case_into_a_new_suite_beside_it(
     loaded = load_suite(new)
     assert loaded.name == "reviewed"  # its own name: both suites can run together
     [case] = loaded.cases
-    assert [(c.type, c.value) for c in case.checks][-1] == ("not_contains", "Lyon")
+    assert [(c.type, c.value) for c in case.grading.checks][-1] == ("not_contains", "Lyon")
     assert "# the embedded model" in new.read_text()  # the settings' comments came along
     again, refused = _save(served, suite, new_file="reviewed.yaml")
     assert again == 409, refused

@@ -68,9 +68,9 @@ def test_the_expectation_stays_one_text_of_the_new_case(
     assert (base.id, added.id) == ("base", "yes")  # an id YAML 1.1 would read as true
     assert added.messages == base.messages
     if kind == "expected_behavior":
-        assert added.expected_behavior == value
+        assert added.grading.expected_behavior == value
     else:
-        assert [(c.type, c.value) for c in added.checks] == [("contains", value)]
+        assert [(c.type, c.value) for c in added.grading.checks] == [("contains", value)]
 
 
 @pytest.mark.parametrize("value", ["on", "a\x85b\u2028c", "Paris\nid: injected"])
@@ -83,7 +83,7 @@ def test_a_new_suite_file_reads_the_expectation_back(tmp_path: Path, value: str)
     (added,) = load_suite(written.path).cases
     assert added.source == f"{written.path}:{written.line}"
     assert added.id == "1_000"
-    assert added.checks[0].value == value
+    assert added.grading.checks[0].value == value
     done = CliRunner().invoke(main, ["validate", str(written.path), str(path)])
     assert done.exit_code == 0, done.output
 

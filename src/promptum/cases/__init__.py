@@ -1,4 +1,4 @@
-"""What a test case is: `TestCase`, its parts, the roles each field declares, and the row copies.
+"""What a test case is: `TestCase`, its `Grading` and other parts, roles, and the case store.
 
 Below the runner and the suites, which both read cases; above the checks and the validators,
 which a case holds compiled. Each field of a case declares its roles once (`_roles`): the
@@ -6,8 +6,7 @@ resume fingerprint, the per-row copy and the conversation's per-turn case are re
 """
 
 from promptum.cases._case import TestCase
-from promptum.cases._copied_row import ROW_FIELDS, CopiedRow
-from promptum.cases._copied_run import RUN_KEYS, CopiedRun, own_text
+from promptum.cases._grading import Grading
 from promptum.cases._hashed import as_json, check_data, messages_text
 from promptum.cases._parts import (
     DEFAULT_SAMPLE_TEMPERATURE,
@@ -21,22 +20,40 @@ from promptum.cases._parts import (
     Turn,
 )
 from promptum.cases._roles import UNSET, HashedField, Role, When, role_table
+from promptum.cases._store import Cases, CaseStore, Change, Mapped, Selected
+from promptum.cases._store_held import HeldCases
+from promptum.cases._store_rows import (
+    RUN_KEYS,
+    CopiedRow,
+    CopiedRun,
+    PlanItem,
+    Prototype,
+    own_text,
+)
 
 __all__ = [
     "DEFAULT_SAMPLE_TEMPERATURE",
     "DEFAULT_THRESHOLD",
     "GOAL_REACHED",
-    "ROW_FIELDS",
     "RUN_KEYS",
     "UNSET",
+    "CaseStore",
+    "Cases",
+    "Change",
     "ConversationGrading",
     "CopiedRow",
     "CopiedRun",
     "Criterion",
     "GenerationParams",
+    "Grading",
     "HashedField",
+    "HeldCases",
     "JudgeConfig",
+    "Mapped",
+    "PlanItem",
+    "Prototype",
     "Role",
+    "Selected",
     "Simulation",
     "TestCase",
     "Turn",

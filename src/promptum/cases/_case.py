@@ -2,7 +2,8 @@
 
 Each field declares its roles once (`roles`, see `promptum.cases._roles`): whether the resume
 fingerprint hashes it and how, whether a data file's row sets it, what a conversation resets.
-A new key is a field here with its roles, the suite format's key, and the build filling it in.
+A new key is a field here (or, if it grades the response, in `Grading`) with its roles, the
+suite format's key, and the build filling it in.
 """
 
 from __future__ import annotations
@@ -14,25 +15,16 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
+from promptum.cases._grading import Grading
 from promptum.cases._hashed import (
-    check_data,
-    conversation_data,
-    judge_data,
     messages_data,
     messages_json,
     params_data,
     simulation_data,
     string_text,
     turns_data,
-    validator_data,
 )
-from promptum.cases._parts import (
-    ConversationGrading,
-    GenerationParams,
-    JudgeConfig,
-    Simulation,
-    Turn,
-)
+from promptum.cases._parts import GenerationParams, Simulation, Turn
 from promptum.cases._roles import (
     HASHED,
     HASHED_WHEN_SET,
@@ -40,10 +32,10 @@ from promptum.cases._roles import (
     Role,
     When,
     declared_roles,
+    nested,
     roles,
 )
-from promptum.checks import CheckDefinition, CheckInput
-from promptum.validation import Validator
+from promptum.checks import CheckInput
 from promptum.values.case_result import Message, namespaced
 from promptum.values.completion import Completion
 from promptum.values.target import Target
@@ -53,23 +45,22 @@ _TURN = Role.TURN_RESET
 _WHOLE = Role.CONVERSATION_RESET
 _TURNS = Hashed(encode=turns_data, when=When.CONVERSATION)
 _SIMULATION = Hashed(encode=simulation_data, when=When.CONVERSATION)
-_CONVERSATION = Hashed(encode=conversation_data, when=When.CONVERSATION)
 
 
 @declared_roles
 @dataclass(frozen=True, slots=True)
 class TestCase:
-    """One case: the messages to send and every way its response is graded.
+    """One case: the messages to send and every way its response is graded (`grading`).
 
-    `models` empty means "the run's default models"; `judge` None means no judging.
+    `models` empty means "the run's default models".
     """
 
     __test__: ClassVar[bool] = False  # not a pytest test class, despite the name
 
     # Roles (`promptum.cases._roles`). Not hashed (`hashed=None`): where a case was written,
     # how its result is counted (tags, must_pass), the model a hashed schema is parsed into,
-    # what the run decides (target, its id being in `models`; judge_off, which the judge's
-    # own hash already tells).
+    # what the run decides (target, its id being in `models`). The grading's fields are
+    # hashed by their own roles, as the case's keys.
 
     id: str = field(metadata=roles(_ROW, hashed=Hashed(text=string_text)))
     messages: tuple[Message, ...] = field(
@@ -79,44 +70,26 @@ class TestCase:
     params: GenerationParams = field(
         default_factory=GenerationParams, metadata=roles(hashed=Hashed(encode=params_data))
     )
-    checks: tuple[CheckDefinition, ...] = field(
-        default=(), metadata=roles(_WHOLE, hashed=Hashed(each=check_data))
-    )
-    validator: Validator | None = field(
-        default=None, metadata=roles(_WHOLE, hashed=Hashed(encode=validator_data))
-    )
+    grading: Grading = field(default=Grading(), metadata=roles(hashed=nested(Grading)))
+    """Every way its responses are graded; its fields are hashed as the case's own."""
     response_schema: Mapping[str, Any] | None = field(
         default=None, metadata=roles(_WHOLE, hashed=Hashed(key="schema"))
     )
+    """The JSON Schema of the structured output, sent with the request; a response is
+    graded on fitting it."""
     response_model: type[BaseModel] | None = field(
         default=None,
         metadata=roles(_WHOLE, hashed=None),  # its schema is hashed
     )
     """A pydantic model the structured output is parsed into before field assertions."""
-    expected: Mapping[str, Any] | None = field(default=None, metadata=roles(_WHOLE, hashed=HASHED))
-    attack_target: Mapping[str, Any] | None = field(
-        default=None, metadata=roles(_WHOLE, hashed=HASHED)
-    )
-    expected_behavior: str | None = field(
-        default=None, metadata=roles(_TURN | _WHOLE, hashed=HASHED)
-    )
     context: tuple[str, ...] | None = field(default=None, metadata=roles(hashed=HASHED))
     """Retrieved documents the response should rest on; judge prompts see ``{{ context }}``."""
-    judge: JudgeConfig | None = field(
-        default=None, metadata=roles(_WHOLE, hashed=Hashed(encode=judge_data))
-    )
     tags: tuple[str, ...] = field(default=(), metadata=roles(hashed=None))
     repeat: int = field(default=1, metadata=roles(hashed=HASHED))
     source: str | None = field(default=None, metadata=roles(_ROW, hashed=None))
     """Where the case was defined, as ``file:line``."""
     must_pass: bool = field(default=False, metadata=roles(hashed=None))
     """Any failure or error of this case fails the run's gate, whatever the pass rate."""
-    threshold: float | None = field(default=None, metadata=roles(hashed=HASHED_WHEN_SET))
-    """The weighted score (0-1) at which the case passes, failed grades and all; None: every
-    grade must pass (`promptum.values.metrics.thresholded_status`)."""
-    transform: str | None = field(default=None, metadata=roles(_WHOLE, hashed=HASHED_WHEN_SET))
-    """A Jinja expression whose value every check and field assertion sees instead of the
-    response (docs/expressions.md); None: the response as it came."""
     vars: Mapping[str, Any] = field(
         default_factory=dict, metadata=roles(_ROW, hashed=Hashed(when=When.READ))
     )
@@ -142,13 +115,6 @@ class TestCase:
         default=None, metadata=roles(_TURN | _WHOLE, hashed=_SIMULATION)
     )
     """A conversation whose user a model plays; exclusive with `turns`."""
-    conversation: ConversationGrading | None = field(
-        default=None, metadata=roles(_TURN | _WHOLE, hashed=_CONVERSATION)
-    )
-    """Grades over the whole conversation, besides each turn's."""
-    judge_off: bool = field(default=False, metadata=roles(hashed=None))
-    """Its judge was turned off for the run (`--no-judge`): a response only the judge would
-    grade is then ungraded, and its error says so."""
 
     @property
     def is_conversation(self) -> bool:

@@ -1,12 +1,14 @@
 """What each field of a case is to the code reading cases field by field, declared once.
 
-Each field of `TestCase` says in its metadata (`roles`) whether and how the resume
-fingerprint hashes it (`Hashed`, or None), whether a data file's row sets it itself
-(`Role.PER_ROW`), and what a conversation does with it (`Role.TURN_RESET`,
-`Role.CONVERSATION_RESET`). The fingerprint, the row copying and a conversation's cases are
-made from these declarations (`role_table`, computed once per class), never from a list of
-names kept by hand: a field declaring nothing is refused when its class is made
-(`declared_roles`), so a new key cannot be half-added.
+Each field of `TestCase` (and of `Grading`, the group of fields it holds as `case.grading`)
+says in its metadata (`roles`) whether and how the resume fingerprint hashes it (`Hashed`, or
+None), whether a data file's row sets it itself (`Role.PER_ROW`), and what a conversation
+does with it (`Role.TURN_RESET`, `Role.CONVERSATION_RESET`). The fingerprint, the row copying
+and a conversation's cases are made from these declarations (`role_table`, computed once per
+class), never from a list of names kept by hand: a field declaring nothing is refused when
+its class is made (`declared_roles`), so a new key cannot be half-added. A group's fields
+(`Hashed(nested=...)`) are hashed as the case's own keys, so grouping fields changes no
+fingerprint.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum, Flag, auto
+from operator import attrgetter
 from types import MappingProxyType
 from typing import Any, TypeVar
 
@@ -64,6 +67,9 @@ class Hashed:
     text: Callable[[Any], str] | None = None
     """The value's JSON text written directly (a row's cost): the same text as `encode`'s."""
     when: When = When.ALWAYS
+    nested: type | None = None
+    """The value is a group of fields of this class (`declared_roles`): each of them is hashed
+    as its own roles say, under its own key among the case's; the group has no key itself."""
 
 
 HASHED = Hashed()
@@ -87,7 +93,16 @@ def roles(role: Role = Role.NONE, *, hashed: Hashed | None) -> Mapping[str, Fiel
     """
     if hashed is not None and hashed.encode is not None and hashed.each is not None:
         raise TypeError("a hashed field is encoded whole (`encode`) or each item (`each`)")
+    if hashed is not None and hashed.nested is not None and hashed != nested(hashed.nested):
+        raise TypeError("a group of fields is hashed by its fields' roles: `nested(cls)` alone")
+    if hashed is not None and hashed.nested is not None and role & Role.PER_ROW:
+        raise TypeError("a group of fields is not a row's own (`Role.PER_ROW`)")
     return MappingProxyType({_METADATA_KEY: FieldRoles(role, hashed)})
+
+
+def nested(cls: type) -> Hashed:
+    """How a field holding a group of fields (of class `cls`) is hashed: as its fields say."""
+    return Hashed(nested=cls)
 
 
 UNSET: Any = dataclasses.MISSING
@@ -99,11 +114,16 @@ class HashedField:
     """One field the fingerprint hashes."""
 
     name: str
+    """Its name; in a group of fields, the group's and its own (``grading.checks``)."""
     key: str
     hashed: Hashed
     per_row: bool
     default: Any
     """The field's default (a `default_factory`'s value); `UNSET` when it has none."""
+    holder: str
+    """The case's field holding it: itself, or its group."""
+    get: Callable[[Any], Any]
+    """Its value, read from a case (`attrgetter(name)`)."""
 
     def is_default(self, value: Any) -> bool:
         """Whether `value` is the field's default (never, for a field without one)."""
@@ -123,7 +143,8 @@ class RoleTable:
     per_row: tuple[str, ...]
     """The fields a data file's row sets itself, in order."""
     hashed: tuple[HashedField, ...]
-    """The fields the fingerprint hashes, in the order of their keys (the JSON's order)."""
+    """The fields the fingerprint hashes, in the order of their keys (the JSON's order); a
+    group's fields (`Hashed.nested`) among them, each as the case's own."""
     turn_reset: tuple[tuple[str, Any], ...]
     """(name, default) of each field a conversation's turn resets."""
     conversation_reset: tuple[tuple[str, Any], ...]
@@ -148,7 +169,27 @@ def _hashed_field(
             "when read (`When.ALWAYS`, `When.READ`)"
         )
     key = hashed.key or field.name
-    return HashedField(field.name, key, hashed, row, _hashed_default(field))
+    name = field.name
+    return HashedField(name, key, hashed, row, _hashed_default(field), name, attrgetter(name))
+
+
+def _group_fields(cls: type, field: dataclasses.Field[Any], group: type) -> list[HashedField]:
+    """The fields of the group `field` holds, hashed as `cls`'s own (`Hashed.nested`)."""
+    inner = role_table(group)
+    if inner.per_row:
+        raise TypeError(
+            f"{cls.__name__}.{field.name}: a row's own fields are the case's, not its group's "
+            f"({group.__name__}.{inner.per_row[0]} is `Role.PER_ROW`)"
+        )
+    found = []
+    for item in inner.hashed:
+        name = f"{field.name}.{item.name}"
+        found.append(
+            HashedField(
+                name, item.key, item.hashed, False, item.default, field.name, attrgetter(name)
+            )
+        )
+    return found
 
 
 def _default(cls: type, field: dataclasses.Field[Any]) -> Any:
@@ -200,7 +241,9 @@ def _table(cls: type) -> RoleTable:
             turn.append((field.name, _default(cls, field)))
         if Role.CONVERSATION_RESET in declared.role:
             conversation.append((field.name, _default(cls, field)))
-        if declared.hashed is not None:
+        if declared.hashed is not None and declared.hashed.nested is not None:
+            hashed += _group_fields(cls, field, declared.hashed.nested)
+        elif declared.hashed is not None:
             hashed.append(_hashed_field(cls, field, declared.hashed, declared.role))
     keys = [item.key for item in hashed]
     if len(set(keys)) != len(keys):

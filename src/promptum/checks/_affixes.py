@@ -10,19 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from promptum.checks._base import (
-    CheckType,
-    CompiledCheck,
-    Condition,
-    ValueKind,
-    condition_check,
-    failed_grade,
-    passed_grade,
-    shorten,
-)
-from promptum.checks._text import excerpt, quoting_failure
+from promptum.checks._base import CheckType, CompiledCheck, ValueKind, condition_check, shorten
+from promptum.checks._text import excerpt, quoting
 from promptum.values.completion import Completion
-from promptum.values.grade import Grade
 
 _TAIL = 40
 """Characters before the end a reason quotes from: the excerpt ends at the response's end."""
@@ -66,28 +56,29 @@ def _listed(values: list[str]) -> str:
 
 
 def _affix_check(
+    name: str,
+    description: str,
     method: str,
     strip: str,
     value: str,
     case_insensitive: bool,
-    passed: Grade,
-    fail: Callable[[Completion], Grade],
+    reason: Callable[[Completion], str],
 ) -> CompiledCheck:
-    """The in-line test ``text.<method>(value)``, then on the text with `strip` applied."""
+    """Check `name`: the in-line test ``text.<method>(value)``, then on the text `strip`ped."""
     # The untrimmed test first: it is the one that passes, without a copy of the response.
     fold = ".casefold()" if case_insensitive else ""
     test = f"text{fold}.{method}({{value}}) or text.{strip}(){fold}.{method}({{value}})"
     folded = value.casefold() if case_insensitive else value
-    return condition_check(Condition(test, {"value": folded}, passed, fail))
+    return condition_check(name, description, test, {"value": folded}, reason)
 
 
 def _build_starts_with(value: str, case_insensitive: bool) -> CompiledCheck:
     value = _non_empty("starts_with", value)
     description = f"Starts with {shorten(value, 60)!r}{_case_note(case_insensitive)}"
-    expected = f"expected to start with {shorten(value, 60)!r}, got "
-    fail = quoting_failure("starts_with", description, expected)
-    passed = passed_grade("starts_with", description)
-    return _affix_check("startswith", "lstrip", value, case_insensitive, passed, fail)
+    reason = quoting(f"expected to start with {shorten(value, 60)!r}, got ")
+    return _affix_check(
+        "starts_with", description, "startswith", "lstrip", value, case_insensitive, reason
+    )
 
 
 def _build_ends_with(value: str, case_insensitive: bool) -> CompiledCheck:
@@ -95,12 +86,13 @@ def _build_ends_with(value: str, case_insensitive: bool) -> CompiledCheck:
     description = f"Ends with {shorten(value, 60)!r}{_case_note(case_insensitive)}"
     expected = f"expected to end with {shorten(value, 60)!r}, got "
 
-    def fail(completion: Completion) -> Grade:
+    def reason(completion: Completion) -> str:
         text = completion.text.rstrip()
-        return failed_grade("ends_with", description, expected + excerpt(text, len(text) - _TAIL))
+        return expected + excerpt(text, len(text) - _TAIL)
 
-    passed = passed_grade("ends_with", description)
-    return _affix_check("endswith", "rstrip", value, case_insensitive, passed, fail)
+    return _affix_check(
+        "ends_with", description, "endswith", "rstrip", value, case_insensitive, reason
+    )
 
 
 def _joined(values: list[str], operator: str) -> tuple[str, dict[str, object]]:
@@ -125,18 +117,28 @@ def _folded(values: list[str], every: Callable[[Iterable[bool]], bool]) -> Calla
     return check
 
 
+def _set_check(
+    name: str,
+    description: str,
+    values: list[str],
+    every: Callable[[Iterable[bool]], bool],
+    case_insensitive: bool,
+    reason: Callable[[Completion], str],
+) -> CompiledCheck:
+    """Check `name`: the values are in the response, joined by `every` (`any` or `all`)."""
+    names: dict[str, object]
+    if case_insensitive:
+        test, names = "{check}(text)", {"check": _folded(values, every)}
+    else:
+        test, names = _joined(values, "or" if every is any else "and")
+    return condition_check(name, description, test, names, reason)
+
+
 def _build_contains_any(value: Any, case_insensitive: bool) -> CompiledCheck:
     values = _strings("contains_any", value)
     description = f"Contains any of {_listed(values)}{_case_note(case_insensitive)}"
-    expected = f"expected to contain any of {_listed(values)}, got "
-    fail = quoting_failure("contains_any", description, expected)
-    passed = passed_grade("contains_any", description)
-    names: dict[str, object]
-    if case_insensitive:
-        test, names = "{check}(text)", {"check": _folded(values, any)}
-    else:
-        test, names = _joined(values, "or")
-    return condition_check(Condition(test, names, passed, fail))
+    reason = quoting(f"expected to contain any of {_listed(values)}, got ")
+    return _set_check("contains_any", description, values, any, case_insensitive, reason)
 
 
 def _build_contains_all(value: Any, case_insensitive: bool) -> CompiledCheck:
@@ -144,23 +146,16 @@ def _build_contains_all(value: Any, case_insensitive: bool) -> CompiledCheck:
     description = f"Contains all of {_listed(values)}{_case_note(case_insensitive)}"
     folded = [v.casefold() for v in values]
 
-    def fail(completion: Completion) -> Grade:
+    def reason(completion: Completion) -> str:
         text = completion.text
         if case_insensitive:
             seen = text.casefold()
             missing = [v for v, f in zip(values, folded, strict=True) if f not in seen]
         else:
             missing = [v for v in values if v not in text]
-        reason = f"missing {_listed(missing)} (of {len(values)}), got {excerpt(text)}"
-        return failed_grade("contains_all", description, reason)
+        return f"missing {_listed(missing)} (of {len(values)}), got {excerpt(text)}"
 
-    passed = passed_grade("contains_all", description)
-    names: dict[str, object]
-    if case_insensitive:
-        test, names = "{check}(text)", {"check": _folded(values, all)}
-    else:
-        test, names = _joined(values, "and")
-    return condition_check(Condition(test, names, passed, fail))
+    return _set_check("contains_all", description, values, all, case_insensitive, reason)
 
 
 STARTS_WITH = CheckType(

@@ -79,16 +79,17 @@ class Condition:
     test: str
     names: Mapping[str, object]
     passed: Grade
-    """The grade of every response that passes: one object, shared."""
-    fail: Callable[[Completion], Grade]
-    """The failed grade of a response the test rejects, with the reason a person reads."""
+    """The grade of every response that passes: one object, shared. A failed grade has its
+    name and description."""
+    reason: Callable[[Completion], str]
+    """Why a response the test rejects fails, in words a person reads."""
 
 
 # The checks built from a condition, so that a plan can test it in line rather than call it.
 _conditions: weakref.WeakKeyDictionary[CompiledCheck, Condition] = weakref.WeakKeyDictionary()
 
 # The code of a check, and of a plan's checks, each grade an expression of `_in_line`'s
-# such as ``passed_0 if v0_value in text else fail_0(completion)``.
+# such as ``passed_0 if v0_value in text else failed(passed_0.name, ..., reason_0(completion))``.
 _SINGLE = """\
 def run(completion):
     text = completion.text
@@ -125,7 +126,7 @@ def _in_line(checks: Sequence[Condition | CompiledCheck]) -> tuple[str, dict[str
     A condition is its test, with its failure built only on failure; a check is a call.
     """
     expressions: list[str] = []
-    names: dict[str, object] = {}
+    names: dict[str, object] = {"failed": failed_grade}
     for index, check in enumerate(checks):
         if not isinstance(check, Condition):
             names[f"check_{index}"] = check
@@ -134,16 +135,30 @@ def _in_line(checks: Sequence[Condition | CompiledCheck]) -> tuple[str, dict[str
         bound = {name: f"v{index}_{name}" for name in check.names}
         names.update({bound[name]: value for name, value in check.names.items()})
         names[f"passed_{index}"] = check.passed
-        names[f"fail_{index}"] = check.fail
+        names[f"reason_{index}"] = check.reason
         test = check.test.format_map(bound)
-        expressions.append(f"passed_{index} if {test} else fail_{index}(completion)")
+        # The failed grade's name and description are read from the passed grade's, on
+        # failure only: names of their own would grow every check's namespace.
+        passed = f"passed_{index}"
+        failed = f"failed({passed}.name, {passed}.description, reason_{index}(completion))"
+        expressions.append(f"{passed} if {test} else {failed}")
     return ", ".join(expressions), names
 
 
-def condition_check(condition: Condition) -> CompiledCheck:
-    """The check that tests `condition`, by the code a plan runs in line."""
-    expression, names = _in_line([condition])
-    run: CompiledCheck = _function(_SINGLE.format(grade=expression), names)
+def condition_check(
+    name: str,
+    description: str,
+    test: str,
+    names: Mapping[str, object],
+    reason: Callable[[Completion], str],
+) -> CompiledCheck:
+    """Check `name`: passes the responses `test` accepts, fails the others for `reason`.
+
+    `test` and `names` are a `Condition`'s; the check runs the code a plan runs in line.
+    """
+    condition = Condition(test, names, passed_grade(name, description), reason)
+    expression, bound = _in_line([condition])
+    run: CompiledCheck = _function(_SINGLE.format(grade=expression), bound)
     _conditions[run] = condition
     return run
 

@@ -13,17 +13,13 @@ from typing import Any
 from promptum.checks._base import (
     CheckType,
     CompiledCheck,
-    Condition,
     ValueKind,
     condition_check,
-    failed_grade,
-    passed_grade,
     refuse_unknown_keys,
     shorten,
 )
 from promptum.checks._text import excerpt
 from promptum.values.completion import Completion
-from promptum.values.grade import Grade
 
 DEFAULT_MAX_DISTANCE = 5
 """promptfoo's default threshold for its `levenshtein` assertion, kept so configs mean the same."""
@@ -67,19 +63,17 @@ def _build(value: Any, _case_insensitive: bool) -> CompiledCheck:
     shown = repr(shorten(expected, 60))
     description = f"Within edit distance {limit} of {shown} (after trimming whitespace)"
 
-    def fail(completion: Completion) -> Grade:
+    def reason(completion: Completion) -> str:
         text = completion.text.strip()
         # Measured again, in full: the test in line stops counting past the limit.
         found = Levenshtein.distance(text, expected)
-        reason = f"distance {found} > {limit} from {shown}, got {excerpt(text)}"
-        return failed_grade("levenshtein", description, reason)
+        return f"distance {found} > {limit} from {shown}, got {excerpt(text)}"
 
-    passed = passed_grade("levenshtein", description)
     # The module is bound, not its `distance`: a case sent to Ray workers is pickled, and
     # rapidfuzz's compiled function cannot be, while a module goes by its name.
     test = "{levenshtein}.distance(text.strip(), {expected}, score_cutoff={limit}) <= {limit}"
     names = {"levenshtein": Levenshtein, "expected": expected, "limit": limit}
-    return condition_check(Condition(test, names, passed, fail))
+    return condition_check("levenshtein", description, test, names, reason)
 
 
 LEVENSHTEIN = CheckType(

@@ -4,19 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from promptum.checks._base import (
-    CheckType,
-    CompiledCheck,
-    Condition,
-    ValueKind,
-    condition_check,
-    failed_grade,
-    passed_grade,
-)
+from promptum.checks._base import CheckType, CompiledCheck, ValueKind, condition_check
 from promptum.checks._text import excerpt
 from promptum.validation import Length
 from promptum.values.completion import Completion
-from promptum.values.grade import Grade
 
 # len() in line rather than Length.check: no call per check (it is the same rule).
 
@@ -27,15 +18,11 @@ def _length_builder(
     """The builder of check type `name`: `test` on ``len(text)`` in line, `sign` in reasons."""
 
     def build(value: int, _case_insensitive: bool) -> CompiledCheck:
-        description = describe(value)
-
-        def fail(completion: Completion) -> Grade:
+        def reason(completion: Completion) -> str:
             text = completion.text
-            reason = f"length {len(text)} {sign} {value} characters, got {excerpt(text)}"
-            return failed_grade(name, description, reason)
+            return f"length {len(text)} {sign} {value} characters, got {excerpt(text)}"
 
-        passed = passed_grade(name, description)
-        return condition_check(Condition(test, {"value": value}, passed, fail))
+        return condition_check(name, describe(value), test, {"value": value}, reason)
 
     return build
 

@@ -13,6 +13,8 @@ from typing import Any
 
 from promptum.checks import (
     _affixes,
+    _answered,
+    _approx,
     _budget,
     _distance,
     _json,
@@ -45,6 +47,7 @@ CHECK_TYPES: dict[str, CheckType] = {
         _affixes.CONTAINS_ANY,
         _affixes.CONTAINS_ALL,
         _distance.LEVENSHTEIN,
+        _approx.APPROX,
         _overlap.ROUGE,
         _overlap.BLEU_CHECK,
         _json.IS_VALID_JSON,
@@ -63,6 +66,7 @@ CHECK_TYPES: dict[str, CheckType] = {
         NO_EXFILTRATION,
         SECRET_NOT_LEAKED,
         FIELD_NOT_HIJACKED,
+        _answered.ANSWERED,
     )
 }
 """Every check type by name: the built-in ones, then those registered or loaded as plugins."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection
 from functools import lru_cache
 from typing import Any
@@ -13,7 +14,7 @@ from promptum.checks._javascript_hints import javascript_hint, javascript_writte
 from promptum.templating import Expression, TemplateError, compile_expression, is_template
 from promptum.validation import parse_json, unfence
 
-NAMES = ("output", "json", "vars", "tool_calls", "latency_ms", "cost_usd", "tokens")
+NAMES = ("output", "json", "vars", "tool_calls", "latency_ms", "cost_usd", "tokens", "answer")
 """The variables an expression may read (docs/expressions.md)."""
 
 
@@ -58,6 +59,37 @@ def structured(output: Any) -> Any:
     return output
 
 
+def answer(check: CheckInput) -> Any:
+    """The answer as data, as OpenAI's chat API gives it (and promptfoo's `output` is).
+
+    The structured output when there is one (the case's response_model, or the mapping or
+    list a transform gave); else, when the model called tools, the calls as OpenAI's
+    `tool_calls` list (`[{id, type, function: {name, arguments}}]`, arguments as JSON text),
+    or the whole message `{role, content, tool_calls}` when it also wrote text; else the text.
+    """
+    output = structured(check.output)
+    if output is not None:
+        return output
+    calls = check.completion.tool_calls
+    if not calls:
+        return check.text
+    shaped = [
+        {
+            "id": call.id,
+            "type": "function",
+            # As JSON.stringify writes it: the API's own text is not kept once parsed.
+            "function": {
+                "name": call.name,
+                "arguments": json.dumps(call.arguments, ensure_ascii=False, separators=(",", ":")),
+            },
+        }
+        for call in calls
+    ]
+    if not check.text:
+        return shaped
+    return {"role": "assistant", "content": check.text, "tool_calls": shaped}
+
+
 def variables(check: CheckInput, read: Collection[str] | None = None) -> dict[str, Any]:
     """The values of NAMES for one response (`json` parsed only when the expression reads it)."""
     completion = check.completion
@@ -79,4 +111,5 @@ def variables(check: CheckInput, read: Collection[str] | None = None) -> dict[st
         "latency_ms": completion.latency_ms,
         "cost_usd": completion.cost_usd,
         "tokens": {"input": tokens_in, "output": tokens_out, "total": total},
+        "answer": answer(check) if read is None or "answer" in read else None,
     }

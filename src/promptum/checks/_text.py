@@ -8,7 +8,6 @@ from collections.abc import Callable
 from promptum.checks._base import (
     CheckType,
     CompiledCheck,
-    Condition,
     ValueKind,
     condition_check,
     failed_grade,
@@ -55,13 +54,13 @@ def excerpt(text: str, at: int = 0) -> str:
     return shown
 
 
-def quoting_failure(name: str, description: str, expected: str) -> Callable[[Completion], Grade]:
-    """The failed grade of check `name`: `expected` followed by what the model said."""
+def quoting(expected: str) -> Callable[[Completion], str]:
+    """The reason a check fails: `expected` followed by what the model said."""
 
-    def fail(completion: Completion) -> Grade:
-        return failed_grade(name, description, expected + excerpt(completion.text))
+    def reason(completion: Completion) -> str:
+        return expected + excerpt(completion.text)
 
-    return fail
+    return reason
 
 
 def _excerpt(text: str, at: int) -> str:
@@ -94,99 +93,84 @@ def _found_at(value: str, text: str, case_insensitive: bool) -> int:
     return 0 if found is None else found.start()
 
 
+def _rule(
+    check: Callable[[str], bool], case_insensitive: bool, test: str, value: str, of: str = "text"
+) -> tuple[str, dict[str, object]]:
+    """`test` of ``{value}`` in line, or case-folded the validator's `check` of `of`: one rule.
+
+    `test` is the validator's rule without its call, which costs more than most tests.
+    """
+    if case_insensitive:
+        return f"{{check}}({of})", {"check": check}
+    return test, {"value": value}
+
+
 def _build_contains(value: str, case_insensitive: bool) -> CompiledCheck:
     validator = Contains(value, case_sensitive=not case_insensitive)
-    description = validator.describe()
-    expected = f"expected to contain {value!r}, got "
-    fail = quoting_failure("contains", description, expected)
-    passed = passed_grade("contains", description)
-    names: dict[str, object]
-    if case_insensitive:
-        test, names = "{check}(text)", {"check": validator.check}
-    else:  # the validator's rule, without its call
-        test, names = "{value} in text", {"value": value}
-    return condition_check(Condition(test, names, passed, fail))
+    reason = quoting(f"expected to contain {value!r}, got ")
+    test, names = _rule(validator.check, case_insensitive, "{value} in text", value)
+    return condition_check("contains", validator.describe(), test, names, reason)
 
 
 def _build_not_contains(value: str, case_insensitive: bool) -> CompiledCheck:
     validator = NotContains(value, case_sensitive=not case_insensitive)
-    description = validator.describe()
     expected = f"expected not to contain {value!r}, found in "
 
-    def fail(completion: Completion) -> Grade:
+    def reason(completion: Completion) -> str:
         text = completion.text
-        reason = expected + excerpt(text, _found_at(value, text, case_insensitive))
-        return failed_grade("not_contains", description, reason)
+        return expected + excerpt(text, _found_at(value, text, case_insensitive))
 
-    passed = passed_grade("not_contains", description)
-    names: dict[str, object]
-    if case_insensitive:
-        test, names = "{check}(text)", {"check": validator.check}
-    else:
-        test, names = "{value} not in text", {"value": value}
-    return condition_check(Condition(test, names, passed, fail))
+    test, names = _rule(validator.check, case_insensitive, "{value} not in text", value)
+    return condition_check("not_contains", validator.describe(), test, names, reason)
 
 
 def _flags(case_insensitive: bool) -> int:
     return re.IGNORECASE if case_insensitive else 0
 
 
-def _timing_out(name: str, description: str, value: str, run: CompiledCheck) -> CompiledCheck:
-    """`run`, failing with the reason when the search for pattern `value` runs out of time."""
+def _search_check(name: str, value: str, case_insensitive: bool, *, matches: bool) -> CompiledCheck:
+    """Check `name`: a search for pattern `value` finds a match (`matches`) or finds none.
 
-    def guarded(completion: Completion) -> Grade:
+    The search is the bounded engine's, compiled once per pattern: a suite's pattern must
+    not be able to hang the run. One that cannot backtrack cannot run out of time either, so
+    a plan tests it in line; another fails with the reason when it runs out of time.
+    """
+    validator = Regex if matches else NotRegex
+    description = validator(value, flags=_flags(case_insensitive)).describe()
+    search = bounded_search(value, _flags(case_insensitive))
+    reason: Callable[[Completion], str]
+    if matches:
+        reason = quoting(f"expected to match /{value}/, got ")
+    else:
+
+        def reason(completion: Completion) -> str:
+            # Searched again, on failure only: the test keeps no match (it found one).
+            match = search(completion.text)
+            found = "" if match is None else match.group(0)
+            return f"expected not to match /{value}/, found {_excerpt(found, 0)}"
+
+    if cannot_backtrack(value, _flags(case_insensitive)):
+        test = "{search}(text) is not None" if matches else "{search}(text) is None"
+        return condition_check(name, description, test, {"search": search}, reason)
+    passed = passed_grade(name, description)
+
+    def run(completion: Completion) -> Grade:
         try:
-            return run(completion)
+            if (search(completion.text) is not None) == matches:
+                return passed
+            return failed_grade(name, description, reason(completion))
         except TimeoutError:
             return failed_grade(name, description, too_slow(value))
 
-    return guarded
+    return run
 
 
 def _build_regex(value: str, case_insensitive: bool) -> CompiledCheck:
-    # Regex's describe() words the criterion; the search is the bounded engine's, compiled
-    # once per pattern: a suite's pattern must not be able to hang the run.
-    description = Regex(value, flags=_flags(case_insensitive)).describe()
-    search = bounded_search(value, _flags(case_insensitive))
-    passed = passed_grade("regex", description)
-    expected = f"expected to match /{value}/, got "
-    fail = quoting_failure("regex", description, expected)
-    if cannot_backtrack(value, _flags(case_insensitive)):  # so the search cannot time out
-        return condition_check(
-            Condition("{search}(text) is not None", {"search": search}, passed, fail)
-        )
-
-    def run(completion: Completion) -> Grade:
-        return passed if search(completion.text) is not None else fail(completion)
-
-    return _timing_out("regex", description, value, run)
+    return _search_check("regex", value, case_insensitive, matches=True)
 
 
 def _build_not_regex(value: str, case_insensitive: bool) -> CompiledCheck:
-    description = NotRegex(value, flags=_flags(case_insensitive)).describe()
-    search = bounded_search(value, _flags(case_insensitive))
-    passed = passed_grade("not_regex", description)
-
-    def found(match: str) -> Grade:
-        reason = f"expected not to match /{value}/, found {_excerpt(match, 0)}"
-        return failed_grade("not_regex", description, reason)
-
-    if cannot_backtrack(value, _flags(case_insensitive)):  # so the search cannot time out
-
-        def fail(completion: Completion) -> Grade:
-            # Searched again, on failure only: the test in line keeps no match (it found one).
-            match = search(completion.text)
-            return found("" if match is None else match.group(0))
-
-        return condition_check(
-            Condition("{search}(text) is None", {"search": search}, passed, fail)
-        )
-
-    def run(completion: Completion) -> Grade:
-        match = search(completion.text)
-        return passed if match is None else found(match.group(0))
-
-    return _timing_out("not_regex", description, value, run)
+    return _search_check("not_regex", value, case_insensitive, matches=False)
 
 
 def _build_exact_match(value: str, case_insensitive: bool) -> CompiledCheck:
@@ -194,17 +178,13 @@ def _build_exact_match(value: str, case_insensitive: bool) -> CompiledCheck:
     description = validator.describe() + " (after trimming whitespace)"
     expected = f"expected {shorten(value)!r}, got "
 
-    def fail(completion: Completion) -> Grade:
-        trimmed = completion.text.strip()
-        return failed_grade("exact_match", description, expected + repr(shorten(trimmed)))
+    def reason(completion: Completion) -> str:
+        return expected + repr(shorten(completion.text.strip()))
 
-    passed = passed_grade("exact_match", description)
-    names: dict[str, object]
-    if case_insensitive:
-        test, names = "{check}(text.strip())", {"check": validator.check}
-    else:
-        test, names = "text.strip() == {value}", {"value": value}
-    return condition_check(Condition(test, names, passed, fail))
+    test, names = _rule(
+        validator.check, case_insensitive, "text.strip() == {value}", value, of="text.strip()"
+    )
+    return condition_check("exact_match", description, test, names, reason)
 
 
 CONTAINS = CheckType(

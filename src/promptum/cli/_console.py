@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -92,6 +92,17 @@ def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:,.0f} ms"
 
 
+class _Pace:
+    """The run's pacing line, read whenever the bar is drawn: a back-off shows while it lasts."""
+
+    def __init__(self, line: Callable[[], str | None]) -> None:
+        self._line = line
+
+    def __rich__(self) -> str:
+        line = self._line()
+        return f"[dim]{escape(line)}[/]" if line else ""
+
+
 class ProgressDisplay:
     """A ResultSink that shows done/total, passed/failed/errors, cost so far and an ETA."""
 
@@ -105,6 +116,11 @@ class ProgressDisplay:
         self._cost = 0.0
         self._lines = TurnFlush(console.file)
         """The plain lines' output, flushed once per turn: a CI log still shows each at once."""
+        self._pace: _Pace | None = None
+
+    def follow_pacing(self, line: Callable[[], str | None]) -> None:
+        """Show `line` (the endpoints' rate and back-off, `ModelClient.pacing_line`) on the bar."""
+        self._pace = _Pace(line)
 
     def _figures(self) -> str:
         c = self._counts
@@ -123,13 +139,21 @@ class ProgressDisplay:
             self._console.print(f"Resuming run {run.run_id}: finished results are kept")
         # Not is_terminal: FORCE_COLOR makes a CI log a "terminal" that must not be redrawn.
         if self._console.is_interactive:
-            from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+            from rich.progress import (
+                BarColumn,
+                Progress,
+                RenderableColumn,
+                TextColumn,
+                TimeRemainingColumn,
+            )
 
+            pace = [RenderableColumn(self._pace)] if self._pace is not None else []
             self._progress = Progress(
                 BarColumn(),
                 TextColumn("{task.completed}/{task.total}"),
                 TextColumn("{task.description}"),
                 TimeRemainingColumn(),
+                *pace,
                 console=self._console,
                 transient=True,
             )
@@ -213,6 +237,15 @@ def _stats_table(run: RunResult, tally: RunTally) -> Table:
     return table
 
 
+def _print_pricing(console: Console, run: RunResult) -> None:
+    """How the table's cost was priced: list prices of a date, the suite's own, or none."""
+    from promptum.providers import pricing_line
+
+    line = pricing_line(run.config)
+    if line is not None:
+        console.print(f"[dim]{escape(line)}[/]", highlight=False)
+
+
 def print_summary(console: Console, run: RunResult) -> None:
     """The per-model table, `Checks: N/M passed` per model, then each failure with reasons."""
     # One count of the run's figures for everything below (a kept run's is counted anew
@@ -220,6 +253,7 @@ def print_summary(console: Console, run: RunResult) -> None:
     tally = run.tally()
     console.print()
     console.print(_stats_table(run, tally))
+    _print_pricing(console, run)
     for model, checks in tally.check_stats().items():
         if checks.total:
             console.print(f"{escape(model)} · Checks: {checks.passed}/{checks.total} passed")

@@ -127,6 +127,10 @@ class RunOptions:
     An endpoint's or target's own `timeout_s` wins over it."""
     grade_timeout: float | None = None
     """Seconds grading one response may take (`--grade-timeout`); None: the library's default."""
+    rpm: int | None = None
+    """Requests per minute on each model endpoint that states no ``rpm:`` (`--rpm`)."""
+    tpm: int | None = None
+    """Tokens per minute on each model endpoint that states no ``tpm:`` (`--tpm`)."""
 
 
 def asr_bounds(

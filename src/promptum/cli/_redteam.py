@@ -32,7 +32,15 @@ def redteam_command() -> None:
     type=click.IntRange(1, 100_000),
     help="Replaces the section's `per_goal`: how many cases each goal gets.",
 )
-def generate_command(suite: Path, output: Path, seed: int | None, per_goal: int | None) -> None:
+@click.option(
+    "--stacks",
+    type=click.IntRange(1, 1_000),
+    help="Replaces the section's `stacks`: how many stacks of two strategies to sample (by the "
+    "seed) and add, e.g. role_play+base64.",
+)
+def generate_command(
+    suite: Path, output: Path, seed: int | None, per_goal: int | None, stacks: int | None
+) -> None:
     """Write SUITE's generated attacks, with its models, tools and prompts, to a suite file.
 
     The same seed writes the same file, byte for byte. The file is checked by loading it,
@@ -48,7 +56,7 @@ def generate_command(suite: Path, output: Path, seed: int | None, per_goal: int 
         )
         raise SystemExit(2)
     with exit_on_user_error():
-        generated = generate_suite(suite, seed, per_goal)
+        generated = generate_suite(suite, seed, per_goal, stacks)
         section = generated.section
         if section.attacker is not None:
             run, ask = runner(suite, generated), asker(section.attacker, generated.endpoints)

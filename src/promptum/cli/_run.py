@@ -44,6 +44,7 @@ def _client_options(options: RunOptions) -> ClientOptions:
     given: dict[str, Any] = {"cache": not options.no_cache}
     if options.timeout is not None:
         given["timeout_s"] = options.timeout
+    given.update(rpm=options.rpm, tpm=options.tpm)
     return ClientOptions(**given)
 
 
@@ -271,6 +272,14 @@ def _print_warnings(console: Console, outcome: SuiteRun) -> None:
     callback=at_most_a_week,
     metavar="SECONDS", default=_default_grade_timeout, show_default=True,
     help="Seconds grading one response may take (checks, not the judge); then it is an error.",
+)  # fmt: skip
+@click.option(
+    "--rpm", type=click.IntRange(min=1), metavar="N",
+    help="Requests per minute each model endpoint allows, where it states no rpm: of its own.",
+)  # fmt: skip
+@click.option(
+    "--tpm", type=click.IntRange(min=1), metavar="N",
+    help="Tokens per minute each model endpoint allows (prompt and answer), where it states none.",
 )  # fmt: skip
 @click.option(
     "-o", "--output", "outputs", cls=FactOption, multiple=True, type=click.Path(path_type=Path),

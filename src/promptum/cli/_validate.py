@@ -70,7 +70,7 @@ def _unpriced_lines(suite: Suite, stats: CaseStats) -> list[str]:
         "every answer of it fails the bound; give its price under `pricing:` (USD per million "
         "tokens)"
         for model, where in stats.cost_bounded.items()
-        if price_for(model, suite.pricing) is None
+        if price_for(model, suite.pricing, suite.endpoints) is None
     ]
 
 

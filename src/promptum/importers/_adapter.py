@@ -120,6 +120,13 @@ def {name}(query: str, vars: dict[str, Any]) -> TargetResult:
     )
 '''
 
+_ECHO = '''
+
+def {name}(query: str) -> TargetResult:
+    """promptfoo's echo provider ({where}): the prompt, as sent, is the answer."""
+    return TargetResult(text=query)
+'''
+
 _FILE_ASSERT = '''
 
 def {name}(response: CheckInput) -> tuple[bool, str | None]:
@@ -215,6 +222,10 @@ class Adapter:
             function=function,
             config=_literal(config),
         )
+
+    def echo(self, where: str) -> str:
+        """A target answering with the user's message, as promptfoo's echo provider does."""
+        return self._add("echo", _ECHO, where=where)
 
     def file_assert(
         self,

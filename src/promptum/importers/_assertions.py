@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +19,17 @@ from promptum.providers import price_for
 _KNOWN_KEYS = {"type", "value", "threshold", "weight", "metric", "transform", "provider", "config"}
 _RUBRIC = "a different grader prompt and judge model than promptfoo's"
 _NOT_NEGATABLE = "promptum cannot negate it (`not-`)"
+_READS_NO_TEXT = {
+    "tool_called",
+    "tool_not_called",
+    "tool_order",
+    "tool_args",
+    "max_latency_ms",
+    "max_cost_usd",
+}
+"""Check types that read the call, not the response text: no `answer` transform for them."""
+ANSWER_TRANSFORM = "answer"
+"""A check's transform showing it promptfoo's output of a data answer (tool calls, JSON)."""
 
 
 class _SkipError(Exception):
@@ -79,7 +91,7 @@ def convert_assertion(node: Node, context: Context, names: set[str]) -> Converte
         if handler is None:
             raise _SkipError(_UNSUPPORTED.get(base, "promptum has no such assertion"))
         result = handler(assertion, context)
-        _decorate(assertion, result)
+        _decorate(assertion, result, context)
     except _SkipError as exc:
         _count(context, node, f"assertion `{kind}`", Fidelity.NONE, str(exc))
         return converted
@@ -123,7 +135,7 @@ def _assert_set(assertion: _Assertion, context: Context, names: set[str]) -> Con
     return merged
 
 
-def _decorate(assertion: _Assertion, result: _Result) -> None:
+def _decorate(assertion: _Assertion, result: _Result, context: Context) -> None:
     """Carry `metric`, `weight` and `transform` onto what the assertion became."""
     raw = assertion.raw
     metric = raw.get("metric")
@@ -132,9 +144,12 @@ def _decorate(assertion: _Assertion, result: _Result) -> None:
     expression = None
     if isinstance(transform, str):
         try:
-            expression = translate(transform).text
+            translated = translate(transform, context.assertion_subject)
         except UntranslatableError as exc:
             raise _SkipError(f"its transform's JavaScript {exc}") from exc
+        expression = translated.text
+        for caveat in translated.caveats:
+            result.approximately(f"its transform: {caveat}")
     for check in result.checks:
         if isinstance(metric, str) and metric:
             check["metric"] = metric
@@ -142,6 +157,14 @@ def _decorate(assertion: _Assertion, result: _Result) -> None:
             check["weight"] = weight
         if expression is not None:
             check["transform"] = expression
+        elif context.data_answers and not _reads_answer(assertion, check):
+            # promptfoo's text assertions see a tool-calling or JSON answer as its JSON.
+            check["transform"] = ANSWER_TRANSFORM
+    if context.data_answers and result.criteria:
+        result.approximately(
+            "promptfoo's grader reads a tool-calling or JSON-schema answer as its JSON; "
+            "promptum's judge reads the answer's text"
+        )
     for index, (name, criterion) in enumerate(result.criteria):
         if isinstance(metric, str) and metric:
             spec = criterion if isinstance(criterion, dict) else {"rubric": criterion}
@@ -154,6 +177,11 @@ def _decorate(assertion: _Assertion, result: _Result) -> None:
         result.approximately(f"`{key}` is not carried over")
     if "provider" in raw and result.criteria:
         result.approximately("graded by the suite's judge model, not this assertion's provider")
+
+
+def _reads_answer(assertion: _Assertion, check: dict[str, Any]) -> bool:
+    """Whether a converted check reads the call or `answer` itself, not the response text."""
+    return check["type"] in _READS_NO_TEXT or assertion.base == "javascript"
 
 
 def _text(assertion: _Assertion, context: Context, what: str = "text") -> str:
@@ -189,6 +217,24 @@ def _fixed(text: str) -> str:
     return string_literal(text)
 
 
+def _operand(text: str) -> str | None:
+    """`text` as an expression: a literal, or the var a whole `{{ var }}` names; else None."""
+    whole = _WHOLE_VAR.fullmatch(text)
+    if whole is not None:
+        return f"vars[{string_literal(whole.group(1))}]"
+    if "{{" in text or "{%" in text:
+        return None
+    return string_literal(text)
+
+
+_WHOLE_VAR = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}")
+_FOLDS = (
+    "promptum's case_insensitive folds case (ß matches SS); promptfoo lower-cases (toLowerCase)"
+)
+_NOT_JSON = "(output | from_json(tool_calls)) is sameas tool_calls"
+"""Whether the whole response is not JSON: from_json gives back its default, a fresh list."""
+
+
 def _ci(assertion: _Assertion) -> bool:
     return assertion.base.startswith("i")
 
@@ -200,44 +246,76 @@ def _equals(a: _Assertion, context: Context) -> _Result:
             "promptum's json also reads a fenced code block"
         )
     text = _text(a, context)
+    if not _templated(text):  # the whole output, whitespace included
+        return _Result([_anchored(a, rf"\A{re.escape(text)}\Z")])
+    operand = _operand(text)
+    if operand is not None:
+        return _Result(
+            [{"type": "expr", "value": f"output {'!=' if a.inverse else '=='} {operand}"}]
+        )
     if a.inverse:
-        return _Result([{"type": "expr", "value": f"output != {_fixed(text)}"}])
+        raise _SkipError("its value is a template, which an `expr` check would read literally")
     return _Result([{"type": "exact_match", "value": text}]).approximately(
         "promptum's exact_match ignores whitespace around the response; equals does not"
     )
 
 
+def _templated(text: str) -> bool:
+    return "{{" in text or "{%" in text
+
+
+def _anchored(a: _Assertion, pattern: str) -> dict[str, Any]:
+    """A search for escaped text at the start (and end) of the response, exactly.
+
+    As exact as an `expr` comparison, and compiled in microseconds where an expression takes
+    milliseconds (a config of a thousand `equals` has a thousand different values).
+    """
+    return {"type": "not_regex" if a.inverse else "regex", "value": pattern}
+
+
 def _contains(a: _Assertion, context: Context) -> _Result:
-    check: dict[str, Any] = {
-        "type": "not_contains" if a.inverse else "contains",
-        "value": _text(a, context),
-    }
+    text = _text(a, context)
     if _ci(a):
-        check["case_insensitive"] = True
-    return _Result([check])
+        operand = _operand(text)
+        if operand is not None:  # lower() and toLowerCase() map case alike; casefold() does not
+            found = f"({operand} | lower) in (output | lower)"
+            return _Result([{"type": "expr", "value": f"not ({found})" if a.inverse else found}])
+    check: dict[str, Any] = {"type": "not_contains" if a.inverse else "contains", "value": text}
+    if not _ci(a):
+        return _Result([check])
+    check["case_insensitive"] = True
+    return _Result([check]).approximately(_FOLDS)
 
 
 def _contains_many(a: _Assertion, context: Context) -> _Result:
     texts = _texts(a)
     every = a.base.endswith("-all")
-    if not a.inverse:
+    templated = any("{{" in text or "{%" in text for text in texts)
+    if not a.inverse and (templated or not _ci(a)):
         check: dict[str, Any] = {
             "type": "contains_all" if every else "contains_any",
             "value": texts,
         }
-        if _ci(a):
-            check["case_insensitive"] = True
-        return _Result([check])
+        if not _ci(a):
+            return _Result([check])
+        check["case_insensitive"] = True
+        return _Result([check]).approximately(_FOLDS)
     subject = "(output | lower)" if _ci(a) else "output"
     tests = [f"{_fixed(t.lower() if _ci(a) else t)} in {subject}" for t in texts]
     joined = (" and " if every else " or ").join(tests)
-    return _Result([{"type": "expr", "value": f"not ({joined})"}])
+    return _Result([{"type": "expr", "value": f"not ({joined})" if a.inverse else joined}])
 
 
 def _starts_with(a: _Assertion, context: Context) -> _Result:
     text = _text(a, context)
+    if not _templated(text):  # whitespace before the output counts
+        return _Result([_anchored(a, rf"\A{re.escape(text)}")])
+    operand = _operand(text)
+    if operand is not None:
+        starts = f"output.startswith({operand})"
+        return _Result([{"type": "expr", "value": f"not {starts}" if a.inverse else starts}])
     if a.inverse:
-        return _Result([{"type": "expr", "value": f"not output.startswith({_fixed(text)})"}])
+        raise _SkipError("its value is a template, which an `expr` check would read literally")
     return _Result([{"type": "starts_with", "value": text}]).approximately(
         "promptum's starts_with ignores whitespace before the response; promptfoo's does not"
     )
@@ -257,18 +335,14 @@ def _is_json(a: _Assertion, context: Context) -> _Result:
     if a.inverse:
         if schema not in (None, ""):
             raise _SkipError(_NOT_NEGATABLE + " with a schema")
-        return _Result([{"type": "expr", "value": "json is none"}]).approximately(
-            "promptum's json also reads a fenced code block"
-        )
+        return _Result([{"type": "expr", "value": _NOT_JSON}])
     if a.base == "contains-json":
         name = context.adapter.json_check(a.base, schema or {}, str(a.node.where))
         return _Result([_python_check(context, name)]).approximately(
             "finds JSON as Python's decoder reads it from each `{` or `[`"
         )
-    if schema in (None, ""):
-        return _Result([{"type": "is_valid_json"}]).approximately(
-            "promptum's is_valid_json also accepts exactly one fenced code block"
-        )
+    if schema in (None, ""):  # JSON.parse of the whole output: no fenced block
+        return _Result([{"type": "expr", "value": f"not ({_NOT_JSON})"}])
     if not isinstance(schema, dict | bool):
         raise _SkipError("its value must be a JSON schema")
     name = context.adapter.json_check(a.base, schema, str(a.node.where))
@@ -284,11 +358,13 @@ def _javascript(a: _Assertion, context: Context) -> _Result:
     if not isinstance(a.value, str):
         raise _SkipError("its value must be JavaScript code")
     try:
-        translated = translate(a.value)
+        translated = translate(a.value, context.assertion_subject)
     except UntranslatableError as exc:
         raise _SkipError(f"the JavaScript {exc}; write an `expr` check by hand") from exc
     expression, kind = translated.text, translated.kind
     result = _Result()
+    for caveat in translated.caveats:
+        result.approximately(caveat)
     if kind == "number" and a.threshold is None:
         expression = f"({expression}) {'<=' if a.inverse else '>'} 0"  # promptfoo: score > 0
     elif kind == "number":
@@ -386,15 +462,17 @@ def _budget(a: _Assertion, context: Context) -> _Result:
         raise _SkipError("it needs a threshold")
     if a.base == "latency":
         return _Result([{"type": "max_latency_ms", "value": a.threshold}])
-    result = _Result([{"type": "max_cost_usd", "value": a.threshold}])
     unpriced = [model for model in context.models if price_for(model, {}) is None]
-    if unpriced:
-        # promptum fails a cost bound it cannot measure; promptfoo errors: neither passes.
-        result.approximately(
-            f"promptum has no price for {', '.join(unpriced)}, so the bound fails on every "
-            "answer of theirs; give their prices under `pricing:` (USD per million tokens)"
-        )
-    return result
+    if not unpriced:
+        return _Result([{"type": "max_cost_usd", "value": a.threshold}])
+    # promptum refuses a max_cost_usd on a model without a price; promptfoo errors on such
+    # a model's answers and bounds the others': the expression fails where promptfoo errs.
+    bound = f"cost_usd is not none and cost_usd <= {a.threshold!r}"
+    return _Result([{"type": "expr", "value": bound}]).approximately(
+        f"promptum has no price for {', '.join(unpriced)}, so the bound fails on every "
+        "answer of theirs (promptfoo errors); give their prices under `pricing:` (USD per "
+        "million tokens) and write `max_cost_usd`"
+    )
 
 
 def _word_count(a: _Assertion, context: Context) -> _Result:

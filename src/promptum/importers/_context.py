@@ -24,11 +24,20 @@ class Context:
     outcome: Outcome = field(default_factory=Outcome)
     adapter: Adapter = field(init=False)
     subject: str = "output"
-    """What a test's transform sees as `output`: the provider's transform, when it has one."""
+    """What a test's transform sees as `output`: the provider's transform, when it has one,
+    or `answer` when promptfoo's output is data (tool calls, a JSON schema's object)."""
+    data_answers: bool = False
+    """Whether the suite's answers may be data, which its transform `answer` shows text
+    checks as JSON (promptfoo's assertions see its output so)."""
     models: list[str] = field(default_factory=list)
     """The suite's model ids, once the providers are converted: a cost bound needs prices."""
     names: set[str] = field(default_factory=set)
     """Names taken so far (case ids, endpoint and criterion names), to keep each unique."""
+
+    @property
+    def assertion_subject(self) -> str:
+        """What promptfoo's `output` is in an assertion's JavaScript (after a suite transform)."""
+        return "answer" if self.subject == "answer" else "output"
 
     def __post_init__(self) -> None:
         relative = os.path.relpath(self.config_dir, self.output.parent.resolve())

@@ -3,7 +3,9 @@
 Only the common shapes are translated, each to an expression that means the same:
 `output.length < 500`, `output.includes('x')`, `output.startsWith(...)`,
 `JSON.parse(output).status === 'ok'`, `output.toLowerCase()...`, comparisons, arithmetic,
-`&&`, `||`, `!` and `?:`. Anything else (several statements, arrow functions, regular
+`&&`, `||`, `!`, `?:`, `typeof` and `in`; `==` converts text and numbers as JavaScript's
+loose equality does. What a translation cannot carry exactly is returned as its caveats, for
+the import to state. Anything else (several statements, arrow functions, regular
 expressions, `context.prompt`, methods without a Jinja equivalent) is refused with the
 reason, so that nothing is guessed.
 """
@@ -11,6 +13,7 @@ reason, so that nothing is guessed.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 
@@ -94,6 +97,8 @@ class Expr:
     text: str
     kind: str
     """bool, number, string, list, any; or a namespace: context, JSON, Math, Array, Object."""
+    caveats: tuple[str, ...] = ()
+    """How the expression may grade otherwise than the JavaScript did (stated by the import)."""
 
 
 def string_literal(text: str) -> str:
@@ -154,6 +159,7 @@ class _Parser:
         self.tokens = tokens
         self.index = 0
         self.subject = subject
+        self.caveats: list[str] = []
 
     def peek(self) -> tuple[str, str]:
         return self.tokens[self.index] if self.index < len(self.tokens) else ("end", "")
@@ -179,11 +185,15 @@ class _Parser:
                 continue
             if op in ("??", "?."):
                 raise UntranslatableError(f"uses `{op}`")
+            if op == "in" and power < _BINARY["<"]:
+                self.take()
+                left = _key_in(left, self.expression(_BINARY["<"]), self.caveats)
+                continue
             bound = _BINARY.get(op)
             if bound is None or bound <= power:
                 return left
             self.take()
-            left = _binary(op, left, self.expression(bound))
+            left = _binary(op, left, self.expression(bound), self.caveats)
 
     def prefix(self) -> Expr:
         kind, text = self.take()
@@ -192,6 +202,8 @@ class _Parser:
         if kind == "string":
             return _string(_unquote(text))
         if kind == "name":
+            if text == "typeof":
+                return _typeof(self.postfix(self.prefix()))
             if text == "output" and self.subject != "output":
                 return Expr(f"({self.subject})", "any")
             return _name(text)
@@ -409,7 +421,144 @@ _VALUE_METHODS = {
 }
 
 
-def _binary(op: str, left: Expr, right: Expr) -> Expr:
+def _typeof(operand: Expr) -> Expr:
+    """JavaScript's `typeof`: null (none) is "object", as in JavaScript."""
+    value = operand.text
+    return Expr(
+        f'("boolean" if {value} is boolean else "number" if {value} is number '
+        f'else "string" if {value} is string else "object")',
+        "string",
+    )
+
+
+_IN_ARRAY = (
+    "`in` asks an array whether it has an index (`0 in list`); the expression answers "
+    "false for an array"
+)
+
+
+def _key_in(key: Expr, container: Expr, caveats: list[str]) -> Expr:
+    """JavaScript's `key in object`: whether an object has the property (not a search)."""
+    if container.kind in ("string", "number", "bool"):
+        raise UntranslatableError(f"uses `in` on a {container.kind}, a TypeError in JavaScript")
+    if container.kind != "any" or key.kind == "number":
+        raise UntranslatableError("uses `in` on an array, which asks for an index")
+    caveats.append(_IN_ARRAY)
+    return Expr(f"({container.text} is mapping and {key.text} in {container.text})", "bool")
+
+
+_LOOSE_OBJECT = (
+    "`==` between an array or object and a text or number: JavaScript compares the "
+    "object's text form ([3] == '3'); the expression finds them unequal"
+)
+_LOOSE_UNKNOWN = (
+    "`==` between two values of unknown types: JavaScript converts text to a number when "
+    "the other is one; the expression compares them as they are"
+)
+_TEXT_NUMBER = (
+    "`==` reads text as a number: a decimal number as JavaScript's Number() does, but not "
+    "0x, 0o or 0b numbers"
+)
+_UNDERSCORE = (
+    "`==` reads text as a number with Python's float(), which also reads `1_000` (NaN in "
+    "JavaScript)"
+)
+_JS_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_JS_BASED = re.compile(r"0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+")
+
+
+def _literal_number(text: str) -> str:
+    """JavaScript's Number() of a text known now, as an expression (`none` for NaN)."""
+    stripped = text.strip(" \t\n\r\v\f\u00a0\ufeff\u2028\u2029")
+    if not stripped:
+        return "0"
+    if _JS_DECIMAL.fullmatch(stripped):
+        number = float(stripped)
+    elif _JS_BASED.fullmatch(stripped):
+        number = float(int(stripped, 0))
+    else:
+        return "none"  # NaN (and Infinity, which no JSON value equals) equals nothing
+    return repr(number) if math.isfinite(number) else "none"
+
+
+_NOT_JS_NUMBERS = json.dumps(
+    [f"{sign}{word}" for word in ("inf", "infinity", "nan") for sign in ("", "+", "-")]
+)
+
+
+def _runtime_number(text: str, caveats: list[str], other: str) -> str:
+    """JavaScript's Number() of text known when the check runs, compared with `other`."""
+    caveats.append(_TEXT_NUMBER)
+    # Python's float() also reads `1_000`, `inf` and `nan`, which are NaN in JavaScript, and
+    # refuses "" (0 in JavaScript). Against a finite number but 0 only `1_000` can differ:
+    # stated, as the guards would make an expression that compiles several times slower
+    # (float() of a number or a bool is JavaScript's Number() of it too).
+    if _finite_nonzero(other):
+        caveats.append(_UNDERSCORE)
+        return f"({text} | float(none))"
+    return (
+        f'(0 if ({text} | trim) == "" else none if "_" in {text} or ({text} | lower | trim)'
+        f" in {_NOT_JS_NUMBERS} else ({text} | trim | float(none)))"
+    )
+
+
+def _finite_nonzero(text: str) -> bool:
+    """Whether an expression is a number literal other than 0 (and not NaN or infinite)."""
+    try:
+        number = float(text)
+    except ValueError:
+        return False
+    return math.isfinite(number) and number != 0
+
+
+def _loose_equal(left: Expr, right: Expr, caveats: list[str]) -> str:
+    """JavaScript's `left == right`, converting text and numbers as it does."""
+    kinds = (left.kind, right.kind)
+    same = left.kind == right.kind and left.kind in ("string", "number", "bool")
+    if same or "none" in (left.text, right.text):
+        return f"({left.text} == {right.text})"
+    if right.kind == "any" and left.kind != "any":
+        left, right = right, left  # `==` is symmetric: the value of unknown type first
+        kinds = (left.kind, right.kind)
+    if kinds in (("string", "number"), ("number", "string")):
+        text, number = (left, right) if left.kind == "string" else (right, left)
+        if _is_string_literal(text):
+            return f"({number.text} == {_literal_number(_unquoted(text.text))})"
+        return f"({_runtime_number(text.text, caveats, number.text)} == {number.text})"
+    if kinds == ("any", "string") and _is_string_literal(right):
+        caveats.append(_LOOSE_OBJECT)
+        # Not text: a number, or a bool (float(true) is 1), compared with the text's number;
+        # none, an object or an array gives none, which equals no number.
+        as_number = _literal_number(_unquoted(right.text))
+        if as_number == "none":  # NaN: equal to no number (and none must not equal it)
+            return f"({left.text} is string and {left.text} == {right.text})"
+        return (
+            f"({left.text} == {right.text} if {left.text} is string else "
+            f"({left.text} | float(none)) == {as_number})"
+        )
+    if kinds == ("any", "number") and _finite_nonzero(right.text):
+        caveats.append(_LOOSE_OBJECT)
+        return f"({_runtime_number(left.text, caveats, right.text)} == {right.text})"
+    if kinds in (("any", "number"), ("any", "bool")):
+        caveats.append(_LOOSE_OBJECT)
+        return (
+            f"(({_runtime_number(left.text, caveats, right.text)} if {left.text} is string "
+            f"else {left.text}) == {right.text})"
+        )
+    caveats.append(_LOOSE_UNKNOWN)
+    return f"({left.text} == {right.text})"
+
+
+def _is_string_literal(value: Expr) -> bool:
+    return value.kind == "string" and value.text.startswith('"') and value.text.endswith('"')
+
+
+def _unquoted(text: str) -> str:
+    decoded: str = json.loads(text)
+    return decoded
+
+
+def _binary(op: str, left: Expr, right: Expr, caveats: list[str]) -> Expr:
     if op in ("+", "-", "*", "/", "%"):
         if op == "+" and "string" in (left.kind, right.kind):
             return Expr(f"({left.text} ~ {right.text})", "string")
@@ -419,6 +568,9 @@ def _binary(op: str, left: Expr, right: Expr) -> Expr:
     if op in ("&&", "||"):
         kind = "bool" if left.kind == right.kind == "bool" else "any"
         return Expr(f"({left.text} {_JINJA_OP[op]} {right.text})", kind)
+    if op in ("==", "!="):
+        equal = _loose_equal(left, right, caveats)
+        return Expr(equal if op == "==" else f"(not {equal})", "bool")
     return Expr(f"({left.text} {_JINJA_OP.get(op, op)} {right.text})", "bool")
 
 
@@ -437,7 +589,7 @@ def translate(code: str, subject: str = "output") -> Expr:
     text = result.text
     if text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
         text = text[1:-1]
-    return Expr(text, result.kind)
+    return Expr(text, result.kind, tuple(dict.fromkeys(parser.caveats)))
 
 
 def _expression_tokens(code: str) -> list[tuple[str, str]]:

@@ -8,15 +8,17 @@ from typing import Any
 
 from promptum.errors import ConfigError
 from promptum.importers._context import Context, slug
+from promptum.importers._conversation import conversation_case, reads_conversation, turn_template
 from promptum.importers._outcome import Outcome
-from promptum.importers._prompts import convert_prompts
-from promptum.importers._providers import Providers, convert_providers
+from promptum.importers._prompts import Prompts, convert_prompts
+from promptum.importers._providers import Providers, convert_providers, response_model_of
+from promptum.importers._redteam import convert_redteam
 from promptum.importers._refusals import forget_module, write_valid
 from promptum.importers._source import Node, Where, read_yaml
 from promptum.importers._tests import Defaults, convert_default_test, convert_tests
 from promptum.importers._writer import Commented
 
-_PROMPTFOO_KEYS = ("prompts", "providers", "tests")
+_PROMPTFOO_KEYS = ("prompts", "providers", "targets", "tests")
 _SETTINGS = {
     "description": None,
     "evaluateOptions": None,
@@ -27,7 +29,8 @@ _SETTINGS = {
     "derivedMetrics": "promptum reports each metric, not formulas of them",
     "extensions": "hooks are code; promptum runs none from a suite",
     "scenarios": "not converted: write each scenario's vars into its tests",
-    "redteam": "promptum's red team is configured differently (`redteam:` in a suite)",
+    "redteam": None,
+    "targets": None,
     "tags": "promptfoo's run tags are not case tags; add `tags:` to the suite if wanted",
     "metadata": None,
     "commandLineOptions": "give the options to `promptum run`",
@@ -63,17 +66,27 @@ def import_promptfoo(config: Path, output: Path) -> Conversion:
     _check_is_promptfoo(root, config.name)
     context = Context(config, output)
     prompts = convert_prompts(root.get("prompts") or root, context)
-    if not prompts.variants:
+    conversation = _conversation_prompt(prompts, context)
+    if not prompts.variants and conversation is None:
         raise ConfigError(f"{config.name}: no prompt could be converted{_why(context)}")
-    providers = convert_providers(root.get("providers"), context)
+    providers = convert_providers(_providers_node(root), context)
     context.models = providers.models
+    _prompt_response_format(prompts, providers, context)
     if providers.transform is not None:  # promptfoo transforms a test's output after it
         context.subject = providers.transform
+    else:
+        _data_answers(root, providers, context)
     defaults = convert_default_test(root.get("defaultTest"), context)
     cases = convert_tests(root.get("tests"), context, defaults)
+    if conversation is not None:
+        case = conversation_case(*conversation, cases, context)
+        cases = [case] if case is not None else []
     if not cases:
         raise ConfigError(f"{config.name}: no test could be converted{_why(context)}")
     data = _suite(root, context, prompts.suite_keys(), providers, defaults, cases)
+    redteam = convert_redteam(root.get("redteam"), context)
+    if redteam is not None:
+        data["redteam"] = redteam
     _settings(root, context)
     adapter_text = context.adapter.text()
     adapter = output.with_name(output.stem + "_adapter.py") if adapter_text else None
@@ -97,6 +110,105 @@ def import_promptfoo(config: Path, output: Path) -> Conversion:
         models=list(providers.models),
         target=_target_name(providers),
     )
+
+
+def _conversation_prompt(prompts: Prompts, context: Context) -> tuple[str, Where] | None:
+    """The turn template of the one prompt reading `_conversation`, taken out of the variants.
+
+    None when no prompt reads it; the prompts that read it and cannot be a conversation's
+    turns are left out, saying why.
+    """
+    reading = [name for name, item in prompts.variants.items() if reads_conversation(item.value)]
+    if not reading:
+        return None
+    first = prompts.variants[reading[0]]
+    template = turn_template(first.value) if isinstance(first.value, str) else None
+    if len(prompts.variants) > 1:
+        why = (
+            "promptum runs a conversation on no prompt variants: convert it with this prompt alone"
+        )
+    elif not isinstance(first.value, str):
+        why = "a chat prompt's turns have no promptum form: write the prompt as text"
+    elif template is None:
+        why = "it reads an entry's `prompt` or `metadata`; a promptum turn has `query` and `reply`"
+    else:
+        del prompts.variants[reading[0]]
+        return template, _variant_where(first)
+    for name in reading:
+        where = _variant_where(prompts.variants.pop(name))
+        context.skip(where, f"prompt {name}", f"it reads `_conversation`: {why}")
+    return None
+
+
+def _variant_where(variant: Commented) -> Where:
+    file, _, line = str(variant.comments[0]).rpartition(":")
+    return Where(file, int(line) if line.isdigit() else 1)
+
+
+def _providers_node(root: Node) -> Node | None:
+    """`providers`, or `targets` (its other name in promptfoo's red-team configs)."""
+    return root.get("providers") or root.get("targets")
+
+
+def _prompt_response_format(prompts: Prompts, providers: Providers, context: Context) -> None:
+    """A `response_format` the prompts give (over the providers'), as every case's schema."""
+    formats: list[Node | None] = []
+    for name in prompts.variants:
+        config = prompts.configs.get(name)
+        for key, item in config.items() if config is not None else ():
+            if key != "response_format":
+                context.skip(
+                    item,
+                    f"prompt config `{key}`",
+                    "promptum's prompt variants carry no model settings: give it to the provider",
+                )
+        formats.append(None if config is None else config.get("response_format"))
+    given = [item for item in formats if item is not None]
+    if not given:
+        return
+    first = given[0]
+    if len(given) == len(formats) and all(item.value == first.value for item in given):
+        schema = response_model_of(first.value, first, context)
+        if schema is not None:
+            providers.response_model = schema
+        return
+    for item in given:
+        context.skip(
+            item,
+            "prompt response_format",
+            "promptum asks every prompt variant of a suite for the same structured output, "
+            "and these prompts differ: split the suite by prompt",
+        )
+
+
+def _data_answers(root: Node, providers: Providers, context: Context) -> None:
+    """Make the checks see tool calls and JSON-schema answers as promptfoo's assertions do.
+
+    promptfoo's `output` of such an answer is data (its OpenAI provider's tool calls or parsed
+    object); its text assertions see that data's JSON. promptum's `answer` is the same data,
+    and a text check's transform `answer` gives it that JSON as the response.
+    """
+    if providers.tools is None and providers.response_model is None:
+        return
+    context.data_answers = True
+    where = _providers_node(root) or root
+    context.approximate(
+        where,
+        "tool calls and JSON-schema answers",
+        "a text check's `transform: answer` shows it their JSON with a space after `,` and "
+        "`:`, where promptfoo's JSON.stringify writes none",
+    )
+    if any(model.startswith("anthropic/") for model in providers.models):
+        if providers.tools is not None:
+            context.approximate(
+                where,
+                "Anthropic tool calls",
+                "promptfoo's Anthropic output is text: the answer's text, then each "
+                "tool_use block as JSON; promptum shows the calls in OpenAI's shape "
+                "({id, type, function: {name, arguments}})",
+            )
+        return
+    context.subject = "answer"  # promptfoo's OpenAI output is the data itself
 
 
 def _why(context: Context) -> str:
@@ -159,7 +271,7 @@ def _answering(root: Node, context: Context, providers: Providers) -> dict[str, 
         data["target"] = Commented(providers.target, tuple(providers.comments))
     else:
         if not providers.models:
-            providers_node = root.get("providers")
+            providers_node = _providers_node(root)
             where = (
                 providers_node.where
                 if providers_node is not None

@@ -17,6 +17,12 @@ _SEPARATOR = re.compile(r"^---[ \t]*$", re.MULTILINE)
 _TEXT_SUFFIXES = {"", ".txt", ".md", ".j2", ".jinja", ".njk", ".nunjucks", ".prompt"}
 _CODE_SUFFIXES = {".py", ".js", ".ts", ".mjs", ".cjs"}
 _DUMP = re.compile(r"\|\s*dump\b")
+_LOAD = re.compile(r"\|\s*load\b")
+_PARTS = (
+    "a message's content is a list of parts (`[{type: text, text: ...}]`); promptum's "
+    "messages carry text only, until content parts come (issue 40): write each content "
+    "as text"
+)
 
 
 @dataclass(slots=True)
@@ -24,6 +30,8 @@ class Prompts:
     """The converted prompts: promptum's variants by name, each with where it came from."""
 
     variants: dict[str, Commented] = field(default_factory=dict)
+    configs: dict[str, Node] = field(default_factory=dict)
+    """The `config:` a prompt gives (promptfoo merges it over the provider's), by variant."""
 
     def suite_keys(self) -> dict[str, Any]:
         """`prompt:` for one unlabelled text prompt, else `prompts:`."""
@@ -49,6 +57,7 @@ def convert_prompts(node: Node, context: Context) -> Prompts:
         elif isinstance(raw, dict) and isinstance(raw.get("raw") or raw.get("id"), str):
             label = raw.get("label")
             text = raw.get("raw")
+            before = len(prompts.variants)
             _one(
                 prompts,
                 context,
@@ -57,6 +66,10 @@ def convert_prompts(node: Node, context: Context) -> Prompts:
                 label if isinstance(label, str) else None,
                 inline=text is not None,
             )
+            config = item.get("config")
+            if config is not None:
+                for name in list(prompts.variants)[before:]:
+                    prompts.configs[name] = config
         else:
             context.skip(item, "prompt", "a prompt is text, a file:// path or {raw|id, label}")
     return prompts
@@ -115,17 +128,20 @@ def _from_file(
     if suffix in READ_AS_YAML:
         chat = _chat(text, suffix)
         if chat is None:
-            context.skip(node, f"prompt {shown}", "not a list of {role, content} messages")
+            why = _PARTS if _has_parts(text, suffix) else "not a list of {role, content} messages"
+            context.skip(node, f"prompt {shown}", why)
         else:
-            _add(prompts, context, where, base, chat)
+            _add(prompts, context, where, base, _filtered_chat(chat, node, context))
         return
     if suffix == ".jsonl":
         for number, row in enumerate(text.splitlines(), 1):
             if row.strip():
                 chat = _chat(row, ".json")
                 if chat is None:
-                    context.skip(Where(shown, number), "prompt", "not a list of messages")
+                    why = _PARTS if _has_parts(row, ".json") else "not a list of messages"
+                    context.skip(Where(shown, number), "prompt", why)
                 else:
+                    chat = _filtered_chat(chat, node, context)
                     _add(prompts, context, Where(shown, number), f"{base}-{number}", chat)
         return
     if suffix not in _TEXT_SUFFIXES:
@@ -144,7 +160,13 @@ def _inline(text: str, node: Node, context: Context) -> str | list[dict[str, str
     if text.lstrip().startswith("["):
         chat = _chat(text, ".json")
         if chat is not None:
-            return chat
+            return _filtered_chat(chat, node, context)
+    return _filtered(text, node, context)
+
+
+def _filtered(text: str, node: Node, context: Context) -> str:
+    """A template with promptfoo's Nunjucks filters `load` and `dump` as promptum's."""
+    text = _LOAD.sub("| from_json", text)  # both parse JSON text (JSON.parse, json.loads)
     if _DUMP.search(text):
         context.approximate(
             node,
@@ -153,6 +175,27 @@ def _inline(text: str, node: Node, context: Context) -> str | list[dict[str, str
         )
         return _DUMP.sub("| tojson", text)
     return text
+
+
+def _filtered_chat(
+    chat: list[dict[str, str]], node: Node, context: Context
+) -> list[dict[str, str]]:
+    return [
+        {**message, "content": _filtered(message["content"], node, context)} for message in chat
+    ]
+
+
+def _has_parts(text: str, suffix: str) -> bool:
+    """Whether a chat file's messages have content parts (a list) instead of text."""
+    try:
+        data = json.loads(text) if suffix == ".json" else parse_yaml(text, "prompt").value
+    except (ValueError, ConfigError):
+        return False
+    messages = data.get("messages") if isinstance(data, dict) else data
+    return isinstance(messages, list) and any(
+        isinstance(message, dict) and isinstance(message.get("content"), list)
+        for message in messages
+    )
 
 
 def _chat(text: str, suffix: str) -> list[dict[str, str]] | None:

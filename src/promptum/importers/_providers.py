@@ -158,6 +158,7 @@ def _is_target(provider_id: str) -> bool:
     return provider_id.startswith(("http:", "https:", "python:", FILE_PREFIX)) or provider_id in (
         "http",
         "https",
+        "echo",
     )
 
 
@@ -209,7 +210,6 @@ def _model(one: _One, context: Context, result: Providers) -> str | None:
         )
         return f"{name}/{rest}"
     why = {
-        "echo": "promptum has no echo provider; test a target that echoes instead",
         "exec": "a shell command is not a model; wrap it in a Python target",
     }.get(
         prefix,
@@ -270,6 +270,8 @@ def _shared(one: _One, context: Context, result: Providers) -> None:
         except ConfigError as exc:
             context.skip(one.node, "tools", str(exc))
             tools = None
+    if isinstance(tools, list):
+        tools = _function_tools(tools, one, context)
     for key, value in (("tools", tools), ("tool_choice", config.get("tool_choice"))):
         if value is None:
             continue
@@ -279,25 +281,31 @@ def _shared(one: _One, context: Context, result: Providers) -> None:
         else:
             setattr(result, key, value)
     response_format = config.get("response_format")
-    if isinstance(response_format, dict):
-        schema = (response_format.get("json_schema") or {}).get("schema")
-        if response_format.get("type") == "json_schema" and isinstance(schema, dict):
+    if response_format is not None:
+        schema = response_model_of(response_format, one.node, context)
+        if schema is not None:
             result.response_model = schema
-            context.approximate(
-                one.node,
-                "response_format",
-                "the schema becomes the cases' "
-                "response_model: promptum also grades whether the output fits it",
-            )
-        else:
-            context.skip(one.node, "response_format", "only a json_schema format converts")
     transform = config.get("__transform")
     if isinstance(transform, str):
+        data = not one.id.startswith("anthropic:") and (
+            config.get("tools") is not None or config.get("response_format") is not None
+        )
         try:
-            expression = translate(transform).text
+            # promptfoo's transform sees an OpenAI answer's tool calls or JSON object as such.
+            translated = translate(transform, "answer" if data else "output")
         except UntranslatableError as exc:
             context.skip(one.node, "provider transform", f"the JavaScript {exc}")
             return
+        expression = translated.text
+        for caveat in translated.caveats:
+            context.approximate(one.node, "provider transform", caveat)
+        if data:
+            context.approximate(
+                one.node,
+                "provider transform",
+                "promptfoo's assertions see an object it returns as an object; promptum's "
+                "checks see its JSON as `output` (and the object as `answer`)",
+            )
         if result.transform not in (None, expression):
             context.skip(
                 one.node,
@@ -307,6 +315,46 @@ def _shared(one: _One, context: Context, result: Providers) -> None:
             )
         else:
             result.transform = expression
+
+
+def response_model_of(response_format: Any, node: Node, context: Context) -> Any:
+    """The JSON schema of a `response_format: {type: json_schema}` (noted), else None (noted)."""
+    if isinstance(response_format, dict):
+        schema = (response_format.get("json_schema") or {}).get("schema")
+        if response_format.get("type") == "json_schema" and isinstance(schema, dict):
+            context.approximate(
+                node,
+                "response_format",
+                "the schema becomes the cases' "
+                "response_model: promptum also grades whether the output fits it",
+            )
+            return schema
+    context.skip(node, "response_format", "only a json_schema format converts")
+    return None
+
+
+def _function_tools(tools: list[Any], one: _One, context: Context) -> list[Any]:
+    """The tools as OpenAI function schemas: Anthropic's `{name, input_schema}` rewritten."""
+    converted = []
+    for tool in tools:
+        if isinstance(tool, dict) and "input_schema" in tool and isinstance(tool.get("name"), str):
+            function: dict[str, Any] = {"name": tool["name"]}
+            if isinstance(tool.get("description"), str):
+                function["description"] = tool["description"]
+            function["parameters"] = tool["input_schema"]
+            converted.append({"type": "function", "function": function})
+            for key in sorted(set(tool) - {"name", "description", "input_schema"}):
+                context.skip(one.node, f"tool {tool['name']} `{key}`", "not an OpenAI tool key")
+        elif isinstance(tool, dict) and tool.get("type") not in (None, "function"):
+            context.skip(
+                one.node,
+                f"tool {tool.get('name') or tool.get('type')}",
+                "a tool the provider runs itself (web search, code, computer use); promptum "
+                "offers the model function tools only",
+            )
+        else:
+            converted.append(tool)
+    return converted
 
 
 def _common_params(
@@ -343,7 +391,9 @@ def _target(targets: list[_One], has_models: bool, context: Context, result: Pro
     if has_models:
         return
     result.comments.append(str(first.node.where))
-    if first.id.startswith(("python:", FILE_PREFIX)):
+    if first.id == "echo":
+        result.target = _echo_target(first, context)
+    elif first.id.startswith(("python:", FILE_PREFIX)):
         result.target = _python_target(first, context)
     else:
         result.target = _http_target(first, context)
@@ -363,6 +413,18 @@ def _python_target(one: _One, context: Context) -> dict[str, Any] | None:
         "function": f"{adapter}:{name}",
         "name": slug(one.label or path.removesuffix(".py"), "provider"),
     }
+
+
+def _echo_target(one: _One, context: Context) -> dict[str, Any]:
+    name = context.adapter.echo(str(one.node.where))
+    adapter = context.output.with_name(context.output.stem + "_adapter.py").name
+    context.approximate(
+        one.node,
+        "provider echo",
+        "a Python target answering with the user's message: the prompt itself for a text "
+        "prompt; of a chat prompt, only its last user message is echoed",
+    )
+    return {"function": f"{adapter}:{name}", "name": slug(one.label or "echo", "echo")}
 
 
 def _http_target(one: _One, context: Context) -> dict[str, Any] | None:

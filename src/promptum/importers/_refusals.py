@@ -122,9 +122,9 @@ def _leave_out(
     for other in inner:
         if isinstance(other, tuple) and other[0] == "assertion":
             _downgrade(other, message, context)
-    if isinstance(tag, tuple) and tag[0] in ("case", "prompt"):
-        what = "test" if tag[0] == "case" else f"prompt {tag[1]}"
-        where = _where(str(tag[1] if tag[0] == "case" else tag[2]))
+    if isinstance(tag, tuple) and tag[0] in ("case", "prompt", "redteam"):
+        what = {"case": "test", "redteam": "redteam"}.get(tag[0], f"prompt {tag[1]}")
+        where = _where(str(tag[2] if tag[0] == "prompt" else tag[1]))
         context.skip(where, what, f"promptum refused it: {message}")
     _remove(data, {*inner, tag})
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from promptum.errors import ConfigError
-from promptum.importers._assertions import convert_assertion
+from promptum.importers._assertions import ANSWER_TRANSFORM, convert_assertion
 from promptum.importers._context import FILE_PREFIX, Context, is_glob, slug
 from promptum.importers._csv_tests import csv_tests, jsonl_tests
 from promptum.importers._javascript import UntranslatableError, translate
@@ -30,6 +30,9 @@ _TEST_KEYS = {
     "__unknown",
 }
 _CODE_VARS = (".py", ".js", ".ts", ".mjs", ".cjs")
+_ANSWERED = "no assertions: promptfoo passes the test when the provider answered without error"
+_CONTEXT_FILE = "context_file"
+"""The var holding a `file://` context's text, which the case's `context` renders."""
 _BINARY_VARS = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".pdf", ".mp3", ".wav", ".mp4")
 
 
@@ -59,6 +62,8 @@ def convert_default_test(node: Node | None, context: Context) -> Defaults:
         defaults.checks.extend(converted.checks)
         defaults.criteria.update(converted.criteria)
     defaults.transform = _transform(node, context)
+    if defaults.transform is not None:
+        _seen_through_transform(defaults.checks)
     defaults.judge_model = _grader(node, context)
     threshold = node.get("threshold")
     if threshold is not None and isinstance(threshold.value, int | float):
@@ -102,6 +107,9 @@ def _default_vars(node: Node, context: Context, defaults: Defaults) -> None:
             )
         elif name == "context" and isinstance(value, str):
             defaults.context = value
+        elif name == "context" and isinstance(value, dict) and "file" in value:
+            defaults.context = "{{ " + _CONTEXT_FILE + " }}"
+            defaults.vars[_CONTEXT_FILE] = value
         elif value is not None:
             defaults.vars[name] = value
 
@@ -110,7 +118,8 @@ def convert_tests(node: Node | None, context: Context, defaults: Defaults) -> li
     """Every test the config names, as cases in order (a list var makes one case per value)."""
     cases: list[Commented] = []
     if node is None:
-        return [Commented({"id": context.unique("test-1")}, ("no tests: the prompts run once",))]
+        case = {"id": context.unique("test-1"), "checks": [{"type": "answered"}]}
+        return [Commented(case, (f"no tests: the prompts run once; {_ANSWERED}",))]
     for item in node.elements():
         value = item.value
         if isinstance(value, str):
@@ -192,6 +201,10 @@ def _case_settings(
     case: dict[str, Any] = {}
     if isinstance(variables.get("context"), str):
         case["context"] = variables.pop("context")
+    elif isinstance(variables.get("context"), dict) and "file" in variables["context"]:
+        # A var's file is read as it is, where a context is a template: it renders the var.
+        variables[_CONTEXT_FILE] = variables.pop("context")
+        case["context"] = "{{ " + _CONTEXT_FILE + " }}"
     checks, criteria = _case_grading(node, context, defaults)
     if variables:
         case["vars"] = variables
@@ -201,6 +214,8 @@ def _case_settings(
         judge: dict[str, Any] = {"criteria": {**defaults.criteria, **criteria}}
         case["judge"] = judge
     _options(node, context, case)
+    if "transform" in case:
+        _seen_through_transform(checks)
     _threshold(node, context, case)
     tags = _metadata_tags(node.value.get("metadata"))
     if tags:
@@ -219,13 +234,16 @@ def _case_grading(
         converted = convert_assertion(item, context, names)
         checks.extend(converted.checks)
         criteria.update(converted.criteria)
-    if not (checks or criteria or defaults.checks or defaults.criteria):
-        context.approximate(
-            node,
-            "a test without assertions",
-            "promptfoo passes it; promptum makes a response nothing grades an error: add a check",
-        )
+    if not (_asserts(node) or defaults.checks or defaults.criteria):
+        checks.append(Commented({"type": "answered"}, (f"{node.where}: {_ANSWERED}",)))
     return checks, criteria
+
+
+def _seen_through_transform(checks: list[Commented]) -> None:
+    """Drop the checks' `answer` transform: the test's transform already sees promptfoo's output."""
+    for check in checks:
+        if check.value.get("transform") == ANSWER_TRANSFORM:
+            del check.value["transform"]
 
 
 def _threshold(node: Node, context: Context, case: dict[str, Any]) -> None:
@@ -361,9 +379,13 @@ def _transform(node: Node, context: Context) -> str | None:
             context.skip(item, f"options.{key}", "a transform is JavaScript text")
             continue
         try:
-            return translate(item.value, context.subject).text
+            translated = translate(item.value, context.subject)
         except UntranslatableError as exc:
             context.skip(item, f"options.{key}", f"the JavaScript {exc}")
+            continue
+        for caveat in translated.caveats:
+            context.approximate(item, f"options.{key}", caveat)
+        return translated.text
     return None
 
 

@@ -14,7 +14,11 @@ from typing import Any
 import yaml
 
 from promptum.errors import ConfigError
-from promptum.suites import suite_nodes, suite_text, suite_yaml
+from promptum.suites import suite_nodes, suite_text
+
+# libyaml reads back what ruamel wrote, much faster than either in Python (a suite of 1,000
+# imported tests is read twice per round of `write_valid`), and marks each node's line.
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _BUG = "the importer wrote YAML it cannot read back (a bug: please report it with the config)"
 
@@ -58,7 +62,8 @@ def dump(
     """
     text = suite_text(suite_nodes(data, _noted), header)
     try:
-        same = yaml.safe_load(text) == plain(data)
+        node = yaml.compose(text, Loader=_LOADER)
+        same = yaml.load(text, Loader=_LOADER) == plain(data)
     except yaml.YAMLError as exc:  # pragma: no cover - a bug of the writer
         mark = getattr(exc, "problem_mark", None)
         where = f"{shown}:{mark.line + 1}" if mark is not None else shown
@@ -66,30 +71,32 @@ def dump(
     if not same:  # pragma: no cover - a bug of the writer
         raise ConfigError(f"{shown}: {_BUG}: it does not read back as converted")
     spans: Spans = {}
-    _spans(data, suite_yaml().load(text), text.count("\n"), spans)
+    if node is not None:
+        _spans(data, node, text.count("\n"), spans)
     return text, spans
 
 
-def _spans(value: Any, written: Any, end: int, spans: Spans) -> None:
+def _spans(value: Any, written: yaml.Node, end: int, spans: Spans) -> None:
     """Note the lines of each tagged part of `value`, which was `written` and ends at `end`.
 
-    A part runs from its key's (or its dash's) line to the line before the next part's.
+    A part runs from its key's (or its item's) line to the line before the next part's.
     """
     value = value.value if isinstance(value, Commented) else value
-    if isinstance(value, dict) and value:
-        keys = list(written)  # positionally: a key is read back as ruamel reads it
-        starts = [written.lc.key(key)[0] + 1 for key in keys]
-        items = zip(value.values(), keys, starts, [*starts[1:], end + 1], strict=True)
-        for item, key, start, after in items:
-            _part(item, written[key], start, after - 1, spans)
-    elif isinstance(value, list) and value:
-        starts = [written.lc.item(index)[0] + 1 for index in range(len(value))]
-        items = zip(value, written, starts, [*starts[1:], end + 1], strict=True)
-        for item, node, start, after in items:
-            _part(item, node, start, after - 1, spans)
+    if isinstance(value, dict) and value and isinstance(written, yaml.MappingNode):
+        # positionally: the keys are written in the data's order
+        starts = [key.start_mark.line + 1 for key, _ in written.value]
+        nodes = [node for _, node in written.value]
+    elif isinstance(value, list) and value and isinstance(written, yaml.SequenceNode):
+        starts = [node.start_mark.line + 1 for node in written.value]
+        nodes = list(written.value)
+    else:
+        return
+    items = zip(value.values() if isinstance(value, dict) else value, nodes, starts, strict=True)
+    for (item, node, start), after in zip(items, [*starts[1:], end + 1], strict=True):
+        _part(item, node, start, after - 1, spans)
 
 
-def _part(item: Any, written: Any, start: int, end: int, spans: Spans) -> None:
+def _part(item: Any, written: yaml.Node, start: int, end: int, spans: Spans) -> None:
     if isinstance(item, Commented) and item.tag is not None:
         spans[item.tag] = (start, end)
     _spans(item, written, end, spans)

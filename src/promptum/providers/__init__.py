@@ -40,8 +40,14 @@ if TYPE_CHECKING:
     )
     from promptum.providers._kinds import PROVIDER_KINDS, ProviderKind
     from promptum.providers._local_model import LOCAL_MODELS, local_model_path
+    from promptum.providers._options import BATCH_DISCOUNT as BATCH_DISCOUNT
     from promptum.providers._options import ClientOptions, EndpointConfig, Price
+    from promptum.providers._pricing import LIST_PRICES_TAKEN as LIST_PRICES_TAKEN
     from promptum.providers._pricing import price_for
+    from promptum.providers._pricing import priced as priced
+    from promptum.providers._pricing import pricing_basis as pricing_basis
+    from promptum.providers._pricing import pricing_line as pricing_line
+    from promptum.providers._pricing import unpriced_problem as unpriced_problem
     from promptum.providers._route import Route
     from promptum.providers._routing import (
         BUILTIN_ENDPOINTS,

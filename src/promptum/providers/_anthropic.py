@@ -69,11 +69,26 @@ def _body(request: ModelRequest, name: str) -> dict[str, Any]:
     return body
 
 
+def _cache_count(usage: object, name: str) -> int | None:
+    """A count of prompt-cache tokens of the answer's usage; None for none."""
+    value = getattr(usage, name, None)
+    return value if type(value) is int and value > 0 else None
+
+
+def _input_tokens(usage: object) -> int | None:
+    """Every input token: Anthropic counts those read from or written to the cache apart."""
+    plain = getattr(usage, "input_tokens", None)
+    if type(plain) is not int:
+        return None
+    read = _cache_count(usage, "cache_read_input_tokens") or 0
+    return plain + read + (_cache_count(usage, "cache_creation_input_tokens") or 0)
+
+
 class AnthropicProvider(SdkProvider["AsyncAnthropic"]):
     """Messages through the ``anthropic`` SDK, its own retries switched off."""
 
     def _new_client(self) -> AsyncAnthropic:
-        from anthropic import AsyncAnthropic, Omit
+        from anthropic import AsyncAnthropic, DefaultAsyncHttpxClient, Omit
 
         return AsyncAnthropic(
             # A placeholder for keyless endpoints keeps the SDK from searching profile
@@ -83,6 +98,7 @@ class AnthropicProvider(SdkProvider["AsyncAnthropic"]):
             timeout=self.timeout_s,
             max_retries=0,  # ModelClient owns retries, backoff and the budget
             default_headers=headers_kept_home("anthropic", self.config, Omit()),
+            http_client=DefaultAsyncHttpxClient(event_hooks=self._hooks),
         )
 
     async def complete(self, request: ModelRequest) -> Completion:
@@ -137,7 +153,9 @@ class AnthropicProvider(SdkProvider["AsyncAnthropic"]):
             text=json.dumps(output) if output is not None else "".join(texts),
             output=output,
             model=f"{self.endpoint}/{reported}" if reported else request.model,
-            input_tokens=getattr(usage, "input_tokens", None),
+            input_tokens=_input_tokens(usage),
             output_tokens=getattr(usage, "output_tokens", None),
+            cache_read_tokens=_cache_count(usage, "cache_read_input_tokens"),
+            cache_write_tokens=_cache_count(usage, "cache_creation_input_tokens"),
             tool_calls=tuple(calls),
         )

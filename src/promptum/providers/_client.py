@@ -29,6 +29,7 @@ from promptum.providers._errors import (
 )
 from promptum.providers._kinds import provider_kind
 from promptum.providers._options import ClientOptions, Price
+from promptum.providers._pacing import Admission, EndpointPacer
 from promptum.providers._pricing import price_for
 from promptum.providers._retry import RetryBudget, backoff_delay
 from promptum.providers._route import Route, build_provider
@@ -67,6 +68,7 @@ class ModelClient:
         self._routes: dict[str, Route] = {}
         self._providers: dict[str, Provider] = {}
         self._limits: dict[str, asyncio.Semaphore] = {}
+        self._pacers: dict[str, EndpointPacer] = {}
         self._prices: dict[str, Price | None] = {}
         self._budget = RetryBudget(self.options.retry_budget)
         self._abandoned = 0
@@ -108,7 +110,7 @@ class ModelClient:
     def _price(self, model: str) -> Price | None:
         """The model's price, looked up once per run (the table does not change in one)."""
         if model not in self._prices:
-            self._prices[model] = price_for(model, self.options.pricing)
+            self._prices[model] = price_for(model, self.options.pricing, self.options.endpoints)
         return self._prices[model]
 
     def check_model(self, model: str) -> None:
@@ -145,14 +147,37 @@ class ModelClient:
             f"{allowed} {calls} at once (its max_concurrency)"
         )
 
-    def _provider(self, route: Route) -> tuple[Provider, asyncio.Semaphore]:
-        """The provider serving a route and the limit of its calls in flight, made once."""
+    def _provider(self, route: Route) -> tuple[Provider, asyncio.Semaphore, EndpointPacer | None]:
+        """The provider serving a route, its limit of calls in flight and its pace, made once."""
+        pacer = self._pacer(route)
         if route.model_id not in self._providers:
-            self._providers[route.model_id] = build_provider(route, self._timeout(route))
+            provider = self._providers[route.model_id] = build_provider(route, self._timeout(route))
+            # A provider that can show its answers' headers (the SDK ones) tells the pace.
+            listen = getattr(provider, "listen", None)
+            if listen is not None and pacer is not None:
+                listen(pacer.observe)
         limit = self._limits.get(route.limit_key)
         if limit is None:
             limit = self._limits[route.limit_key] = asyncio.Semaphore(route.max_concurrency)
-        return self._providers[route.model_id], limit
+        return self._providers[route.model_id], limit, pacer
+
+    def _pacer(self, route: Route) -> EndpointPacer | None:
+        """The pace of the route's endpoint, shared by all its calls (none for the local model)."""
+        if route.config is None:
+            return None  # the embedded model: one call at a time, no rate to keep
+        pacer = self._pacers.get(route.limit_key)
+        if pacer is None:
+            # The run's --rpm/--tpm are for model endpoints; a target states its own.
+            run = self.options if route.target is None else None
+            rpm = route.config.rpm or (run.rpm if run else None)
+            tpm = route.config.tpm or (run.tpm if run else None)
+            pacer = self._pacers[route.limit_key] = EndpointPacer(route.endpoint, rpm, tpm)
+        return pacer
+
+    def pacing_line(self) -> str | None:
+        """How the run's endpoints are paced right now (rate, limit, back-off), if any is."""
+        described = [pacer.describe() for pacer in self._pacers.values()]
+        return "; ".join(text for text in described if text) or None
 
     async def complete(self, request: ModelRequest) -> Completion:
         """Answer one request: from the cache, or by calling the model with retries.
@@ -172,11 +197,11 @@ class ModelClient:
         if cached is not None:
             return self._checked(cached, request)
         try:
-            provider, limit = self._provider(route)
+            provider, limit, pacer = self._provider(route)
         except ProviderUnavailableError as exc:
             return Completion(model=request.model, error=str(exc), attempts=0)
         async with limit:
-            completion = await self._attempts(provider, route, request)
+            completion = await self._attempts(provider, route, request, pacer)
         self._remember(key, completion)
         return self._checked(completion, request)
 
@@ -204,31 +229,26 @@ class ModelClient:
         return own if own is not None else self.options.max_retries
 
     async def _attempts(
-        self, provider: Provider, route: Route, request: ModelRequest
+        self, provider: Provider, route: Route, request: ModelRequest, pacer: EndpointPacer | None
     ) -> Completion:
         timeout = self._timeout(route)
         interruptible = provider_kind(route.kind).interruptible
         attempt = 0
         while True:
             attempt += 1
+            admission = await pacer.admit(request) if pacer is not None else None
             started = time.perf_counter()
+            outcome: Completion | ProviderError | None = None
             try:
-                if not interruptible:
-                    # A call that cannot be stopped is bounded by its own means (max_tokens).
-                    completion = await provider.complete(request)
-                else:
-                    async with asyncio.timeout(timeout):
-                        completion = await provider.complete(request)
-            except TimeoutError:
-                error: ProviderError = ProviderTimeoutError(f"no answer within {timeout:g} s")
-            except ProviderError as exc:
-                error = exc
+                outcome = await self._attempt(provider, request, timeout, interruptible)
             except ProviderUnavailableError as exc:
                 return Completion(model=request.model, error=str(exc), attempts=attempt)
-            except Exception as exc:  # a bug in a provider must fail one call, not the run
-                error = ProviderError(f"unexpected {type(exc).__name__}: {exc}")
-            else:
-                return self._answered(completion, request, attempt, started)
+            finally:
+                if pacer is not None and admission is not None:
+                    self._paced(pacer, admission, outcome)
+            if isinstance(outcome, Completion):
+                return self._answered(outcome, request, attempt, started)
+            error = outcome
             given_up = self._given_up(route, request, error, attempt)
             if given_up is not None:
                 return given_up
@@ -242,6 +262,43 @@ class ModelClient:
                 )
             )
 
+    async def _attempt(
+        self, provider: Provider, request: ModelRequest, timeout: float, interruptible: bool
+    ) -> Completion | ProviderError:
+        """One call of `provider`: its answer, or the error it failed with."""
+        try:
+            if not interruptible:
+                # A call that cannot be stopped is bounded by its own means (max_tokens).
+                return await provider.complete(request)
+            async with asyncio.timeout(timeout):
+                return await provider.complete(request)
+        except TimeoutError:
+            return ProviderTimeoutError(f"no answer within {timeout:g} s")
+        except ProviderError as exc:
+            return exc
+        except ProviderUnavailableError:
+            raise
+        except Exception as exc:  # a bug in a provider must fail one call, not the run
+            return ProviderError(f"unexpected {type(exc).__name__}: {exc}")
+
+    def _paced(
+        self, pacer: EndpointPacer, admission: Admission, outcome: Completion | ProviderError | None
+    ) -> None:
+        """Tell the endpoint's pace how a call it admitted ended (None: it was cancelled)."""
+        if isinstance(outcome, Completion):
+            used = outcome.input_tokens, outcome.output_tokens
+            total = None if used == (None, None) else (used[0] or 0) + (used[1] or 0)
+            pacer.answered(admission, total)
+        elif isinstance(outcome, RateLimitError):
+            wait = outcome.retry_after
+            pacer.refused(
+                admission, None if wait is None else min(wait, self.options.backoff_max_s)
+            )
+        elif isinstance(outcome, ServerError):
+            pacer.overloaded(admission)
+        else:
+            pacer.released(admission)
+
     def _answered(
         self, completion: Completion, request: ModelRequest, attempt: int, started: float
     ) -> Completion:
@@ -251,7 +308,7 @@ class ModelClient:
         latency_ms = completion.latency_ms or (time.perf_counter() - started) * 1000
         price = self._price(request.model)
         cost = (
-            price.cost(completion.input_tokens, completion.output_tokens)
+            price.cost_of(completion)
             if price
             else completion.cost_usd  # what a target reported, if anything
         )
@@ -301,5 +358,6 @@ class ModelClient:
                 await aclose()
         self._providers.clear()
         self._limits.clear()
+        self._pacers.clear()
         if self._cache:
             self._cache.close()

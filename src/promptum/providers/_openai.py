@@ -103,11 +103,28 @@ def _plain_answer(data: object) -> _PlainAnswer | None:
     if usage is None:
         usage = {}
     elif type(usage) is not dict or not (
-        _is(usage.get("prompt_tokens"), int) and _is(usage.get("completion_tokens"), int)
+        _is(usage.get("prompt_tokens"), int)
+        and _is(usage.get("completion_tokens"), int)
+        and _is(_cache_read(usage), int)
     ):
         return None
     reported = data.get("model")
     return (message, usage, reported) if _is(reported, str) else None
+
+
+def _cache_read(usage: object) -> object:
+    """The input tokens read from the prompt cache, as `usage` (a dict or the SDK's) says."""
+    details = usage.get("prompt_tokens_details") if type(usage) is dict else None
+    if details is None:
+        details = getattr(usage, "prompt_tokens_details", None)
+    if type(details) is dict:
+        return details.get("cached_tokens")
+    return getattr(details, "cached_tokens", None)
+
+
+def _cache_count(value: object) -> int | None:
+    """A count of prompt-cache tokens; None for none (OpenAI says 0 on every answer)."""
+    return value if type(value) is int and value > 0 else None
 
 
 def _is(value: object, kind: type) -> bool:
@@ -141,7 +158,7 @@ class OpenAIProvider(SdkProvider["AsyncOpenAI"]):
         self._mode: StructuredMode = self.config.structured_output
 
     def _new_client(self) -> AsyncOpenAI:
-        from openai import AsyncOpenAI, Omit
+        from openai import AsyncOpenAI, DefaultAsyncHttpxClient, Omit
 
         return AsyncOpenAI(
             api_key=self._key or NO_KEY,
@@ -149,6 +166,7 @@ class OpenAIProvider(SdkProvider["AsyncOpenAI"]):
             timeout=self.timeout_s,
             max_retries=0,  # ModelClient owns retries, backoff and the budget
             default_headers=headers_kept_home("openai", self.config, Omit()),
+            http_client=DefaultAsyncHttpxClient(event_hooks=self._hooks),
         )
 
     async def complete(self, request: ModelRequest) -> Completion:
@@ -215,6 +233,7 @@ class OpenAIProvider(SdkProvider["AsyncOpenAI"]):
             model=f"{self.endpoint}/{reported}" if reported else request.model,
             input_tokens=usage.get("prompt_tokens"),
             output_tokens=usage.get("completion_tokens"),
+            cache_read_tokens=_cache_count(_cache_read(usage)),
             tool_calls=(),  # set, as `_completion` sets it: what is set is what is dumped
         )
 
@@ -241,5 +260,6 @@ class OpenAIProvider(SdkProvider["AsyncOpenAI"]):
             model=f"{self.endpoint}/{reported}" if reported else request.model,
             input_tokens=getattr(usage, "prompt_tokens", None),
             output_tokens=getattr(usage, "completion_tokens", None),
+            cache_read_tokens=_cache_count(_cache_read(usage)),
             tool_calls=calls,
         )

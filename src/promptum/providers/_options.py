@@ -7,9 +7,86 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
+from promptum.values.completion import Completion
 from promptum.values.target import MAX_TIMEOUT_S, HttpTarget, PythonTarget
 
 StructuredMode = Literal["auto", "json_schema", "json_object", "prompt"]
+
+
+BATCH_DISCOUNT = 0.5
+"""What a call through a provider's batch API costs, as a share of its price: OpenAI's Batch
+API and Anthropic's Message Batches bill every rate, prompt-cache ones included, at half."""
+
+
+class TokenRates(BaseModel):
+    """What a call costs per million tokens of each kind, in USD."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    input: float = Field(ge=0)
+    """USD per million input (prompt) tokens."""
+    output: float = Field(ge=0)
+    """USD per million output (completion) tokens."""
+    cached_input: float | None = Field(default=None, ge=0)
+    """USD per million input tokens read from the provider's prompt cache; None: `input`."""
+    cache_write: float | None = Field(default=None, ge=0)
+    """USD per million input tokens written to the provider's prompt cache (Anthropic);
+    None: `input`."""
+
+    def _usd(self, input_tokens: int, output_tokens: int, read: int, written: int) -> float:
+        # `input_tokens` counts every prompt token; those read or written are priced apart.
+        plain = max(0, input_tokens - read - written)
+        cached = self.input if self.cached_input is None else self.cached_input
+        writes = self.input if self.cache_write is None else self.cache_write
+        usd = plain * self.input + read * cached + written * writes + output_tokens * self.output
+        return usd / 1e6
+
+
+class LongContextRates(TokenRates):
+    """The rates of a call with a long input: they apply to every token of it."""
+
+    above: int = Field(ge=0)
+    """Input tokens a call must exceed to be priced at these rates."""
+
+
+class Price(TokenRates):
+    """What a model costs, in USD per million tokens: input, output and prompt-cache tokens."""
+
+    long_context: LongContextRates | None = None
+    """Other rates for calls of more than `above` input tokens (GPT-5.4: 272,000)."""
+
+    def cost(
+        self,
+        input_tokens: int | None,
+        output_tokens: int | None,
+        *,
+        cache_read_tokens: int | None = None,
+        cache_write_tokens: int | None = None,
+        batch: bool = False,
+    ) -> float | None:
+        """The cost of one call, or None when the provider reported no usage.
+
+        ``input_tokens`` counts every input token, the cache's included. ``batch``: the call
+        went through the provider's batch API, priced at `BATCH_DISCOUNT` of every rate.
+        """
+        if input_tokens is None and output_tokens is None:
+            return None
+        long = self.long_context
+        rates = long if long is not None and (input_tokens or 0) > long.above else self
+        usd = rates._usd(
+            input_tokens or 0, output_tokens or 0, cache_read_tokens or 0, cache_write_tokens or 0
+        )
+        return usd * BATCH_DISCOUNT if batch else usd
+
+    def cost_of(self, completion: Completion, *, batch: bool = False) -> float | None:
+        """The cost of the call that answered `completion`, from its usage."""
+        return self.cost(
+            completion.input_tokens,
+            completion.output_tokens,
+            cache_read_tokens=completion.cache_read_tokens,
+            cache_write_tokens=completion.cache_write_tokens,
+            batch=batch,
+        )
 
 
 class EndpointConfig(BaseModel):
@@ -29,6 +106,11 @@ class EndpointConfig(BaseModel):
     max_concurrency: int | None = Field(default=None, ge=1)
     """How many calls may be in flight at once on this endpoint; None: as many as the run
     sends (``--concurrency``)."""
+    rpm: int | None = Field(default=None, ge=1)
+    """Requests per minute this endpoint allows (its rate limit); None: the run's ``--rpm``,
+    else what its answers' headers tell, else what it sustains (docs/rate-limits.md)."""
+    tpm: int | None = Field(default=None, ge=1)
+    """Tokens per minute this endpoint allows, prompt and answer; None: as `rpm`."""
     structured_output: StructuredMode = "auto"
     """How a response schema is sent: ``json_schema`` (OpenAI), ``json_object`` with a
     ``schema`` (llama.cpp server), ``prompt`` (instructions only), or ``auto``: try
@@ -38,23 +120,9 @@ class EndpointConfig(BaseModel):
     (``--timeout``, `ClientOptions.timeout_s`)."""
     retries: int | None = Field(default=None, ge=0)
     """Retries of a failed call to this endpoint; None: the run's ``max_retries``."""
-
-
-class Price(BaseModel):
-    """What a model costs, in USD per million tokens."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    input: float = Field(ge=0)
-    """USD per million input (prompt) tokens."""
-    output: float = Field(ge=0)
-    """USD per million output (completion) tokens."""
-
-    def cost(self, input_tokens: int | None, output_tokens: int | None) -> float | None:
-        """The cost of one call, or None when the provider reported no usage."""
-        if input_tokens is None and output_tokens is None:
-            return None
-        return ((input_tokens or 0) * self.input + (output_tokens or 0) * self.output) / 1e6
+    price: Price | None = None
+    """What every model of this endpoint costs (USD per million tokens), where `pricing`
+    names no price for the model's id; None: the built-in list prices, if any."""
 
 
 class ClientOptions(BaseModel):
@@ -74,6 +142,10 @@ class ClientOptions(BaseModel):
     """The first backoff delay; it doubles with each retry (with jitter)."""
     backoff_max_s: float = Field(default=30.0, ge=0)
     """The longest wait between attempts, Retry-After included."""
+    rpm: int | None = Field(default=None, ge=1)
+    """Requests per minute allowed on each model endpoint that states no ``rpm`` itself."""
+    tpm: int | None = Field(default=None, ge=1)
+    """Tokens per minute allowed on each model endpoint that states no ``tpm`` itself."""
     cache: bool = True
     cache_path: Path | None = None
     """The SQLite response cache; None means ``.promptum/cache.sqlite`` under the cwd."""

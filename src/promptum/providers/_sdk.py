@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, Protocol, TypeVar
 
 from promptum.providers._errors import ProviderError, error_for_status
@@ -98,6 +98,7 @@ class SdkProvider(Generic[Client]):
         self.config: EndpointConfig = route.config
         self.timeout_s = timeout_s
         self._key = endpoint_key(self.config)
+        self._heard: Callable[[Mapping[str, str]], None] | None = None
         # Built now, not on the first call, so the SDK's import is not timed as latency.
         self._client: Client | None = None
         self._sdk()
@@ -105,6 +106,19 @@ class SdkProvider(Generic[Client]):
     def _new_client(self) -> Client:
         """The SDK's client for this endpoint, its own retries off (the SDK imported here)."""
         raise NotImplementedError
+
+    def listen(self, heard: Callable[[Mapping[str, str]], None]) -> None:
+        """Show `heard` the headers of every answer (the endpoint's pace reads its limits)."""
+        self._heard = heard
+
+    @property
+    def _hooks(self) -> dict[str, list[Any]]:
+        """The HTTP client's event hooks: each answer's headers, before its body is read."""
+        return {"response": [self._on_response]}
+
+    async def _on_response(self, response: Any) -> None:
+        if self._heard is not None:
+            self._heard(response.headers)
 
     def _sdk(self) -> Client:
         if self._client is None:

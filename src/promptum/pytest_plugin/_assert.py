@@ -179,7 +179,7 @@ def check_response(
     case = _case(options)
     completion = as_completion(response, case)
     grades = grade(case, completion)
-    if completion.ok and case.judge is not None:
+    if completion.ok and case.grading.judge is not None:
         with engine() as running:
             grades += running.judge(case, completion.text)
     grades = with_ungraded(case, completion, grades)  # asserting nothing is no pass
@@ -190,7 +190,7 @@ def check_response(
         messages=list(case.messages),
         completion=completion,
         grades=grades,
-        expected_behavior=case.expected_behavior,
+        expected_behavior=case.grading.expected_behavior,
     )
     if result.status == "fail":
         raise PromptAssertionError(_message(result), result)

@@ -93,8 +93,9 @@ class Engine:
         from promptum.runner import judge_grades
 
         assert self._client is not None
-        assert case.judge is not None
-        return self._call(judge_grades(case.judge, case, response, self._client.complete))
+        judge = case.grading.judge
+        assert judge is not None
+        return self._call(judge_grades(judge, case, response, self._client.complete))
 
     def complete(self, request: ModelRequest) -> Completion:
         """One model call through the session's client (cache, retries, limits)."""

@@ -28,6 +28,12 @@ def capacity(aim: Aim, strategy: Strategy, questions: int, data: Data) -> float:
     """
     if strategy.delivery == "conversation":
         return float(len(strategy.templates))  # the persona is the only choice
+    if strategy.inner:  # a stack: each later strategy writes its attacks around each earlier one
+        first, *later = (*strategy.inner, strategy)
+        total = capacity(aim, first, questions, data)
+        for layer in later:
+            total *= _carrying(layer, questions, len(data.filler))
+        return total
     # A question reaches the case when the template shows it, the attack is bound to it, or
     # the delivery sends it beside the attack (a context document, a replayed tool call).
     always_asked = aim.bound or strategy.delivery in ("context", "tool_output")
@@ -40,6 +46,20 @@ def capacity(aim: Aim, strategy: Strategy, questions: int, data: Data) -> float:
                 return math.inf
             asked = questions if always_asked or names & _QUESTION else 1
             total += _made(names, payloads, asked, len(data.filler))
+    return total
+
+
+def _carrying(strategy: Strategy, questions: int, fillers: int) -> float:
+    """The distinct attacks a stacked strategy writes around one carried attack, at most."""
+    always_asked = strategy.delivery in ("context", "tool_output")
+    total = 0.0
+    for templates in (strategy.languages or {"en": strategy.templates}).values():
+        for template in templates:
+            names = set(Template(template).get_identifiers())
+            if _endless(names, strategy) or names & _PARTS:
+                return math.inf  # random draws, or cuts of a text of any length
+            asked = questions if always_asked or names & _QUESTION else 1
+            total += _made(names, [""], asked, fillers)
     return total
 
 

@@ -30,6 +30,9 @@ class Strategy:
     shots: int
     turns: int = 0
     """The most user turns of a `conversation` strategy's simulated attacker (crescendo)."""
+    inner: tuple[Strategy, ...] = ()
+    """A stack's strategies before this one, in order: each attacks with the previous one's
+    attack as its payload, this one last (`_stack.py`); empty for a strategy on its own."""
 
 
 @dataclass(frozen=True, slots=True)

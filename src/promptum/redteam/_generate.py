@@ -34,6 +34,7 @@ from promptum.redteam._goals import (
 from promptum.redteam._objective import objective
 from promptum.redteam._size import GoalSize, too_large, written_bytes
 from promptum.redteam._spec import GOALS, RedteamSpec
+from promptum.redteam._stack import JOIN, sampled_stacks, stack_problem, stacked
 from promptum.values.asr import CONTROL_TAG, REDTEAM_TAG
 
 Loc = tuple[str | int, ...]
@@ -143,36 +144,94 @@ class _Generator:
     unsupported: dict[str, str] = field(default_factory=dict)
     """Goals left out of a default set, each with why the suite cannot support it."""
 
-    def strategies(self) -> list[Strategy]:
+    def strategies(self, seed: int) -> list[Strategy]:
+        """The strategies and stacks the section names (or the default set), and those sampled."""
         known = self.data.strategies
         if self.spec.strategies is None:
-            return [
+            chosen = [
                 s
                 for s in known.values()
                 if blocked(frozenset(), s, self.facts) is None and self._playable(s)
             ]
-        chosen = []
-        for index, name in enumerate(self.spec.strategies):
-            loc: Loc = ("strategies", index)
-            if name in self.data.deferred:
-                self.problems.append(
-                    (
-                        loc,
-                        f"strategy {name!r} is not an offline strategy: {self.data.deferred[name]}",
-                    )
-                )
-            elif name not in known:
-                hint = did_you_mean(name, list(known))
-                self.problems.append(
-                    (loc, f"unknown strategy {name!r}.{hint} Strategies: {', '.join(known)}.")
-                )
-            elif (why := blocked(frozenset(), known[name], self.facts)) is not None:
-                self.problems.append((loc, f"strategy {name!r} cannot be used here: {why}"))
-            elif not self._playable(known[name]):
-                self.problems.append((loc, NO_ATTACKER.format(name=name)))
-            else:
-                chosen.append(known[name])
+        else:
+            chosen = []
+            for index, written in enumerate(self.spec.strategies):
+                loc: Loc = ("strategies", index)
+                if isinstance(written, list):
+                    found = self._stack(written, loc)
+                else:
+                    found = self._named(written, loc)
+                if found is not None:
+                    chosen.append(found)
+        if self.spec.stacks is not None:
+            chosen += self._sampled(chosen, self.spec.stacks, seed)
         return chosen
+
+    def _named(self, name: str, loc: Loc) -> Strategy | None:
+        """The strategy `name`, or None with the problem recorded at `loc`."""
+        known = self.data.strategies
+        if name in self.data.deferred:
+            why = self.data.deferred[name]
+            self.problems.append((loc, f"strategy {name!r} is not an offline strategy: {why}"))
+        elif name not in known:
+            hint = did_you_mean(name, list(known))
+            self.problems.append(
+                (loc, f"unknown strategy {name!r}.{hint} Strategies: {', '.join(known)}.")
+            )
+        else:
+            return self._usable(known[name], loc)
+        return None
+
+    def _usable(self, strategy: Strategy, loc: Loc) -> Strategy | None:
+        """The strategy if it can reach the suite's model, else None with the problem recorded."""
+        if (why := blocked(frozenset(), strategy, self.facts)) is not None:
+            self.problems.append((loc, f"strategy {strategy.name!r} cannot be used here: {why}"))
+        elif not self._playable(strategy):
+            self.problems.append((loc, NO_ATTACKER.format(name=strategy.name)))
+        else:
+            return strategy
+        return None
+
+    def _stack(self, names: list[str], loc: Loc) -> Strategy | None:
+        """The stack `names` as one strategy, or None with its problems recorded at `loc`."""
+        if not names:
+            self.problems.append(
+                (
+                    loc,
+                    "an empty stack generates no attack: name its strategies in the order "
+                    "they apply, e.g. [role_play, base64]",
+                )
+            )
+            return None
+        layers = []
+        for position, name in enumerate(names):
+            known = self.data.strategies.get(name)
+            if name in self.data.deferred or known is None:
+                self._named(name, (*loc, position))
+            else:
+                layers.append(known)
+        if len(layers) < len(names):
+            return None
+        why = stack_problem(layers)
+        if why is not None:
+            self.problems.append((loc, f"cannot stack {JOIN.join(names)}: {why}"))
+            return None
+        return self._usable(stacked(layers), loc)
+
+    def _sampled(self, chosen: list[Strategy], count: int, seed: int) -> list[Strategy]:
+        """`count` stacks of two of the chosen strategies, drawn by the seed (`stacks:`)."""
+        singles = [strategy for strategy in chosen if not strategy.inner]
+        taken = {strategy.name for strategy in chosen}
+        found = sampled_stacks(singles, count, seed, taken)
+        if not found:
+            self.problems.append(
+                (
+                    ("stacks",),
+                    "no two of the strategies stack: name at least two that deliver by the "
+                    "user's message (docs/redteam.md#stacked-strategies)",
+                )
+            )
+        return [strategy for strategy in found if self._usable(strategy, ("stacks",))]
 
     def _playable(self, strategy: Strategy) -> bool:
         """Whether the strategy has what it needs: a conversation, an attacker to play the user."""
@@ -376,14 +435,32 @@ class _Generator:
         return tuple(c.query for c in self.facts.carriers) + self.data.carriers
 
     def _text(self, aim: Aim, strategy: Strategy, question: str) -> str:
-        """The attack's text: a template of the strategy filled with the encoded payload."""
+        """The attack's text: a template of the strategy filled with the encoded payload.
+
+        A stack's strategies write in turn, each carrying the previous one's attack whole.
+        """
+        text: str | None = None
+        for layer in (*strategy.inner, strategy):
+            text = self._layer(aim, layer, question, text)
+        assert text is not None  # a strategy is its own last layer
+        if aim.bound and question not in text:
+            return f"{question}\n\n{text}"
+        return text
+
+    def _layer(self, aim: Aim, strategy: Strategy, question: str, carried: str | None) -> str:
+        """One strategy's attack: of the goal's payload, or of the attack `carried` in a stack."""
         rng, language, templates = self.rng, "en", strategy.templates
         if strategy.languages:
             language = rng.choice(sorted(strategy.languages))
             templates = strategy.languages[language]
-        payloads = self.data.payloads[aim.payload]
-        payload = Template(rng.choice(payloads[language])).substitute(aim.values)
-        sentence = _capital(payload) + "."
+        if carried is None:
+            payloads = self.data.payloads[aim.payload]
+            payload = Template(rng.choice(payloads[language])).substitute(aim.values)
+            sentence = _capital(payload) + "."
+        else:
+            # The carried attack is the sentence an encoding hides, as written; as a phrase
+            # in a template ("... $payload.") it drops its final full stop.
+            sentence, payload = carried, carried.removesuffix(".")
         fill = {
             "payload": payload,
             "Payload": _capital(payload),
@@ -398,10 +475,7 @@ class _Generator:
         if "_json" in template:  # a template writing JSON: its texts escaped by json.dumps
             for name in _JSON_ESCAPED:
                 fill[f"{name}_json"] = json.dumps(fill[name], ensure_ascii=False)[1:-1]
-        text = Template(template).substitute(fill)
-        if aim.bound and question not in text:
-            return f"{question}\n\n{text}"
-        return text
+        return Template(template).substitute(fill)
 
     def _encoded(self, encoding: str, payload: str, sentence: str) -> str:
         rng = self.rng
@@ -589,7 +663,7 @@ def generate(
         generator.problems.append(
             (("rounds",), "`rounds` counts an attacker model's rewrites: it needs `attacker:`")
         )
-    strategies = generator.strategies()
+    strategies = generator.strategies(spec.seed if seed is None else seed)
     goals = generator.goals()
     plans = [] if generator.problems else generator.plans(goals, strategies)
     if max_bytes is not None and not generator.problems:

@@ -23,10 +23,18 @@ class RedteamSpec(BaseModel):
         "secret_leak, policy; `field:NAME` or `tool:NAME` aims at one. Default: every goal "
         "the suite supports.",
     )
-    strategies: list[str] | None = Field(
+    strategies: list[str | list[str]] | None = Field(
         default=None,
-        description="How attacks are delivered (docs/redteam.md lists them). Default: every "
-        "strategy the suite supports.",
+        description="How attacks are delivered (docs/redteam.md lists them); a list of "
+        "strategies is a stack, each applied to the previous one's attack "
+        "(`[role_play, base64]`). Default: every strategy the suite supports.",
+    )
+    stacks: int | None = Field(
+        default=None,
+        ge=1,
+        le=1_000,
+        description="How many stacks of two strategies to sample (seeded) and add to the "
+        "strategies.",
     )
     seed: int = Field(default=0, description="The same seed generates the same cases.")
     per_goal: int | None = Field(

@@ -18,8 +18,6 @@ from pydantic_core import PydanticSerializationError, to_json
 _SCALARS = (str, int, float, type(None))
 """Values `asdict` would copy as they are (bool is an int)."""
 
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
-"""A JSON string, its escaped characters included."""
 _NUMBER = re.compile(r"-?[0-9][0-9.]*(?:e[-+]?[0-9]+)?")
 _RESPELT = re.compile(r"-?[0-9][0-9.]*e-[0-9]+|-?0\.0000[0-9]*")
 """A number spelt otherwise than `repr` spells it."""
@@ -29,9 +27,7 @@ def suspect(text: str) -> bool:
     """Whether `text` may spell a small float otherwise than Python: ``0.0000``, ``5e-``.
 
     Found with `str.find`: a pattern search costs more than the encoding, and ids such as
-    ``case-1`` put ``e-`` in most results. Data decoded from JSON that pydantic-core wrote
-    holds no such float when its text is not suspect: telling `indented` so spares it the
-    search through its own, longer, text.
+    ``case-1`` put ``e-`` in most results.
     """
     if "0.0000" in text:
         return True
@@ -62,18 +58,13 @@ def _small_floats(text: str) -> list[int]:
     return sorted(exponents + _found(text, "0.0000"))
 
 
-def _is_value(text: str, start: int) -> bool:
-    """Whether the number at `start` of indented JSON is a value, not part of a string.
+def _is_value(text: str, end: int) -> bool:
+    """Whether the number ending at `end` of indented JSON is a value, not part of a string.
 
-    A line starts outside any string (a string's line breaks are escaped), so the strings
-    of the number's line, read from its start, tell whether one holds it.
+    Indented, a value ends its line, or is followed by the comma that does; a string's line
+    breaks are escaped, so a string that held the number would still be open there.
     """
-    for string in _STRING.finditer(text, text.rfind("\n", 0, start) + 1):
-        if string.start() > start:
-            break
-        if string.end() > start:
-            return False
-    return True
+    return end == len(text) or text.startswith(("\n", ",\n"), end)
 
 
 def _respelt(text: str) -> str:
@@ -90,7 +81,7 @@ def _respelt(text: str) -> str:
         number = _NUMBER.match(text, start)
         if number is None or not _RESPELT.fullmatch(number.group()):
             continue
-        if not _is_value(text, start):
+        if not _is_value(text, number.end()):
             continue
         pieces += (text[done:start], repr(float(number.group())))
         done = number.end()
@@ -100,18 +91,15 @@ def _respelt(text: str) -> str:
     return "".join(pieces)
 
 
-def indented(data: Any, *, respell: bool = True) -> str:
-    """`json.dumps(data, ensure_ascii=False, indent=2)`, for data JSON holds.
-
-    ``respell=False``: `data` holds no float below 1e-4 (`suspect` said so of its source).
-    """
+def indented(data: Any) -> str:
+    """`json.dumps(data, ensure_ascii=False, indent=2)`, for data JSON holds."""
     try:
         text = to_json(data, indent=2, inf_nan_mode="constants").decode("utf-8")
     except (PydanticSerializationError, UnicodeDecodeError, ValueError, TypeError):
         # What pydantic-core will not write (a lone surrogate; on an older pydantic-core,
         # the keyword): the standard library's.
         return json.dumps(data, ensure_ascii=False, indent=2)
-    return _respelt(text) if respell and suspect(text) else text
+    return _respelt(text) if suspect(text) else text
 
 
 _NAMES: dict[type, tuple[str, ...]] = {}

@@ -7,10 +7,12 @@ CI systems read this to gate a build, so a result's failure type follows the pre
 from __future__ import annotations
 
 import contextlib
+import functools
 import shutil
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import IO, TextIO
+from typing import IO, Any, TextIO
 
 from promptum.gate import decide
 from promptum.rates import CaseRate
@@ -19,23 +21,18 @@ from promptum.reporting._conversation import turn_lines
 from promptum.reporting._metrics import junit_properties, label
 from promptum.reporting._outcome import outcome
 from promptum.reporting._source import ReportSource, rendered, spool
+from promptum.reporting._stored import Memo, split
 from promptum.reporting._text import visible
 from promptum.reporting._transformed import transformed_texts
-from promptum.values.case_result import TURN
+from promptum.values.case_result import TURN, namespaced
 from promptum.values.grade import Grade, samples_note
 from promptum.values.metrics import score_line
 from promptum.values.run_result import CaseResult, RunResult
 
 
-def _seconds(result: CaseResult) -> float:
+def _seconds(cached: bool, latency_ms: float | None) -> float:
     # A cached answer took no time in this run; its original latency stays in system-out.
-    if result.completion.cached:
-        return 0.0
-    return (result.completion.latency_ms or 0.0) / 1000
-
-
-def _case_name(result: CaseResult, repeated: bool) -> str:
-    return f"{result.key} [repeat {result.repeat}]" if repeated else result.key
+    return 0.0 if cached else (latency_ms or 0.0) / 1000
 
 
 def _grade_line(grade: Grade) -> str:
@@ -62,24 +59,52 @@ def _turn(result: CaseResult, grade: Grade) -> str:
     return f"turn {number} " if number else "conversation "
 
 
-def _system_out(result: CaseResult) -> str:
+@dataclass(frozen=True, slots=True)
+class _Graded:
+    """What a testcase shows of a result's status and grades: alike for results graded alike."""
+
+    verdict: str
+    """The failure or error element, the testcase's first child; "" for a pass."""
+    kind: str | None
+    """The verdict's kind (``failure``, ``error``); None for a pass."""
+    lines: tuple[str, ...]
+    """system-out's first lines: the status, the weighted score, a line per grade."""
+    transformed: tuple[str, ...]
+    """system-out's lines after a response: each text a transform made of it."""
+
+
+def _graded(result: CaseResult) -> _Graded:
+    verdict = outcome(result)
+    element = ""
+    if verdict is not None:
+        details = visible("\n".join(verdict.details))
+        named = [("type", verdict.type), ("message", visible(verdict.message))]
+        element = _CHILD + _element(verdict.kind, named, details)
     lines = [f"status: {result.status}"]
     weighed = score_line(result)
     if weighed is not None:
         lines.append(weighed)
     lines += [_turn(result, grade) + _grade_line(grade) + label(grade) for grade in result.grades]
+    transformed = [line for text in transformed_texts(result) for line in (_TRANSFORMED, text)]
+    kind = None if verdict is None else verdict.kind
+    return _Graded(element, kind, tuple(lines), tuple(transformed))
+
+
+_TRANSFORMED = "response after transform:"
+
+
+def _system_out(result: CaseResult, graded: _Graded) -> list[str]:
+    lines = list(graded.lines)
     completion = result.completion
     if completion.cached:
         lines.append("cached: true")
     if result.turns is not None:
         lines += ["transcript:", *turn_lines(result, limit=None)]
     elif completion.error is None:
-        lines += ["response:", completion.text]
-        for text in transformed_texts(result):
-            lines += ["response after transform:", text]
+        lines += ["response:", completion.text, *graded.transformed]
     if completion.tool_calls:
         lines += ["tool calls:", *(f"  {call.describe()}" for call in completion.tool_calls)]
-    return "\n".join(lines)
+    return lines
 
 
 def _attribute(text: str) -> str:
@@ -122,32 +147,111 @@ _CHILD = "\n      "
 """Before each child of a testcase, as `ET.indent` puts it two levels deep."""
 
 
-def _testcase(result: CaseResult, repeated: bool) -> tuple[str, str | None]:
-    """The testcase as `ET.tostring` writes it indented two levels deep, and its verdict's kind.
+def _head(name: str, column: str, seconds: float, source: str | None) -> str:
+    """A testcase's start tag, as `ET.tostring` writes it; `name`: its case's, with the repeat.
 
     Written as text: building and serializing an element tree per result cost most of the
     report's time.
     """
-    attributes = [
-        ("name", visible(_case_name(result, repeated))),
-        ("classname", visible(result.column)),
-        ("time", f"{_seconds(result):.3f}"),
-    ]
-    if result.source:
-        # file/line are read by GitHub annotators (e.g. action-junit-report) to point at the case.
-        file, _, line = result.source.rpartition(":")
-        if file and line.isdigit():
-            attributes += [("file", visible(file)), ("line", line)]
-        else:
-            attributes.append(("file", visible(result.source)))
-    parts = [_opened("testcase", attributes), ">"]
-    verdict = outcome(result)
-    if verdict is not None:
-        details = visible("\n".join(verdict.details))
-        named = [("type", verdict.type), ("message", visible(verdict.message))]
-        parts += (_CHILD, _element(verdict.kind, named, details))
-    parts += (_CHILD, _element("system-out", [], visible(_system_out(result))), "\n    </testcase>")
-    return "".join(parts), None if verdict is None else verdict.kind
+    return (
+        f'<testcase name="{_attribute(visible(name))}" classname="{_value(column)}" '
+        f'time="{seconds:.3f}"{_source(source) if source else ""}>'
+    )
+
+
+@functools.lru_cache(maxsize=1024)
+def _value(text: str) -> str:
+    """An attribute's value made of `text`; remembered, as a column's is on every testcase."""
+    return _attribute(visible(text))
+
+
+@functools.lru_cache(maxsize=1024)
+def _source(source: str) -> str:
+    """The attributes saying where a case is written: ``file`` and, if known, ``line``."""
+    # file/line are read by GitHub annotators (e.g. action-junit-report) to point at the case.
+    file, _, line = source.rpartition(":")
+    if file and line.isdigit():
+        return f' file="{_value(file)}" line="{line}"'
+    return f' file="{_value(source)}"'
+
+
+def _name(key: str, repeat: int, repeated: bool) -> str:
+    return f"{key} [repeat {repeat}]" if repeated else key
+
+
+def _testcase(head: str, graded: _Graded, system_out: list[str]) -> str:
+    """The testcase as `ET.tostring` writes it indented two levels deep."""
+    out = _text(visible("\n".join(system_out)))  # never empty: the status comes first
+    return f"{head}{graded.verdict}{_CHILD}<system-out>{out}</system-out>\n    </testcase>"
+
+
+_Case = tuple[str, str, str | None, float]
+"""A testcase as its testsuite takes it: its column, its text, its verdict's kind (None: a
+pass) and its seconds."""
+
+
+def _case(result: CaseResult, repeated: bool) -> _Case:
+    """`result`'s testcase."""
+    graded = _graded(result)
+    seconds = _seconds(result.completion.cached, result.completion.latency_ms)
+    head = _head(_name(result.key, result.repeat, repeated), result.column, seconds, result.source)
+    return result.column, _testcase(head, graded, _system_out(result, graded)), graded.kind, seconds
+
+
+class _StoredCases:
+    """Testcases from results' stored JSON: grades' parts made once per grades and status.
+
+    A result is read from its JSON as `split` cuts it when it is a single answer without an
+    error, a threshold or tool calls: its testcase then depends on nothing else of it than
+    what is read here. The grades' part is made from the first result graded alike,
+    validated, as for a model; any other result is validated.
+    """
+
+    def __init__(self, repeated: bool) -> None:
+        self._repeated = repeated
+        self._graded: Memo[_Graded] = Memo()
+        self._columns: Memo[str] = Memo()
+
+    def case(self, text: str) -> _Case:
+        """The testcase of the result `text` holds."""
+        try:
+            case = self._read(text)
+        except (KeyError, TypeError, AttributeError):  # not of this promptum's shape
+            case = None
+        return _case(CaseResult.model_validate_json(text), self._repeated) if case is None else case
+
+    def _read(self, text: str) -> _Case | None:
+        parts = split(text)
+        if parts is None:
+            return None
+        grades, data = parts
+        completion = data["completion"]
+        if not _single(data, completion):
+            return None
+        key, where = (grades, data["status"]), (data["model"], data["variant"])
+        graded, column = self._graded.get(key), self._columns.get(where)
+        if graded is None or column is None:  # the first result graded so, or of its column
+            model = CaseResult.model_validate_json(text)
+            graded = self._graded.keep(key, _graded(model))
+            column = self._columns.keep(where, model.column)
+        seconds = _seconds(completion["cached"], completion["latency_ms"])
+        name = _name(namespaced(data["suite"], data["case_id"]), data["repeat"], self._repeated)
+        head = _head(name, column, seconds, data["source"])
+        lines = list(graded.lines)
+        if completion["cached"]:
+            lines.append("cached: true")
+        lines += ["response:", completion["text"], *graded.transformed]
+        return column, _testcase(head, graded, lines), graded.kind, seconds
+
+
+def _single(data: dict[str, Any], completion: dict[str, Any]) -> bool:
+    """Whether a stored result is a single answer without an error, a threshold or tool calls."""
+    return (
+        data.get("turns") is None
+        and data.get("threshold") is None
+        and completion["error"] is None
+        and not completion.get("tool_calls")
+    )
 
 
 _CASES = "promptum.cases"
@@ -164,11 +268,10 @@ class _Suite:
     errors: int = 0
     time: float = 0.0
 
-    def add(self, result: CaseResult, repeated: bool) -> None:
-        case, kind = _testcase(result, repeated)
+    def add(self, case: str, kind: str | None, seconds: float) -> None:
         self.failures += kind == "failure"
         self.errors += kind == "error"
-        self.time += _seconds(result)
+        self.time += seconds
         self.cases.write(("\n    " if self.tests else "") + case)
         self.tests += 1
 
@@ -201,6 +304,14 @@ def _testsuite(run: RunResult, model: str, suite: _Suite, flaky: list[CaseRate])
     return element
 
 
+def _cases(source: ReportSource, repeated: bool) -> Iterator[_Case]:
+    """Each result's testcase, from its stored JSON when the source has it."""
+    if source.stored is None:
+        return (_case(result, repeated) for result in source.results())
+    stored = _StoredCases(repeated)
+    return (stored.case(text) for text in source.stored())
+
+
 def write_junit(source: ReportSource, out: TextIO) -> None:
     """Write the run as a JUnit XML document, one result at a time."""
     run = source.run
@@ -209,8 +320,8 @@ def write_junit(source: ReportSource, out: TextIO) -> None:
         # Each model's cases wait in a file of their own (memory while small): a testsuite's
         # counts come before its cases, and results arrive in plan order, not model by model.
         suites = {column: _Suite(stack.enter_context(spool())) for column in tally.columns()}
-        for result in source.results():
-            suites[result.column].add(result, tally.repeated)
+        for column, case, kind, seconds in _cases(source, tally.repeated):
+            suites[column].add(case, kind, seconds)
         flaky = tally.flaky()
         elements = [_testsuite(run, column, suite, flaky) for column, suite in suites.items()]
         root = ET.Element(

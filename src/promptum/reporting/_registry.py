@@ -13,18 +13,13 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO, cast
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from promptum.errors import ConfigError
 from promptum.foundations.entry_points import REPORTS_GROUP, Registry, call_problem, caller_label
 from promptum.foundations.redaction import environment_secrets
-from promptum.reporting._csv import render_csv, write_csv
-from promptum.reporting._html import render_html, write_html
-from promptum.reporting._json import render_json, write_json
-from promptum.reporting._jsonl import JsonlSink, render_jsonl, write_jsonl
-from promptum.reporting._junit import render_junit, write_junit
-from promptum.reporting._markdown import render_markdown, write_markdown
 from promptum.reporting._source import ReportSource, Results, scrubbed
 from promptum.reporting._stored import StoredJson
 from promptum.values.reviews import ReviewMap
@@ -55,23 +50,44 @@ class ReportFormat:
         return self.sink is not None
 
 
+def _on_call(module: str, name: str) -> Callable[..., Any]:
+    """Function `name` of format module `module`, imported when first called.
+
+    A run imports the module of the formats it writes only: ``-o r.json`` does not import
+    the HTML page's template machinery nor the JUnit writer.
+    """
+
+    def call(*arguments: Any) -> Any:
+        return getattr(import_module(f"promptum.reporting.{module}"), name)(*arguments)
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+def _built_in(
+    name: str, description: str, module: str, aliases: tuple[str, ...] = (), *, sink: str = ""
+) -> ReportFormat:
+    """A built-in format: `module`'s ``render_<module>`` and ``write_<module>``, on call."""
+    stem = module.removeprefix("_")
+    return ReportFormat(
+        name,
+        description,
+        _on_call(module, f"render_{stem}"),
+        aliases,
+        sink=_on_call(module, sink) if sink else None,
+        write=_on_call(module, f"write_{stem}"),
+    )
+
+
 REPORT_FORMATS: dict[str, ReportFormat] = {
     f.name: f
     for f in (
-        ReportFormat("json", "the whole run, loadable again", render_json, write=write_json),
-        ReportFormat(
-            "jsonl", "one result per line", render_jsonl, sink=JsonlSink, write=write_jsonl
-        ),
-        ReportFormat("xml", "JUnit XML for CI", render_junit, ("junit",), write=write_junit),
-        ReportFormat("html", "a self-contained page for people", render_html, write=write_html),
-        ReportFormat("csv", "one row per result", render_csv, write=write_csv),
-        ReportFormat(
-            "md",
-            "a Markdown summary for a pull request",
-            render_markdown,
-            ("markdown",),
-            write=write_markdown,
-        ),
+        _built_in("json", "the whole run, loadable again", "_json"),
+        _built_in("jsonl", "one result per line", "_jsonl", sink="JsonlSink"),
+        _built_in("xml", "JUnit XML for CI", "_junit", ("junit",)),
+        _built_in("html", "a self-contained page for people", "_html"),
+        _built_in("csv", "one row per result", "_csv"),
+        _built_in("md", "a Markdown summary for a pull request", "_markdown", ("markdown",)),
     )
 }
 """Every format, keyed by its file extension."""

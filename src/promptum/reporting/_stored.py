@@ -1,27 +1,33 @@
-"""A JSON report's results written from their stored JSON: decoded once, never validated.
+"""Reports' results written from their stored JSON: decoded in part, never validated.
 
 After a streamed run, `promptum run` writes its whole-run reports from the run store, which
 holds each result as `CaseResult` JSON that this very promptum wrote a moment before.
-Validating each one into a model, only to dump it again, was most of the JSON report's
-time. Its stored JSON is that dump already: it is decoded, its latency and cost rounded and
-the earlier readers' views added, as `write_json` does for a model (tested byte for byte).
-A result with field assertions or judge grades, whose views the models compute, takes the
-model's path.
+Validating each one into a model, only to dump it again, was most of a report's time.
 
-Floats are spelt as Python spells them (`indented`), searched for in the stored texts, which
-are shorter than the report's: the report holds no float they do not (latency and cost
-rounded stay below 1e-4 only if they were).
+A result's grades are most of its JSON, and the results of a run are mostly graded alike:
+the same checks with the same descriptions, passed. So a stored result is cut in two
+(`split`): its grades, kept as text, and the rest, decoded. What a report makes of the
+grades is made once per distinct grades text (`Memo`), by the same code as for a model.
+A result whose grades were not seen yet, or whose JSON is not of this promptum's shape, is
+made as before.
+
+The JSON report (`stored_items`) writes the rest of a result as `write_json` does, its
+latency and cost rounded, and its grades and their earlier readers' views from the memo
+(tested byte for byte). A result with field assertions or judge grades, whose views the
+models compute, takes the model's path.
 """
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from pydantic_core import from_json
 
 from promptum.foundations.redaction import REDACTED
-from promptum.reporting._indented import indented, suspect
+from promptum.reporting._indented import indented
 from promptum.reporting._numbers import cost_usd, latency_ms
 from promptum.values.grade import CHECK_KINDS
 from promptum.values.run_result import CaseResult
@@ -29,25 +35,88 @@ from promptum.values.run_result import CaseResult
 StoredJson = Callable[[], Iterable[str]]
 """Reads a run's results as stored: every call yields the JSON of all of them, in order."""
 
+_GRADES = '"grades":'
+_AFTER_GRADES = ',"expected_behavior":'
+"""The key pydantic writes right after a result's grades (`CaseResult`'s field order)."""
+
+_Made = TypeVar("_Made")
+
+
+def split(text: str) -> tuple[str, dict[str, Any]] | None:
+    """A stored result's grades (their JSON text), and the rest of it decoded, grades empty.
+
+    None when the text is not of this promptum's shape. Each key is found by its text: a
+    key's closing quote is never escaped, and inside a string every quote is, so where
+    ``"grades":[`` and ``,"expected_behavior":`` are each written once they are the
+    result's own keys, not a key of its model output or a check's details.
+    """
+    if text.count(_GRADES + "[") != 1 or text.count(_AFTER_GRADES) != 1:
+        return None
+    start = text.find(_GRADES + "[") + len(_GRADES)
+    end = text.find(_AFTER_GRADES, start)
+    if end == -1:
+        return None
+    rest = from_json(text[:start] + "[]" + text[end:], cache_strings="keys")
+    if not isinstance(rest, dict):
+        return None
+    return text[start:end], rest
+
+
+class Memo(Generic[_Made]):
+    """What a report makes of grades, by their stored text; bounded, as texts may all differ."""
+
+    LIMIT = 4096
+
+    def __init__(self) -> None:
+        self._made: dict[Any, _Made] = {}
+
+    def get(self, key: Any) -> _Made | None:
+        """What was made for `key`; None if nothing was (or None was)."""
+        return self._made.get(key)
+
+    def keep(self, key: Any, made: _Made) -> _Made:
+        """`made`, remembered for `key` (all is forgotten once full)."""
+        if len(self._made) >= self.LIMIT:
+            self._made.clear()
+        self._made[key] = made
+        return made
+
+    def made(self, key: Any, make: Callable[[], _Made]) -> _Made:
+        """What `make` made for `key`: made now if not yet."""
+        try:
+            return self._made[key]
+        except KeyError:
+            return self.keep(key, make())
+
+
 _MODELS_VIEW = frozenset({"assertion", "judge"})
 """Kinds of grade whose earlier readers' view (`eval_result`, `judge`) a model computes."""
+_DEPTH = "\n    "
+"""Each line of a result's item after its first, in the report's ``results`` list."""
+_GRADES_SLOT = _DEPTH + '  "grades": []'
+_VIEWS_SLOT = _DEPTH + '  "check_results": []'
+"""Where a result's grades and their views go in its item: keys of the item's top level are
+the only ones indented so, and each is written once."""
+_COST_SLOT = _DEPTH + '    "cost_usd": null'
+"""Where its cost goes: the completion's keys are the only ones indented so. Spelt here, as
+Python spells it: pydantic-core spells most costs (below 1e-4) otherwise, and respelling
+them in the item's text would cost more than the rest of it."""
 
 
-def _item_data(text: str) -> dict[str, Any] | None:
-    """The JSON report's object for one stored result; None when a model must make it."""
-    try:
-        return _decoded(text)
-    except (KeyError, TypeError, AttributeError):  # not of this promptum's shape: validated
-        return None
+def _nested(data: Any) -> str:
+    """`data` as `indented` writes it as a value of an item's top level."""
+    return indented(data).replace("\n", _DEPTH + "  ")
 
 
-def _decoded(text: str) -> dict[str, Any] | None:
-    data: dict[str, Any] = from_json(text, cache_strings="keys")  # values seldom repeat
-    grades = data["grades"]
+def _grades_texts(grades_text: str) -> tuple[str, str] | None:
+    """The grades and their `check_results` view as a result's JSON item holds them.
+
+    None when a model must make the views (field assertions, the judge). The view of each
+    check grade is `asdict(CheckResult)`, as `check_results` makes it.
+    """
+    grades = from_json(grades_text)
     if any(grade["kind"] in _MODELS_VIEW for grade in grades):
         return None
-    # `asdict(CheckResult)` of each check grade, as `check_results` makes it; built here, in
-    # line, as a call per grade cost more than the dict it makes.
     views = [
         {
             "type": grade["name"],
@@ -58,52 +127,60 @@ def _decoded(text: str) -> dict[str, Any] | None:
         for grade in grades
         if grade["kind"] in CHECK_KINDS
     ]
-    completion = data["completion"]
-    completion["latency_ms"] = latency_ms(completion["latency_ms"])
-    completion["cost_usd"] = cost_usd(completion["cost_usd"])
-    data["check_results"] = views
+    return _GRADES_SLOT[:-2] + _nested(grades), _VIEWS_SLOT[:-2] + _nested(views)
+
+
+def _item_text(text: str, memo: Memo[tuple[str, str] | None]) -> str | None:
+    """The JSON report's item for one stored result; None when a model must make it."""
+    try:
+        parts = split(text)
+        if parts is None:
+            return None
+        grades_text, data = parts
+        made = memo.made(grades_text, lambda: _grades_texts(grades_text))
+        if made is None:
+            return None
+        completion = data["completion"]
+        completion["latency_ms"] = latency_ms(completion["latency_ms"])
+        cost = cost_usd(completion["cost_usd"])
+        completion["cost_usd"] = None
+    except (KeyError, TypeError, AttributeError, ValueError):  # not of this shape: validated
+        return None
+    data["check_results"] = []
     data["eval_result"] = None
     data["judge"] = None
-    return data
-
-
-def _items_text(batch: list[dict[str, Any]], respell: bool) -> str:
-    """Results as the JSON report writes them, separated as `write_json` separates them.
-
-    One encoding for them all, at the depth of the report's ``results`` list.
-    """
-    return indented({"": batch}, respell=respell)[len(_HEAD) : -len(_TAIL)]
-
-
-_HEAD, _TAIL = '{\n  "": [\n    ', "\n  ]\n}"
-"""What `_items_text` cuts off: the object and list around the results."""
-_BATCH = 64
-"""Results encoded together (memory stays bounded, calls are few)."""
+    grades, views = made
+    spelt = repr(cost) if type(cost) is float and math.isfinite(cost) else json.dumps(cost)
+    item = indented(data).replace("\n", _DEPTH)
+    # In the order the fields are written: the completion, the grades, then the views.
+    at_cost = item.find(_COST_SLOT)
+    at_grades = item.find(_GRADES_SLOT, at_cost)
+    at_views = item.find(_VIEWS_SLOT, at_grades)
+    if at_cost == -1 or at_grades == -1 or at_views == -1:
+        return None
+    return "".join(
+        (
+            item[:at_cost],
+            _COST_SLOT[:-4],
+            spelt,
+            item[at_cost + len(_COST_SLOT) : at_grades],
+            grades,
+            item[at_grades + len(_GRADES_SLOT) : at_views],
+            views,
+            item[at_views + len(_VIEWS_SLOT) :],
+        )
+    )
 
 
 def stored_items(texts: Iterable[str], item: Callable[[CaseResult], str]) -> Iterator[str]:
     """The JSON report's results from their stored JSON (`item` for the rest).
 
-    Each text yielded is one or more results, as `write_json` writes them between its
-    separators.
+    Each text yielded is one result, as `write_json` writes it between its separators.
     """
-    batch: list[dict[str, Any]] = []
-    respell = False
+    memo: Memo[tuple[str, str] | None] = Memo()
     for text in texts:
-        data = _item_data(text)
-        if data is not None:
-            batch.append(data)
-            respell = respell or suspect(text)
-            if len(batch) == _BATCH:
-                yield _items_text(batch, respell)
-                batch, respell = [], False
-            continue
-        if batch:
-            yield _items_text(batch, respell)
-            batch, respell = [], False
-        yield item(CaseResult.model_validate_json(text))
-    if batch:
-        yield _items_text(batch, respell)
+        made = _item_text(text, memo)
+        yield item(CaseResult.model_validate_json(text)) if made is None else made
 
 
 def holds_no_secret(stored: StoredJson, secrets: tuple[str, ...]) -> bool:

@@ -23,10 +23,6 @@ if TYPE_CHECKING:
         Turn,
     )
     from promptum.cases import GOAL_REACHED as GOAL_REACHED
-    from promptum.cases import ROW_FIELDS as ROW_FIELDS
-    from promptum.cases import CopiedRow as CopiedRow
-    from promptum.cases import CopiedRun as CopiedRun
-    from promptum.cases import own_text as own_text
     from promptum.cases import role_table as role_table
     from promptum.runner._executor import Execution, Executor
     from promptum.runner._grade import DEFAULT_GRADE_TIMEOUT_S, grade, grade_async

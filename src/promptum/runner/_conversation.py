@@ -22,7 +22,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Protocol, runtime_checkable
 
-from promptum.cases import TestCase, Turn, role_table
+from promptum.cases import Grading, TestCase, Turn, role_table
 from promptum.checks import TOOL_CHECK_TYPES, CheckDefinition, call_errors_grade
 from promptum.foundations.redaction import scrub_model
 from promptum.providers import ModelRequest
@@ -141,6 +141,8 @@ def _summed(completions: list[Completion], last: Completion) -> Completion:
             "latency_ms": _total(c.latency_ms for c in completions),
             "input_tokens": _total(c.input_tokens for c in completions),
             "output_tokens": _total(c.output_tokens for c in completions),
+            "cache_read_tokens": _total(c.cache_read_tokens for c in completions),
+            "cache_write_tokens": _total(c.cache_write_tokens for c in completions),
             "cost_usd": _total(c.cost_usd for c in completions),
             "cached": all(c.cached for c in completions),
             "tool_calls": tuple(call for c in completions for call in c.tool_calls),
@@ -166,20 +168,10 @@ def _not_regraded(
 def _turn_case(case: TestCase, turn: Turn, messages: tuple[Message, ...]) -> TestCase:
     """What one turn is graded as: a single request of these messages.
 
-    With the case's checks (a suite's defaults) and the turn's own; judged on the turn's
-    criteria only; without what only the whole conversation has (`Role.TURN_RESET`).
+    Graded as the turn is (`Grading.for_turn`), without what only the whole conversation
+    has (`Role.TURN_RESET`).
     """
-    judge = None
-    if case.judge is not None and turn.criteria:
-        judge = dataclasses.replace(case.judge, criteria=turn.criteria)
-    # The turn sets these; every field with the role `TURN_RESET` goes back to its default.
-    own = {
-        "messages": messages,
-        "checks": case.checks + turn.checks,
-        "expected": turn.expected,
-        "attack_target": turn.attack_target,
-        "judge": judge,
-    }
+    own = {"messages": messages, "grading": case.grading.for_turn(turn)}
     return dataclasses.replace(case, **{**dict(role_table(type(case)).turn_reset), **own})
 
 
@@ -323,7 +315,8 @@ class _Conversation:
         if simulation is None or not simulation.stop:
             return False
         case = self.case
-        checks = TestCase(id=case.id, messages=(), checks=simulation.stop, vars=case.vars)
+        stop = Grading(checks=simulation.stop)
+        checks = TestCase(id=case.id, messages=(), grading=stop, vars=case.vars)
         try:
             grades = await grade_async(
                 checks,
@@ -340,25 +333,25 @@ class _Conversation:
     async def conversation_grades(self) -> list[Grade]:
         """The checks over every reply, then the judge on the transcript."""
         case = self.case
-        grading = case.conversation
         grades: list[Grade] = []
         replies = [turn.completion for turn in self.turns]
-        # Every field grading one reply, or scripting the conversation, back to its default.
+        # Every field of the case scripting the conversation, or shaping one reply, back to
+        # its default; the grading is the conversation's own (`Grading.for_replies` and
+        # `for_transcript`).
         bare = dataclasses.replace(case, **dict(role_table(type(case)).conversation_reset))
-        if grading is not None and grading.checks:
+        over_replies = case.grading.for_replies()
+        if over_replies.checks:
             every = _summed(replies, Completion(model=self.model)).model_copy(
                 update={"text": "\n\n".join(reply.text for reply in replies), "cached": False}
             )
-            _, checked = await self._graded(dataclasses.replace(bare, checks=grading.checks), every)
-            grades += _not_regraded(checked, every, grading.checks)
-        if case.judge is not None:
-            criteria = case.judge.criteria + (grading.criteria if grading is not None else ())
+            checked = dataclasses.replace(bare, grading=over_replies)
+            _, found = await self._graded(checked, every)
+            grades += _not_regraded(found, every, over_replies.checks)
+        if case.grading.judge is not None:
             judged = dataclasses.replace(
                 bare,
-                checks=(),
                 messages=(Message(role="user", content=TRANSCRIPT_INPUT),),
-                expected_behavior=case.expected_behavior,
-                judge=dataclasses.replace(case.judge, criteria=criteria),
+                grading=case.grading.for_transcript(),
             )
             said = Completion(text=transcript(self.exchanges), model=self.model)
             grades += (await self._graded(judged, said))[1]

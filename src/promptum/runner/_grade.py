@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from promptum.cases import TestCase
+from promptum.cases import Grading, TestCase
 from promptum.checks import (
     TOOL_CHECK_TYPES,
     CheckInput,
@@ -55,8 +55,8 @@ Pending = list[tuple[int, CustomCheck, Awaitable[Grade]]]
 """The async checks of one response still to await: their position, check and awaitable."""
 
 
-def _validator_result(case: TestCase, text: str) -> Grade | None:
-    validator = case.validator
+def _validator_result(grading: Grading, text: str) -> Grade | None:
+    validator = grading.validator
     if validator is None:
         return None
     name = type(validator).__name__
@@ -146,7 +146,7 @@ def _checks_entry(case: TestCase) -> Entry | None:
     entry = _checks_runs.get(id(case))
     if entry is not None and entry[0] is case:  # held by the entry, so its id is not reused
         return entry
-    plan = check_plan(case.checks)
+    plan = check_plan(case.grading.checks)
     if not _checks_only(case, plan):
         return None
     if len(_checks_runs) >= _CASES_KEPT:
@@ -165,12 +165,13 @@ def _checks_run(case: TestCase) -> Run | None:
 
 def _checks_only(case: TestCase, plan: CheckPlan) -> bool:
     """Whether built-in checks are all that grade the case's responses."""
+    grading = case.grading
     return (
         not plan.custom
-        and case.validator is None
+        and grading.validator is None
         and case.response_schema is None
         and case.target is None
-        and case.transform is None
+        and grading.transform is None
     )
 
 
@@ -202,7 +203,7 @@ def _grades(
     if progress is None:
         progress = _Progress()
     shown: str | None = None  # the transformed text, recorded on every grade that saw it
-    if case.transform is not None:
+    if case.grading.transform is not None:
         progress.running = "the case's transform"
         view = case_view(case, completion, model, repeat)
         if isinstance(view, list):  # it failed: so does everything that needed it
@@ -264,18 +265,19 @@ def _add_model_grades(
 
     In place, to the list the deadline keeps (`_Progress.grades`) should one of them hang.
     """
-    if case.validator is not None:
-        progress.running = f"the validator {type(case.validator).__name__}"
-    validator_result = _validator_result(case, completion.text)
+    grading = case.grading
+    if grading.validator is not None:
+        progress.running = f"the validator {type(grading.validator).__name__}"
+    validator_result = _validator_result(grading, completion.text)
     if validator_result is not None:
         grades.append(validator_result)
     if parse_grade is not None:
         grades.append(parse_grade)
     structured = case.response_schema is not None or case.target is not None
-    if structured and (case.expected or case.attack_target):
+    if structured and (grading.expected or grading.attack_target):
         progress.running = "the field assertions"
-        expected = dict(case.expected) if case.expected else None
-        attack_target = dict(case.attack_target) if case.attack_target else None
+        expected = dict(grading.expected) if grading.expected else None
+        attack_target = dict(grading.attack_target) if grading.attack_target else None
         evaluation = evaluate(output, expected, attack_target)
         grades += [assertion_grade(detail) for detail in evaluation.details]
 
@@ -297,7 +299,7 @@ def grade(
     if entry is not None:  # spared the steps of `_grades`
         grades = entry[1](completion)
         return _with_call_errors(case, completion, grades) if completion.tool_calls else grades
-    grades, pending = _grades(case, check_plan(case.checks), completion, model, repeat)
+    grades, pending = _grades(case, check_plan(case.grading.checks), completion, model, repeat)
     for index, _, outcome in pending:
         grades[index] = settle(outcome)
     return _with_call_errors(case, completion, grades)
@@ -310,7 +312,7 @@ def _with_call_errors(case: TestCase, completion: Completion, grades: list[Grade
     a response green because the case has no tool check: its tool checks fail on it, and
     without any this grade does.
     """
-    if not completion.tool_calls or any(c.type in TOOL_CHECK_TYPES for c in case.checks):
+    if not completion.tool_calls or any(c.type in TOOL_CHECK_TYPES for c in case.grading.checks):
         return grades
     failed = call_errors_grade(completion)
     return grades if failed is None else [*grades, failed]
@@ -377,7 +379,7 @@ def _graded(
     run = _checks_run(case)
     if run is not None:  # spared the steps of `_grades`
         return run(completion), []
-    return _grades(case, check_plan(case.checks), completion, model, repeat, progress)
+    return _grades(case, check_plan(case.grading.checks), completion, model, repeat, progress)
 
 
 async def _settle_pending(

@@ -29,6 +29,7 @@ from promptum.cases import (
     RUN_KEYS,
     CopiedRow,
     CopiedRun,
+    Grading,
     HashedField,
     TestCase,
     When,
@@ -58,6 +59,14 @@ def _tuple_getter(names: list[str]) -> Callable[[Any], tuple[Any, ...]]:
     return lambda case: tuple(getattr(case, name) for name in names)
 
 
+def _holders(hashed: tuple[HashedField, ...]) -> list[str]:
+    """The case's fields holding the hashed fields a data file's rows share, once each.
+
+    A group (`grading`) is one of them: rows sharing it share every field it holds.
+    """
+    return list(dict.fromkeys(item.holder for item in hashed if not item.per_row))
+
+
 @dataclass(frozen=True, slots=True)
 class _Layout:
     """How a `PlanDigest` writes the cases of one class, made from its fields' roles."""
@@ -65,7 +74,7 @@ class _Layout:
     hashed: tuple[HashedField, ...]
     """Every field hashed, in the order of their keys."""
     shared: Callable[[Any], tuple[Any, ...]]
-    """The hashed fields the rows of a data file share (every one not `PER_ROW`)."""
+    """The fields holding what the rows of a data file share (every hashed one not `PER_ROW`)."""
 
 
 _LAYOUTS: dict[type, _Layout] = {}
@@ -75,8 +84,7 @@ def _layout(cls: type) -> _Layout:
     layout = _LAYOUTS.get(cls)
     if layout is None:
         hashed = role_table(cls).hashed
-        shared = _tuple_getter([item.name for item in hashed if not item.per_row])
-        layout = _LAYOUTS[cls] = _Layout(hashed, shared)
+        layout = _LAYOUTS[cls] = _Layout(hashed, _tuple_getter(_holders(hashed)))
     return layout
 
 
@@ -118,7 +126,7 @@ class PlanDigest:
             texts, marks = frame
             parts = [texts[0]]
             for mark, after in zip(marks, texts[1:], strict=True):
-                parts += [_mark_text(mark, getattr(case, mark.name)), after]
+                parts += [_mark_text(mark, mark.get(case)), after]
             self._digest.update("".join(parts).encode())
             return
         self._digest.update(self._text(case, _layout(type(case))).encode())
@@ -165,7 +173,7 @@ class PlanDigest:
         pieces: list[str] = []
         group: dict[str, Any] = {}
         for item in layout.hashed:
-            value = getattr(case, item.name)
+            value = item.get(case)
             if item.hashed.when is not When.ALWAYS and not self._included(case, item, value):
                 continue
             hashed = item.hashed
@@ -245,22 +253,23 @@ class PlanDigest:
         return text
 
     def _read(self, case: TestCase, name: str) -> bool:
-        key = (id(case.checks), case.transform, name)
+        grading = case.grading
+        key = (id(grading.checks), grading.transform, name)
         remembered = self._reads.get(key)
         if remembered is not None:
             return remembered[1]
         if len(self._reads) >= _REMEMBERED_CHECKS:
             self._reads.clear()
-        reads = _expressions_read(case, name)
-        self._reads[key] = (case.checks, reads)
+        reads = _expressions_read(grading, name)
+        self._reads[key] = (grading.checks, reads)
         return reads
 
 
-def _expressions_read(case: TestCase, name: str) -> bool:
-    """Whether an `expr` check or a transform of `case` reads `name` when it grades."""
-    expressions = [e for check in case.checks for _, e in expressions_of(check.compiled)]
-    if case.transform is not None:
-        expressions.append(case_transform(case.transform))
+def _expressions_read(grading: Grading, name: str) -> bool:
+    """Whether an `expr` check or the transform of a case's grading reads `name`."""
+    expressions = [e for check in grading.checks for _, e in expressions_of(check.compiled)]
+    if grading.transform is not None:
+        expressions.append(case_transform(grading.transform))
     return any(name in expression.names_read for expression in expressions)
 
 

@@ -167,12 +167,12 @@ def judge_request(
     `sample` keeps the cache from answering every sample of a criterion with the first.
     """
     if criterion is None:
-        criterion = Criterion(DEFAULT_CRITERION, case.expected_behavior or "")
+        criterion = Criterion(DEFAULT_CRITERION, case.grading.expected_behavior or "")
     prompt = criterion.prompt or config.prompt
     variables = {
         "input": _conversation(case),
         "response": response,
-        "expected_behavior": case.expected_behavior or "",
+        "expected_behavior": case.grading.expected_behavior or "",
         "rubric": criterion.rubric,
     }
     context = join_context(case.context)
@@ -246,7 +246,7 @@ async def judge_response(
     config: JudgeConfig, case: TestCase, response: str, complete: Complete
 ) -> JudgeVerdict:
     """Grade one response against its `expected_behavior` once (the criterion ``judge``)."""
-    criterion = Criterion(DEFAULT_CRITERION, case.expected_behavior or "")
+    criterion = Criterion(DEFAULT_CRITERION, case.grading.expected_behavior or "")
     return await _ask(config, case, response, criterion, 0, complete)
 
 
@@ -328,5 +328,5 @@ async def judge_grades(
     """One grade per criterion judged on `case` (none when nothing applies)."""
     return [
         await judge_criterion(config, case, response, criterion, complete)
-        for criterion in judged_criteria(config, case.expected_behavior)
+        for criterion in judged_criteria(config, case.grading.expected_behavior)
     ]

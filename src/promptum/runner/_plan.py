@@ -4,28 +4,20 @@ Cases may be built only when read (a million-row CSV), so a run reads them as fe
 as it can: once here for everything the run needs to know before its first call (models,
 judges, parameters, targets, the resume fingerprint, the plan's shape), then once per
 model while running. Here, a row copied from its file's prototype case is not made: it is
-read as the prototype's settings and its own id, messages and vars (`CopiedRow`).
+read as the prototype's settings and its own id, messages and vars (`CopiedRow`), and a
+run of such rows as their fingerprint texts (`CopiedRun`), as the case store gives them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
-from promptum.cases import CopiedRow, CopiedRun, TestCase
+from promptum.cases import CaseStore, CopiedRow, CopiedRun, PlanItem, TestCase
 from promptum.errors import ConfigError
 from promptum.providers import Target
 from promptum.runner._journal import PlanDigest
-
-
-@runtime_checkable
-class PlanItems(Protocol):
-    """Cases that can be read for a plan without making those copied from another."""
-
-    def plan_items(self) -> Iterator[TestCase | CopiedRow | CopiedRun]:
-        """Every case in order: made, or a `CopiedRow` or `CopiedRun` standing for them."""
-        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,9 +72,7 @@ class Survey:
         survey = cls()
         digest = PlanDigest() if fingerprint else None
         # A data file's rows copied from one case are read as rows, not made (most of a pass).
-        items: Iterable[TestCase | CopiedRow | CopiedRun] = (
-            cases.plan_items() if isinstance(cases, PlanItems) else cases
-        )
+        items: Iterable[PlanItem] = cases.planned() if isinstance(cases, CaseStore) else cases
         for item in items:
             if isinstance(item, CopiedRun):  # rows of a data file, read as their texts
                 survey._add(item.base)
@@ -110,9 +100,10 @@ class Survey:
         self._last = case
         for model in case.models:
             self.models.setdefault(model, None)
-        if case.judge is not None:
-            self.judge_models.add(case.judge.model)
-            self.judges.add((case.judge.model, case.judge.threshold))
+        judge = case.grading.judge
+        if judge is not None:
+            self.judge_models.add(judge.model)
+            self.judges.add((judge.model, judge.threshold))
         if case.simulate is not None:
             self.simulator_models.add(case.simulate.model)
         self.params.add(case.params.sampling())
@@ -144,7 +135,7 @@ def _shares_settings(case: TestCase, last: TestCase) -> bool:
     """Whether `case` holds the very objects `Survey._add` read of `last` (rows of one file)."""
     return (
         case.models is last.models
-        and case.judge is last.judge
+        and case.grading.judge is last.grading.judge
         and case.simulate is last.simulate
         and case.params is last.params
         and case.target is last.target

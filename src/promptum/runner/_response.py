@@ -29,7 +29,7 @@ def status_of(completion: Completion, grades: Iterable[Grade]) -> Status:
 
 def _check_labels(case: TestCase) -> list[Label]:
     """Each check's metric and weight, in the order of its grade; empty if none sets either."""
-    labels = [(check.metric, check.weight) for check in case.checks]
+    labels = [(check.metric, check.weight) for check in case.grading.checks]
     return labels if any(label != (None, None) for label in labels) else []
 
 
@@ -59,8 +59,9 @@ async def graded(
             on_abandon=on_abandon,
         )
         grades = labelled(grades, _check_labels(case))
-        if completion.ok and case.judge is not None:
-            grades += await judge_grades(case.judge, case, completion.text, complete)
+        judge = case.grading.judge
+        if completion.ok and judge is not None:
+            grades += await judge_grades(judge, case, completion.text, complete)
     except Exception as exc:  # a bug in grading must cost one result, not the run
         error = f"grading failed: {type(exc).__name__}: {exc}"
         return completion.model_copy(update={"error": error}), []
@@ -82,8 +83,9 @@ def result_of(
     """
     graded_grades = with_ungraded(case, completion, grades)  # nothing graded it: no pass
     status, score = status_of(completion, graded_grades), None
-    if case.threshold is not None and completion.ok and grades:
-        status, score = thresholded_status(graded_grades, case.threshold)
+    threshold = case.grading.threshold
+    if threshold is not None and completion.ok and grades:
+        status, score = thresholded_status(graded_grades, threshold)
     return CaseResult(
         case_id=case.id,
         suite=case.suite or None,
@@ -94,11 +96,11 @@ def result_of(
         messages=list(case.messages),
         completion=completion,
         grades=graded_grades,
-        expected_behavior=case.expected_behavior,
+        expected_behavior=case.grading.expected_behavior,
         tags=list(case.tags),
         source=case.source,
         must_pass=case.must_pass,
         score=score,
-        threshold=case.threshold,
+        threshold=threshold,
         turns=turns,
     )

@@ -308,6 +308,16 @@ class Runner:
         )
         run.warnings.append(scrub(warning, self._secrets))
 
+    def _follow_pacing(self) -> None:
+        """Hand the client's pacing line (`ModelClient.pacing_line`) to sinks that show it."""
+        line = getattr(self._client, "pacing_line", None)
+        if line is None:
+            return
+        for sink in self._sinks:
+            follow = getattr(sink, "follow_pacing", None)
+            if follow is not None:
+                follow(line)
+
     def _notify(self, run: RunResult, event: str) -> None:
         """Call `event` (start, finish) on every sink; one that raises is dropped."""
         for sink in list(self._sinks):
@@ -461,6 +471,7 @@ class Runner:
         if run.planned_results is None:
             run.planned_results = plan.count
         self._tally = RunTally(run.models, repeated=plan.repeats > 1)
+        self._follow_pacing()
         self._notify(run, "start")
         done = self._record_finished(run, cases, finished, plan)
         try:

@@ -21,8 +21,8 @@ def case_view(
     case: TestCase, completion: Completion, model: str | None, repeat: int
 ) -> CheckInput | list[Grade]:
     """`case`'s transformed response; if its transform fails, the grades of what needed it."""
-    assert case.transform is not None
-    compiled = case_transform(case.transform)  # compiled once, when the suite loaded
+    assert case.grading.transform is not None
+    compiled = case_transform(case.grading.transform)  # compiled once, when the suite loaded
     check = case.check_input(completion, completion.output, model, repeat)
     try:
         return transformed(compiled, check)
@@ -32,15 +32,16 @@ def case_view(
 
 def _failed(case: TestCase, error: str) -> list[Grade]:
     """An error grade for each check, and one for the other graders the case has."""
+    grading = case.grading
     grades: list[Grade] = []
-    for definition in case.checks:
+    for definition in grading.checks:
         check = definition.compiled
         if isinstance(check, CustomCheck):
             grades.append(dataclasses.replace(check.error("was not run"), error=error))
         else:
             name = definition.type
             grades.append(Grade("check", name, False, None, None, f"{name} check", error))
-    others = case.validator, case.response_schema, case.expected, case.attack_target
+    others = grading.validator, case.response_schema, grading.expected, grading.attack_target
     if any(other is not None for other in others):
         description = "The case's transform gives a value to grade"
         grades.append(Grade("check", "transform", False, None, None, description, error))

@@ -8,7 +8,7 @@ path (`status_of_grades`), and every report, the gate, JUnit and pytest show the
 
 from __future__ import annotations
 
-from promptum.cases import TestCase
+from promptum.cases import Grading, TestCase
 from promptum.runner._judge import judged_criteria
 from promptum.values.completion import Completion
 from promptum.values.grade import BUDGET_CHECKS, UNGRADED, Grade
@@ -21,46 +21,48 @@ def grades_something(case: TestCase) -> bool:
     judge off (--no-judge), budget checks alone do not: a latency budget says nothing of
     what the judge would have graded, so the case is not a pass on it.
     """
-    checks = case.checks
-    if case.judge_off:
+    grading = case.grading
+    checks = grading.checks
+    if grading.judge_off:
         checks = tuple(check for check in checks if check.type not in BUDGET_CHECKS)
-    if checks or case.validator is not None or case.response_schema is not None:
+    if checks or grading.validator is not None or case.response_schema is not None:
         return True
-    return _asserted_or_judged(case) or _part_grades(case)
+    return _asserted_or_judged(grading) or _part_grades(case)
 
 
-def _asserted_or_judged(case: TestCase) -> bool:
-    """Whether the case has field assertions, or judge criteria its judge grades."""
-    if case.expected or case.attack_target:
+def _asserted_or_judged(grading: Grading) -> bool:
+    """Whether a case has field assertions, or judge criteria its judge grades."""
+    if grading.expected or grading.attack_target:
         return True
-    return case.judge is not None and bool(judged_criteria(case.judge, case.expected_behavior))
+    judge = grading.judge
+    return judge is not None and bool(judged_criteria(judge, grading.expected_behavior))
 
 
 def _part_grades(case: TestCase) -> bool:
     """Whether a turn of the case, or its conversation as a whole, has something to grade."""
-    judged = case.judge is not None
+    judged = case.grading.judge is not None
     for turn in case.turns:
         if turn.checks or turn.expected or turn.attack_target or (judged and turn.criteria):
             return True
-    grading = case.conversation
-    return grading is not None and bool(grading.checks or (judged and grading.criteria))
+    whole = case.grading.conversation
+    return whole is not None and bool(whole.checks or (judged and whole.criteria))
 
 
 def _unjudged(case: TestCase) -> bool:
     """Whether the case has what a judge grades (expected_behavior, criteria) but no judge."""
-    if case.judge is not None:
+    if case.grading.judge is not None:
         return False
-    grading = case.conversation
+    whole = case.grading.conversation
     return bool(
-        case.expected_behavior
+        case.grading.expected_behavior
         or any(turn.criteria for turn in case.turns)
-        or (grading is not None and grading.criteria)
+        or (whole is not None and whole.criteria)
     )
 
 
 def ungraded_fix(case: TestCase) -> str:
     """Why nothing grades the case's responses, or what to add, for a person to read."""
-    if case.judge_off:
+    if case.grading.judge_off:
         return (
             "only its judge would grade it, and the judge is off (--no-judge): run it with "
             "its judge, or add a check or a field assertion"
@@ -94,6 +96,6 @@ def with_ungraded(case: TestCase, completion: Completion, grades: list[Grade]) -
         return grades
     if not grades:
         return [ungraded_grade(case)]
-    if case.judge_off and not grades_something(case):
+    if case.grading.judge_off and not grades_something(case):
         return [*grades, ungraded_grade(case)]
     return grades

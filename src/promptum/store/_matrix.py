@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar, cast
 
-from promptum.store._rows import results_from_json
+from promptum.store._rows import newest_runs, results_from_json
 from promptum.values.run_result import CaseResult
 
 T = TypeVar("T")
@@ -350,18 +350,10 @@ def run_figures(
     connection: sqlite3.Connection, *, suite: str = "", model: str = "", runs: int = 50
 ) -> list[RunFigures]:
     """Each model's figures in each of the newest `runs` runs (optionally of a suite/model)."""
-    where, params = [], []
-    if suite:
-        where.append("suite = ?")
-        params.append(suite)
-    if model:
-        where.append("EXISTS (SELECT 1 FROM json_each(runs.models) WHERE value = ?)")
-        params.append(model)
-    chosen = "SELECT run_id, suite, started_at, finished_at FROM runs"
-    if where:
-        chosen += " WHERE " + " AND ".join(where)
-    chosen += " ORDER BY started_at DESC, run_id LIMIT ?"
-    listed = connection.execute(chosen, [*params, runs]).fetchall()
+    chosen, params = newest_runs(
+        "run_id, suite, started_at, finished_at", "suite = ?", suite, model
+    )
+    listed = connection.execute(chosen + " LIMIT ?", [*params, runs]).fetchall()
     figures: list[RunFigures] = []
     for run_id, run_suite, started, finished in reversed(listed):
         read = functools.partial(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from collections.abc import Sequence
 from datetime import datetime
@@ -13,10 +14,9 @@ from promptum.foundations.redaction import environment_secrets
 from promptum.store._rows import results_from_json, timestamp
 from promptum.values.reviews import ResultKey, Review, ReviewedResult, SkippedReview, shown_value
 
-_COLUMNS = (
-    "run_id, case_key, variant, model, repeat, criterion, verdict, override, score, comment,"
-    " reason, reviewer, created_at"
-)
+_FIELDS = tuple(field.name for field in dataclasses.fields(Review))
+"""The columns of a review's row: `Review`'s fields, in their order."""
+_COLUMNS = ", ".join(_FIELDS)
 _LONGEST_PROBLEM = 200
 """How much of what is wrong with a stored review row is kept to be said."""
 # One result, by the store's unique key (an index seek, not a scan of the run's results).
@@ -49,21 +49,8 @@ def _review(row_id: int, row: tuple[Any, ...]) -> Review | SkippedReview:
             row_id, str(row[0]), f"created_at {shown_value(row[12])} is not a date"
         )
     try:
-        return Review(
-            run_id=row[0],
-            case_key=row[1],
-            variant=row[2] or None,
-            model=row[3],
-            repeat=row[4],
-            criterion=row[5],
-            verdict=row[6],
-            override=row[7],
-            score=row[8],
-            comment=row[9],
-            reason=row[10],
-            reviewer=row[11],
-            created_at=created_at,
-        )
+        fields = dict(zip(_FIELDS, row, strict=True))  # the columns are its fields
+        return Review(**{**fields, "created_at": created_at})
     except (ValueError, TypeError) as exc:  # Review's own words: "repeat must be ..."
         problem = str(exc)
         if len(problem) > _LONGEST_PROBLEM:  # it may quote a stored value of any size
@@ -146,23 +133,11 @@ def add_review(connection: sqlite3.Connection, path: Path, review: Review) -> Re
         problem = _refusal(connection, path, review)
         if problem is not None:
             raise StoreError(problem)
+        row = {name: getattr(review, name) for name in _FIELDS}
+        row.update(variant=review.variant or "", created_at=timestamp(review.created_at))
         connection.execute(
-            f"INSERT INTO reviews ({_COLUMNS}) VALUES ({', '.join('?' * 13)})",
-            (
-                review.run_id,
-                review.case_key,
-                review.variant or "",
-                review.model,
-                review.repeat,
-                review.criterion,
-                review.verdict,
-                review.override,
-                review.score,
-                review.comment,
-                review.reason,
-                review.reviewer,
-                timestamp(review.created_at),
-            ),
+            f"INSERT INTO reviews ({_COLUMNS}) VALUES ({', '.join('?' * len(row))})",
+            tuple(row.values()),
         )
         connection.execute("COMMIT")
     except BaseException:
@@ -220,7 +195,7 @@ def reviewed(
     Rows that hold no review are left out (`skipped_reviews` says which).
     """
     sql = (
-        f"SELECT r.suite, r.started_at, v.id, {', '.join('v.' + c for c in _names())}"
+        f"SELECT r.suite, r.started_at, v.id, {', '.join('v.' + c for c in _FIELDS)}"
         " FROM reviews AS v JOIN runs AS r ON r.run_id = v.run_id"
     )
     if run_ids:
@@ -253,7 +228,3 @@ def _in_run_order(found: dict[tuple[str, ResultKey], _Entry | None]) -> list[Rev
         ReviewedResult(run_id, entry[1], result, tuple(entry[3]))
         for (entry, run_id), result in zip(kept, results, strict=True)
     ]
-
-
-def _names() -> list[str]:
-    return [name.strip() for name in _COLUMNS.split(",")]

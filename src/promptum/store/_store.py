@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from promptum.errors import StoreError
+from promptum.foundations.problems import first_problem
 from promptum.store._connect import connect
 from promptum.store._matrix import (
     MatrixFilter,
@@ -34,7 +35,7 @@ from promptum.store._reviews import (
     skipped_reviews,
     stored_result,
 )
-from promptum.store._rows import results_from_json
+from promptum.store._rows import newest_runs, results_from_json
 from promptum.store._schema import migrate
 from promptum.values.reviews import ResultKey, Review, ReviewedResult, SkippedReview
 from promptum.values.run_result import CaseResult, RunResult
@@ -166,17 +167,7 @@ class RunStore:
         self, *, limit: int | None = 50, suite: str | None = None, model: str | None = None
     ) -> list[RunSummary]:
         """The newest runs first, optionally only those whose suite or models match."""
-        where, params = [], []
-        if suite:
-            where.append("instr(lower(suite), lower(?)) > 0")
-            params.append(suite)
-        if model:
-            where.append("EXISTS (SELECT 1 FROM json_each(runs.models) WHERE value = ?)")
-            params.append(model)
-        runs = "SELECT * FROM runs"
-        if where:
-            runs += " WHERE " + " AND ".join(where)
-        runs += " ORDER BY started_at DESC, run_id"
+        runs, params = newest_runs("*", "instr(lower(suite), lower(?)) > 0", suite, model)
         if limit is not None:
             runs += f" LIMIT {int(limit)}"
         with self._connection() as connection:
@@ -325,11 +316,10 @@ class RunStore:
         try:
             return results_from_json(rows)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(part) for part in first["loc"])
+            where, problem = first_problem(exc)
             raise StoreError(
                 f"{self.path}: the stored results of {what} cannot be read "
-                f"({exc.error_count()} problem(s), first at result {where}: {first['msg']}); "
+                f"({exc.error_count()} problem(s), first at result {where}: {problem}); "
                 f"`promptum {fix}` removes them"
             ) from None
 

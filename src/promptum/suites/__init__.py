@@ -26,9 +26,6 @@ if _typing.TYPE_CHECKING:
     from promptum.suites._build_judge import judge_problems as judge_problems
     from promptum.suites._build_judge import merged_judge as merged_judge
     from promptum.suites._canary import known_token as known_token
-    from promptum.suites._cases import Cases as Cases
-    from promptum.suites._cases import Mapped as Mapped
-    from promptum.suites._cases import Selected as Selected
     from promptum.suites._discover import case_data as case_data
     from promptum.suites._file_reading import SUITE_BYTES_VARIABLE as SUITE_BYTES_VARIABLE
     from promptum.suites._file_reading import max_suite_bytes as max_suite_bytes

@@ -19,7 +19,7 @@ from pydantic_core import to_jsonable_python
 
 from promptum.foundations.suggestions import did_you_mean
 from promptum.suites._locate import Loc
-from promptum.validation import compiled_schema
+from promptum.validation import approx_of, compiled_schema, is_approx_spec
 
 Schema = Mapping[str, Any]
 
@@ -404,7 +404,7 @@ def _value_problems(
         else f"{holder} can never hold it, so this attack target catches nothing"
     )
     if not isinstance(value, list):
-        misfit = fields.misfit(schemas, value, path)
+        misfit = _read_misfit(fields, schemas, value, path)
         return [] if misfit is None else [((), f"{misfit[0]} ({consequence}){misfit[1]}")]
     # A list in `expected` means "one of"; in `attack_target`, "none of" (or the list whole).
     whole_fits = fields.misfit(schemas, value, path) is None
@@ -412,7 +412,7 @@ def _value_problems(
         return []
     problems: list[tuple[tuple[int, ...], str]] = []
     for index, item in enumerate(value):
-        misfit = fields.misfit(schemas, item, path)
+        misfit = _read_misfit(fields, schemas, item, path)
         if misfit is not None:
             problems.append(((index,), f"{misfit[0]} ({consequence}){misfit[1]}"))
     if problems and whole_fits:  # `expected` of a list field, written as a bare list
@@ -424,3 +424,44 @@ def _value_problems(
             )
         ]
     return problems
+
+
+def _read_misfit(
+    fields: _Fields, schemas: list[Any], value: Any, path: str
+) -> tuple[str, str] | None:
+    """`_Fields.misfit`, as the evaluator compares: a number also matches a text writing it.
+
+    An `{approx: ...}` value asks for a number; a number (approx or not) fits a field of
+    text too, since "12.50 €" is read as 12.5. A quoted number for a number field is still
+    refused, with its hint: test data writes a number as one. A malformed approx is
+    `approx_problems`' to say.
+    """
+    if is_approx_spec(value):
+        try:
+            value = approx_of(value).expected
+        except ValueError:
+            return None
+    misfit = fields.misfit(schemas, value, path)
+    is_number = isinstance(value, int | float) and not isinstance(value, bool)
+    if misfit is not None and is_number and fields.misfit(schemas, str(value), path) is None:
+        return None
+    return misfit
+
+
+def approx_problems(
+    expected: Mapping[str, Any] | None, attack_target: Mapping[str, Any] | None
+) -> list[tuple[Loc, str]]:
+    """Every `{approx: ...}` value that is not a number with non-negative bounds, located."""
+    found: list[tuple[Loc, str]] = []
+    for section, assertions in (("expected", expected), ("attack_target", attack_target)):
+        for name, raw in (assertions or {}).items():
+            items = list(enumerate(raw)) if isinstance(raw, list) else [(None, raw)]
+            for index, value in items:
+                if not is_approx_spec(value):
+                    continue
+                try:
+                    approx_of(value)
+                except ValueError as exc:
+                    at = (section, str(name)) if index is None else (section, str(name), index)
+                    found.append((at, str(exc)))
+    return found

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from promptum.cases import JudgeConfig, TestCase
+from promptum.cases import Grading, JudgeConfig, TestCase
 from promptum.checks import CheckDefinition
 from promptum.foundations.suggestions import did_you_mean
 from promptum.suites._build_checks import case_checks
@@ -90,21 +90,24 @@ def build_case(
         messages=sent.messages,
         models=(target.id,) if target else tuple(case.models or context.models),
         params=context.reused.params(defaults.params, case.params),
-        checks=tuple(checks),
+        grading=Grading(
+            checks=tuple(checks),
+            expected=expects.expected,
+            attack_target=expects.attack_target,
+            expected_behavior=expects.behavior,
+            judge=judge,
+            threshold=defaults.threshold if case.threshold is None else case.threshold,
+            transform=shape.transform,
+            conversation=conversation.grading,
+        ),
         response_schema=shape.schema,
         response_model=shape.model,
-        expected=expects.expected,
-        attack_target=expects.attack_target,
-        expected_behavior=expects.behavior,
         context=sent.documents,
-        judge=judge,
         tags=tags,
         repeat=case.repeat or context.repeat,
         source=locator.line(),
         must_pass=case.must_pass or not context.must_pass_tags.isdisjoint(tags),
-        threshold=defaults.threshold if case.threshold is None else case.threshold,
         vars=sent.scope.variables,
-        transform=shape.transform,
         target=target,
         tools=offered.tools,
         tool_choice=offered.choice,
@@ -112,7 +115,6 @@ def build_case(
         variant=context.variant,
         turns=conversation.turns,
         simulate=conversation.simulate,
-        conversation=conversation.grading,
     )
 
 

@@ -14,7 +14,11 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel
 
 from promptum.foundations.user_code import import_referenced
-from promptum.suites._assertion_fields import assertion_problems, assertion_schema
+from promptum.suites._assertion_fields import (
+    approx_problems,
+    assertion_problems,
+    assertion_schema,
+)
 from promptum.suites._build_render import CaseScope, Problems, filled_in
 from promptum.suites._format import CaseFields, DefaultsSpec
 from promptum.suites._locate import Loc
@@ -79,11 +83,11 @@ def output(case: CaseFields, defaults: DefaultsSpec, folder: Path) -> tuple[Outp
 
 
 def assertions_found(expected: Expectations, shape: Output, needs_schema: bool) -> Problems:
-    """The field assertions' problems: no structured output, or a field it does not have.
+    """The field assertions' problems: no structured output, no such field, a bad approx.
 
     `needs_schema`: no target answers the case (a target's dict answer is structured output).
     """
-    found: Problems = []
+    found: Problems = approx_problems(expected.expected, expected.attack_target)
     asserted = expected.expected or expected.attack_target
     if asserted and not shape.written and needs_schema:
         at: Loc = ("expected",) if expected.expected else ("attack_target",)

@@ -1,79 +1,21 @@
-"""Sequences of cases that are not all held: parts joined, rows built on access, views.
+"""A data file's rows as cases built when read, and what loading a suite's cases found out.
 
-A million-row CSV golden set is kept as the offsets of its rows, and `Session.select` or
-`override` keep a view over the cases instead of a changed copy of each.
+A million-row CSV golden set is kept as the offsets of its rows (`RowCases`), one of the
+sequences of the case store (`promptum.cases.CaseStore`).
 """
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, overload
 
-from promptum.cases import CopiedRow, CopiedRun, TestCase
+from promptum.cases import Cases, CaseStore, Change, PlanItem, TestCase
 from promptum.runner import grades_something, ungraded_fix
 from promptum.suites._data_files import RawCase, RowFile
-from promptum.suites._row_texts import RowTexts
-
-Change = Callable[[TestCase], TestCase]
+from promptum.suites._row_texts import RowBuild, RowTexts, planned_rows
 
 
-class RowBuild(Protocol):
-    """Builds a data row's cases (one per prompt variant), or reads it for a plan."""
-
-    def __call__(self, raw: RawCase) -> Sequence[TestCase]:
-        """Row `raw`'s cases."""
-        ...
-
-    def plan(self, raw: RawCase) -> Sequence[TestCase] | CopiedRow:
-        """Row `raw`'s cases, or the `CopiedRow` standing for its one case."""
-        ...
-
-    def copying(self, keys: frozenset[str]) -> TestCase | None:
-        """The case rows setting `keys` are copied from; None while they are built in full."""
-        ...
-
-
-class _Cases(Sequence[TestCase]):
-    """A read-only sequence of cases whose slices are lists."""
-
-    @overload
-    def __getitem__(self, index: int) -> TestCase: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[TestCase]: ...
-
-    def __getitem__(self, index: int | slice) -> TestCase | list[TestCase]:
-        if isinstance(index, slice):
-            return [self._at(i) for i in range(*index.indices(len(self)))]
-        size = len(self)
-        if index < 0:
-            index += size
-        if not 0 <= index < size:
-            raise IndexError("case index out of range")
-        return self._at(index)
-
-    def _at(self, index: int) -> TestCase:
-        raise NotImplementedError
-
-    def plan_items(self) -> Iterator[TestCase | CopiedRow | CopiedRun]:
-        """Every case in order, those copied from a data file's prototype not made (`Survey`)."""
-        return _plan_items(self, None)
-
-    def __eq__(self, other: object) -> bool:
-        # Equal to a list, tuple or view holding the same cases, as a list of them would be.
-        if not isinstance(other, list | tuple | _Cases):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
-
-    __hash__ = None  # type: ignore[assignment]  # equal to a list, so unhashable like one
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__}: {len(self)} cases>"
-
-
-class RowCases(_Cases):
+class RowCases(CaseStore):
     """The cases of a CSV or JSONL file, built from their row each time they are read.
 
     Holds the row index (16 bytes a row), not the cases: a row was validated when the file
@@ -117,7 +59,7 @@ class RowCases(_Cases):
             for raw in self.rows.rows(file):
                 yield from build(raw)
 
-    def planned(self, change: Change | None) -> Iterator[TestCase | CopiedRow | CopiedRun]:
+    def planned(self, change: Change | None = None) -> Iterator[PlanItem]:
         """Every case, changed by `change` (see `each_changed`), as a plan reads it."""
         if change is not None and self.changed is None:
             yield from map(change, self)
@@ -126,115 +68,14 @@ class RowCases(_Cases):
         with self.rows.opened() as file:
             if self.texts is not None:
                 yield from self.texts.planned(build, file)
-                return
-            for raw in self.rows.rows(file):
-                item = build.plan(raw)
-                if isinstance(item, CopiedRow):
-                    yield item
-                else:
-                    yield from item
+            else:
+                yield from planned_rows(build, self.rows.rows(file))
 
     def each_changed(self, change: Change) -> Iterator[TestCase]:
         """Every case changed by `change`, which changes every row's cases alike."""
         if self.changed is None:
             return map(change, self)
         return self._built(self.changed(change))
-
-
-class Cases(_Cases):
-    """Parts (a tuple, a file's rows, a view) read as one sequence, in order."""
-
-    def __init__(self, parts: Iterable[Sequence[TestCase]] = ()) -> None:
-        self.parts = list(parts)
-        """The parts, in order; a session appends to them (and to its own list part)."""
-
-    def __len__(self) -> int:
-        return sum(len(part) for part in self.parts)
-
-    def _at(self, index: int) -> TestCase:
-        for part in self.parts:
-            if index < len(part):
-                return part[index]
-            index -= len(part)
-        raise IndexError("case index out of range")
-
-    def __iter__(self) -> Iterator[TestCase]:
-        for part in self.parts:
-            yield from part
-
-
-class Mapped(_Cases):
-    """Every case of `cases` changed by `change` when it is read (`override`, default models).
-
-    A `uniform` change reads and changes only what the rows of a data file share (models,
-    judge, repeats), not a row's id, messages or vars: read in order, those rows get it once,
-    through the case they are copied from.
-    """
-
-    def __init__(self, cases: Sequence[TestCase], change: Change, uniform: bool = False) -> None:
-        self.cases = cases
-        self.change = change
-        self.uniform = uniform
-
-    def __len__(self) -> int:
-        return len(self.cases)
-
-    def _at(self, index: int) -> TestCase:
-        return self.change(self.cases[index])
-
-    def __iter__(self) -> Iterator[TestCase]:
-        if self.uniform:
-            return _each_changed(self.cases, self.change)
-        return map(self.change, self.cases)
-
-
-def _each_changed(cases: Sequence[TestCase], change: Change) -> Iterator[TestCase]:
-    """Every case of `cases` changed by the uniform `change` (see `Mapped`)."""
-    if isinstance(cases, Cases):
-        for part in cases.parts:
-            yield from _each_changed(part, change)
-    elif isinstance(cases, RowCases):
-        yield from cases.each_changed(change)
-    elif isinstance(cases, Mapped) and cases.uniform:
-        inner = cases.change
-        yield from _each_changed(cases.cases, lambda case: change(inner(case)))
-    else:
-        yield from map(change, cases)
-
-
-def _plan_items(
-    cases: Sequence[TestCase], change: Change | None
-) -> Iterator[TestCase | CopiedRow | CopiedRun]:
-    """`_each_changed`, for a plan: rows copied from a prototype as `CopiedRow`s."""
-    if isinstance(cases, Cases):
-        for part in cases.parts:
-            yield from _plan_items(part, change)
-    elif isinstance(cases, RowCases):
-        yield from cases.planned(change)
-    elif isinstance(cases, Mapped) and cases.uniform:
-        inner = cases.change
-        outer = inner if change is None else (lambda case: change(inner(case)))
-        yield from _plan_items(cases.cases, outer)
-    else:
-        yield from cases if change is None else map(change, cases)
-
-
-class Selected(_Cases):
-    """The cases of `cases` at the given positions (`select`): 8 bytes a kept case."""
-
-    def __init__(self, cases: Sequence[TestCase], positions: array[int]) -> None:
-        self.cases = cases
-        self.positions = positions
-
-    def __len__(self) -> int:
-        return len(self.positions)
-
-    def _at(self, index: int) -> TestCase:
-        return self.cases[self.positions[index]]
-
-    def __iter__(self) -> Iterator[TestCase]:
-        for position in self.positions:
-            yield self.cases[position]
 
 
 UNGRADED_SHOWN = 10
@@ -279,7 +120,7 @@ class CaseStats:
 
     def add(self, case: TestCase, default_model: str) -> None:
         """Count one case in (once for each of its prompt variants)."""
-        self.checks += len(case.checks)
+        self.checks += len(case.grading.checks)
         self.schemas += _schema_graded(case)
         if not grades_something(case):
             self._add_ungraded(case)
@@ -290,15 +131,15 @@ class CaseStats:
         self.most_repeats = max(self.most_repeats, case.repeat)
         for tag in case.tags:
             self.tags.setdefault(tag)
-        bounded = any(check.type == "max_cost_usd" for check in case.checks)
+        bounded = any(check.type == "max_cost_usd" for check in case.grading.checks)
         for model in answering:
             self.answering.setdefault(model)
             if case.target is None or model != case.target.id:
                 self.models.setdefault(model)
                 if bounded:
                     self.cost_bounded.setdefault(model, case.source or case.key)
-        if case.judge is not None:
-            self.models.setdefault(case.judge.model)
+        if case.grading.judge is not None:
+            self.models.setdefault(case.grading.judge.model)
 
     def again(self, case: TestCase, default_model: str) -> None:
         """Count in once more a case just like one counted already (a data file's row)."""
@@ -306,7 +147,7 @@ class CaseStats:
             self.add(case, default_model)
             return
         # Its models, tags and repeats are known already: only the sums grow.
-        self.checks += len(case.checks)
+        self.checks += len(case.grading.checks)
         self.schemas += _schema_graded(case)
         self.results += (len(case.models) or 1) * case.repeat
         if not grades_something(case):  # named once, by the row it was copied from
@@ -322,11 +163,11 @@ class CaseStats:
         # checks) and its schema, besides its own. A simulated user's turns are not known
         # before the run: counted as if it used every one (its stop checks grade nothing).
         turns = len(case.turns) or (case.simulate.max_turns if case.simulate else 1)
-        self.checks += len(case.checks) * (turns - 1)
+        self.checks += len(case.grading.checks) * (turns - 1)
         self.checks += sum(len(turn.checks) for turn in case.turns)
         self.schemas += turns * (case.response_schema is not None)
-        if case.conversation is not None:
-            self.checks += len(case.conversation.checks)
+        if case.grading.conversation is not None:
+            self.checks += len(case.grading.conversation.checks)
         if case.turns:
             self.scripted += 1
             self.turns += len(case.turns)

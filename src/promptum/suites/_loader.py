@@ -11,11 +11,18 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from promptum.cases import CopiedRow, JudgeConfig, TestCase
+from promptum.cases import CopiedRow, HeldCases, JudgeConfig, TestCase
 from promptum.checks import FOLDER, PYTHON, SHARED, CheckDefinition, CheckTable, module_name
 from promptum.errors import ConfigError
 from promptum.foundations.user_code import python_module_file
-from promptum.providers import DEFAULT_MODEL, EndpointConfig, Price, Target, model_id_problem
+from promptum.providers import (
+    DEFAULT_MODEL,
+    EndpointConfig,
+    Price,
+    Target,
+    model_id_problem,
+    unpriced_problem,
+)
 from promptum.suites._build import (
     InvalidCaseError,
     build_case,
@@ -30,7 +37,6 @@ from promptum.suites._data_files import CaseFilesError, RawCase, RowFile
 from promptum.suites._file_reading import resolved
 from promptum.suites._file_vars import FileVars
 from promptum.suites._format import CaseFields, DefaultsSpec, SuiteSpec
-from promptum.suites._held import HeldCases
 from promptum.suites._locate import (
     Loc,
     Locator,
@@ -41,7 +47,7 @@ from promptum.suites._locate import (
 )
 from promptum.suites._missing_context import WithoutContext
 from promptum.suites._redteam import redteam_cases
-from promptum.suites._row_build import RowPrototype
+from promptum.suites._row_build import RowCopier
 from promptum.suites._row_texts import RowTexts
 from promptum.suites._suite_context import SuiteContext
 from promptum.suites._target import TargetSpec, suite_target
@@ -189,7 +195,7 @@ def _cases(
     raw_cases: Iterable[RawCase],
     context: SuiteContext,
     load: _Load,
-    rows: RowPrototype | None = None,
+    rows: RowCopier | None = None,
 ) -> Iterator[TestCase]:
     """The cases of `raw_cases`, validated and counted.
 
@@ -261,7 +267,7 @@ class _RowBuilder:
     ) -> None:
         self.variants, self.columns, self.validation = variants, columns, validation
         self.change = change
-        self.prototype = RowPrototype(context, variants)
+        self.prototype = RowCopier(context, variants)
 
     def __call__(self, raw: RawCase) -> list[TestCase]:
         """Row `raw`'s cases."""
@@ -311,7 +317,7 @@ def _source_cases(
         if load.columns is not None:
             raw_cases = load.columns.rows(raw_cases, source, load.problems, locator)
         texts = RowTexts(rows)  # the copied rows' fingerprint texts, for the plan
-        prototype = RowPrototype(context, load.variants or [context], texts)
+        prototype = RowCopier(context, load.variants or [context], texts)
         for _ in _cases(raw_cases, context, load, prototype):
             pass  # validated and counted; built again when run
         if not len(rows):
@@ -496,6 +502,8 @@ def _data_suite(data: dict[str, Any], locator: Locator, path: Path, load: _Load)
     if not problems:  # a case that did not build leaves its tags unknown
         found = unused_tag_problems(spec.gate.must_pass_tags, load.stats.tags)
         problems += [problem(locator, loc, text) for loc, text in found]
+        if load.check_models:  # a run may bound other models (-m): its results say why
+            problems += _unpriced_problems(load.stats.cost_bounded, spec)
         unbounded = unknown_goals(bounds_of(spec.gate.max_asr), load.stats.tags)
         problems += [problem(locator, loc, text) for loc, text in unbounded]
     raise_problems(problems)
@@ -510,6 +518,15 @@ def _data_suite(data: dict[str, Any], locator: Locator, path: Path, load: _Load)
         tuple(inputs),
         bounds_of(spec.gate.max_asr),
     )
+
+
+def _unpriced_problems(cost_bounded: Mapping[str, str], spec: SuiteSpec) -> list[str]:
+    """Each model a cost bound applies to that has no price, at the case that first bounds it."""
+    found = (
+        (where, unpriced_problem(model, spec.pricing, spec.endpoints))
+        for model, where in cost_bounded.items()
+    )
+    return [f"{where}: {text}" for where, text in found if text is not None]
 
 
 def _suite_target(spec: SuiteSpec, folder: Path, locator: Locator, load: _Load) -> Target | None:

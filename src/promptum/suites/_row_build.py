@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from promptum.cases import ROW_FIELDS, CopiedRow, TestCase, own_text, role_table
+from promptum.cases import CopiedRow, Prototype, TestCase, own_text
 from promptum.suites._canary import VARIABLE, Canary
 from promptum.suites._data_files import RawCase
 from promptum.suites._reused import has_template
 from promptum.suites._row_texts import RowTexts
 from promptum.suites._suite_context import SuiteContext
 from promptum.templating import TemplateError, render
-from promptum.values.case_result import Message, namespaced
+from promptum.values.case_result import namespaced
 
 _COPIED_KEYS = frozenset({"id", "query", "system", "vars"})
 """The keys a row may set and still be copied: each is filled in below as a full build would."""
@@ -31,18 +31,8 @@ _NO_VARS: dict[str, Any] = {}
 """The vars of a row without any (never changed: only read)."""
 
 
-def _own_positions(kind: type[TestCase]) -> tuple[int, ...]:
-    """Where a copied row's own fields (`ROW_FIELDS`) are among the arguments of `kind`.
-
-    Every other argument is the prototype's (`Role.PER_ROW` decides which are the row's:
-    `ROW_FIELDS` is checked against the roles when the runner's module is imported).
-    """
-    names = role_table(kind).names
-    return tuple(names.index(name) for name in ROW_FIELDS)
-
-
-class RowPrototype:
-    """Builds a suite's data rows by copying its first row's case (see the module)."""
+class RowCopier:
+    """Builds a data file's rows by copying its first row's case, when it can (see the module)."""
 
     def __init__(
         self,
@@ -62,14 +52,14 @@ class RowPrototype:
         self.state = _UNTRIED if simple and not has_template(_dumped(shared)) else _REFUSED
         self._system = defaults.system or context.system
         """The system message of a row without its own."""
-        self.case: TestCase | None = None
+        self.prototype: Prototype | None = None
+        """The first row's case, which the rows setting the same `keys` are copied from."""
         self.keys: frozenset[str] = frozenset()
-        self._kind: type[TestCase] = TestCase
-        self._own: tuple[int, ...] = ()
-        """Where the row's own fields go among `values` (see `_own_positions`)."""
-        self.values: list[Any] = []
-        """The prototype's fields in order: a row's case is made from them (faster than
-        `replace`, as positional arguments are)."""
+
+    @property
+    def case(self) -> TestCase | None:
+        """The case rows are copied from, once the first row is built."""
+        return None if self.prototype is None else self.prototype.case
 
     def build(self, raw: RawCase) -> TestCase | None:
         """Row `raw`'s case copied from the prototype; None: build it in full."""
@@ -77,13 +67,13 @@ class RowPrototype:
 
     def plan_copy(self, raw: RawCase) -> CopiedRow | None:
         """What `build` would copy for row `raw`, as a plan reads it, without making the case."""
-        if self.case is None or not self._copyable(raw):
+        if self.prototype is None or not self._copyable(raw):
             return None
         parts = self._parts(raw)
         if parts is None:
             return None
         case_id, variables, texts = parts
-        return CopiedRow(self.case, case_id, texts, variables, raw.locator.line)
+        return CopiedRow(self.prototype, case_id, texts, variables, raw.locator.line)
 
     def _copyable(self, raw: RawCase) -> bool:
         """Whether row `raw` sets only what a copy fills in, and the prototype is trusted."""
@@ -98,10 +88,8 @@ class RowPrototype:
         """
         if self.state == _REFUSED or raw.data.keys() - _COPIED_KEYS:
             return
-        if self.case is None:
-            self.case, self.keys = case, frozenset(raw.data)
-            self.values = [getattr(case, name) for name in role_table(type(case)).names]
-            self._kind, self._own = type(case), _own_positions(type(case))
+        if self.prototype is None:
+            self.prototype, self.keys = Prototype(case), frozenset(raw.data)
             return
         if self.state == _UNTRIED and frozenset(raw.data) == self.keys:
             self.state = _TRUSTED if self._copied(raw) == case else _REFUSED
@@ -127,15 +115,10 @@ class RowPrototype:
 
     def _copied(self, raw: RawCase) -> TestCase | None:
         parts = self._parts(raw)
-        if parts is None:
+        if parts is None or self.prototype is None:
             return None
         case_id, variables, texts = parts
-        messages = tuple(Message(role=role, content=text) for role, text in texts)
-        values = self.values.copy()
-        at_id, at_messages, at_source, at_vars = self._own  # the order of `ROW_FIELDS`
-        values[at_id], values[at_messages] = case_id, messages
-        values[at_source], values[at_vars] = raw.locator.line(), variables
-        return self._kind(*values)
+        return self.prototype.copy(case_id, texts, variables, raw.locator.line())
 
     def _parts(self, raw: RawCase) -> tuple[str, dict[str, Any], list[tuple[Role, str]]] | None:
         """Row `raw`'s id, vars and messages' (role, text), as a full build makes them.

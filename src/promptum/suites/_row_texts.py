@@ -13,11 +13,11 @@ from __future__ import annotations
 import io
 import itertools
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
 from typing import Protocol
 
-from promptum.cases import CopiedRow, CopiedRun, TestCase
+from promptum.cases import CopiedRow, CopiedRun, PlanItem, TestCase
 from promptum.suites._data_files import RawCase, RowFile
 
 _FLUSH_LINES = 1024
@@ -27,8 +27,12 @@ _BLOCK_BYTES = 1 << 17
 with their frames, hashed at once, take some megabytes)."""
 
 
-class PlanBuild(Protocol):
-    """A data file's row builder, as a plan uses it."""
+class RowBuild(Protocol):
+    """Builds a data row's cases (one per prompt variant), or reads it for a plan."""
+
+    def __call__(self, raw: RawCase) -> Sequence[TestCase]:
+        """Row `raw`'s cases."""
+        ...
 
     def plan(self, raw: RawCase) -> Sequence[TestCase] | CopiedRow:
         """Row `raw`'s cases, or the `CopiedRow` standing for its one case."""
@@ -37,6 +41,16 @@ class PlanBuild(Protocol):
     def copying(self, keys: frozenset[str]) -> TestCase | None:
         """The case rows setting `keys` are copied from; None while they are built in full."""
         ...
+
+
+def planned_rows(build: RowBuild, raws: Iterable[RawCase]) -> Iterator[TestCase | CopiedRow]:
+    """Each row of `raws` as a plan reads it: its cases, or the copy standing for its case."""
+    for raw in raws:
+        item = build.plan(raw)
+        if isinstance(item, CopiedRow):
+            yield item
+        else:
+            yield from item
 
 
 class RowTexts:
@@ -116,9 +130,7 @@ class RowTexts:
         self._pending.clear()
         self.close()
 
-    def planned(
-        self, build: PlanBuild, file: io.FileIO
-    ) -> Iterator[TestCase | CopiedRow | CopiedRun]:
+    def planned(self, build: RowBuild, file: io.FileIO) -> Iterator[PlanItem]:
         """Every row as a plan reads it: copied ones as runs of texts, others from `file`."""
         index = 0
         for block in self._blocks():
@@ -139,8 +151,8 @@ class RowTexts:
             raise RuntimeError(f"{index} texts for the {len(self.rows)} rows of {self.rows.path}")
 
     def _run(
-        self, build: PlanBuild, file: io.FileIO, first: int, count: int, text: str
-    ) -> Iterator[TestCase | CopiedRow | CopiedRun]:
+        self, build: RowBuild, file: io.FileIO, first: int, count: int, text: str
+    ) -> Iterator[PlanItem]:
         """Rows `first` to `first + count`, copied when loaded: one run, if still copied."""
         read = partial(self._read, build, file, first, first + count)
         base = None if self.keys is None else build.copying(self.keys)
@@ -150,15 +162,10 @@ class RowTexts:
         yield CopiedRun(base, count, text, read)
 
     def _read(
-        self, build: PlanBuild, file: io.FileIO, first: int, last: int
+        self, build: RowBuild, file: io.FileIO, first: int, last: int
     ) -> Iterator[TestCase | CopiedRow]:
         """Rows `first` to `last` read from the data file, as a plan reads them."""
-        for raw in self.rows.rows(file, first, last):
-            item = build.plan(raw)
-            if isinstance(item, CopiedRow):
-                yield item
-            else:
-                yield from item
+        return planned_rows(build, self.rows.rows(file, first, last))
 
     def _blocks(self) -> Iterator[str]:
         """The texts, in blocks of whole lines."""

@@ -12,6 +12,7 @@ from pathlib import Path
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from promptum.errors import ConfigError
+from promptum.foundations.problems import first_problem
 from promptum.foundations.suggestions import did_you_mean
 from promptum.suites._file_reading import data_path, read_document
 from promptum.suites._format import MessageSpec, PromptFileSpec, PromptVariantValue
@@ -52,11 +53,10 @@ def _from_file(
             try:
                 messages = _MESSAGES.validate_python(data)
             except ValidationError as exc:
-                first = exc.errors()[0]
-                where = ".".join(str(part) for part in first["loc"])
+                where, what = first_problem(exc)
                 raise ConfigError(
                     f"{path}: a chat template is a list of {{role, content}} messages "
-                    f"({where or 'top level'}: {first['msg']})"
+                    f"({where or 'top level'}: {what})"
                 ) from None
             return messages
         if suffix in _TEXT_SUFFIXES or not suffix:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from promptum.validation._protocol import Validator, passes
 
@@ -34,40 +35,39 @@ class Not:
 
 
 @dataclass(frozen=True, slots=True)
-class AllOf:
-    """Passes when every validator passes."""
+class _Joined:
+    """Passes when the validators' outcomes, joined by `_join` (`all` or `any`), are true."""
 
     validators: tuple[Validator, ...]
+    _join: ClassVar[Callable[[Iterable[bool]], bool]]
+    _label: ClassVar[str]
+    """How `describe` starts: ``All of``, ``Any of``."""
 
     def check(self, response: str) -> bool:
         """Return whether `response` passes."""
-        return all(passes(v, response) for v in self.validators)
+        return type(self)._join(passes(v, response) for v in self.validators)
 
     def validate(self, response: str) -> tuple[bool, dict[str, Any]]:
         """Return ``(passed, {results})`` with every validator's outcome."""
         results = [_outcome(v, response) for v in self.validators]
-        return all(r["passed"] for r in results), {"results": results}
+        return type(self)._join(r["passed"] for r in results), {"results": results}
 
     def describe(self) -> str:
         """Describe the criterion."""
-        return "All of: " + "; ".join(v.describe() for v in self.validators)
+        return f"{self._label}: " + "; ".join(v.describe() for v in self.validators)
 
 
 @dataclass(frozen=True, slots=True)
-class AnyOf:
+class AllOf(_Joined):
+    """Passes when every validator passes."""
+
+    _join = all
+    _label = "All of"
+
+
+@dataclass(frozen=True, slots=True)
+class AnyOf(_Joined):
     """Passes when at least one validator passes."""
 
-    validators: tuple[Validator, ...]
-
-    def check(self, response: str) -> bool:
-        """Return whether `response` passes."""
-        return any(passes(v, response) for v in self.validators)
-
-    def validate(self, response: str) -> tuple[bool, dict[str, Any]]:
-        """Return ``(passed, {results})`` with every validator's outcome."""
-        results = [_outcome(v, response) for v in self.validators]
-        return any(r["passed"] for r in results), {"results": results}
-
-    def describe(self) -> str:
-        """Describe the criterion."""
-        return "Any of: " + "; ".join(v.describe() for v in self.validators)
+    _join = any
+    _label = "Any of"

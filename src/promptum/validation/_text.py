@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 
 def _quote(text: str, limit: int = 60) -> str:
@@ -54,11 +54,25 @@ class ExactMatch:
 
 
 @dataclass(frozen=True, slots=True)
-class Contains:
-    """Passes when the response contains `substring`."""
+class _Substring:
+    """A test of whether the response contains `substring`: `Contains` and `NotContains`."""
 
     substring: str
     case_sensitive: bool = True
+
+    def check(self, response: str) -> bool:
+        """Return whether `response` passes."""
+        raise NotImplementedError
+
+    def validate(self, response: str) -> tuple[bool, dict[str, Any]]:
+        """Return ``(passed, {substring, case_sensitive})``."""
+        details = {"substring": self.substring, "case_sensitive": self.case_sensitive}
+        return self.check(response), details
+
+
+@dataclass(frozen=True, slots=True)
+class Contains(_Substring):
+    """Passes when the response contains `substring`."""
 
     def check(self, response: str) -> bool:
         """Return whether `response` passes."""
@@ -67,33 +81,20 @@ class Contains:
             return self.substring in response
         return self.substring.casefold() in response.casefold()
 
-    def validate(self, response: str) -> tuple[bool, dict[str, Any]]:
-        """Return ``(passed, {substring, case_sensitive})``."""
-        details = {"substring": self.substring, "case_sensitive": self.case_sensitive}
-        return self.check(response), details
-
     def describe(self) -> str:
         """Describe the criterion."""
         return f"Response contains {_quote(self.substring)}{_case_note(self.case_sensitive)}"
 
 
 @dataclass(frozen=True, slots=True)
-class NotContains:
+class NotContains(_Substring):
     """Passes when the response does not contain `substring`."""
-
-    substring: str
-    case_sensitive: bool = True
 
     def check(self, response: str) -> bool:
         """Return whether `response` passes."""
         if self.case_sensitive:
             return self.substring not in response
         return self.substring.casefold() not in response.casefold()
-
-    def validate(self, response: str) -> tuple[bool, dict[str, Any]]:
-        """Return ``(passed, {substring, case_sensitive})``."""
-        details = {"substring": self.substring, "case_sensitive": self.case_sensitive}
-        return self.check(response), details
 
     def describe(self) -> str:
         """Describe the criterion."""
@@ -102,20 +103,31 @@ class NotContains:
 
 
 @dataclass(frozen=True, slots=True)
-class Regex:
-    """Passes when `re.search(pattern, response, flags)` finds a match."""
+class _Search:
+    """A search for `pattern` in the response: `Regex` passes on a match, `NotRegex` on none."""
 
     pattern: str
     flags: int = 0
+    _found_passes: ClassVar[bool]
 
     def check(self, response: str) -> bool:
         """Return whether `response` passes."""
-        return _first_match(self.pattern, self.flags, response) is not None
+        return (_first_match(self.pattern, self.flags, response) is not None) == self._found_passes
 
     def validate(self, response: str) -> tuple[bool, dict[str, Any]]:
-        """Return ``(passed, {pattern, matched})``; `matched` is None without a match."""
+        """Return ``(passed, {pattern, matched})``; `matched` is the first match, or None."""
         matched = _first_match(self.pattern, self.flags, response)
-        return matched is not None, {"pattern": self.pattern, "matched": matched}
+        return (matched is not None) == self._found_passes, {
+            "pattern": self.pattern,
+            "matched": matched,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Regex(_Search):
+    """Passes when `re.search(pattern, response, flags)` finds a match."""
+
+    _found_passes = True
 
     def describe(self) -> str:
         """Describe the criterion."""
@@ -123,20 +135,10 @@ class Regex:
 
 
 @dataclass(frozen=True, slots=True)
-class NotRegex:
+class NotRegex(_Search):
     """Passes when `re.search(pattern, response, flags)` finds no match."""
 
-    pattern: str
-    flags: int = 0
-
-    def check(self, response: str) -> bool:
-        """Return whether `response` passes."""
-        return _first_match(self.pattern, self.flags, response) is None
-
-    def validate(self, response: str) -> tuple[bool, dict[str, Any]]:
-        """Return ``(passed, {pattern, matched})``; `matched` is the forbidden match, if any."""
-        matched = _first_match(self.pattern, self.flags, response)
-        return matched is None, {"pattern": self.pattern, "matched": matched}
+    _found_passes = False
 
     def describe(self) -> str:
         """Describe the criterion."""

@@ -32,6 +32,10 @@ class ToolCall(BaseModel):
         return f"{self.name}({arguments})"
 
 
+_SAID_WHEN_SET = ("cache_read_tokens", "cache_write_tokens")
+"""Fields a dump leaves out when None: only some providers report them."""
+
+
 class Completion(BaseModel):
     """One model call: the response text, its figures and, if it failed, the error."""
 
@@ -43,7 +47,14 @@ class Completion(BaseModel):
     model: str = ""
     latency_ms: float | None = None
     input_tokens: int | None = None
+    """Every input token of the call, those of the provider's prompt cache included."""
     output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    """Of `input_tokens`, those read from the provider's prompt cache (billed lower); None:
+    the provider said none. Not promptum's response cache, which `cached` is about."""
+    cache_write_tokens: int | None = None
+    """Of `input_tokens`, those written to the provider's prompt cache (Anthropic bills them
+    higher); None: the provider said none."""
     cost_usd: float | None = None
     cached: bool = False
     attempts: int = 1
@@ -56,10 +67,14 @@ class Completion(BaseModel):
 
     @model_serializer(mode="wrap")
     def _without_no_tool_calls(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # A completion without tool calls dumps as it always has (cache, store, exports).
+        # A completion without tool calls or prompt-cache counts dumps as it always has
+        # (cache, store, exports).
         data: dict[str, Any] = handler(self)
         if not data.get("tool_calls"):
             data.pop("tool_calls", None)
+        for unsaid in _SAID_WHEN_SET:
+            if data.get(unsaid) is None:
+                data.pop(unsaid, None)
         return data
 
     @property

@@ -34,6 +34,21 @@ def _percentile(values: array[float], fraction: float) -> float | None:
     return statistics.quantiles(values, n=100, method="inclusive")[round(fraction * 100) - 1]
 
 
+_COUNTED = (
+    "total",
+    "passed",
+    "failed",
+    "errors",
+    "checks_passed",
+    "checks_total",
+    "assertions_passed",
+    "assertions_total",
+    "input_tokens",
+    "output_tokens",
+)
+"""The figures a column counts as `ModelStats` has them: the same names, shown as counted."""
+
+
 @dataclass(slots=True)
 class _Column:
     """The running figures of one column (a model, or ``model · variant``)."""
@@ -65,21 +80,12 @@ class _Column:
         return ModelStats(
             model=self.model or name,
             variant=self.variant,
-            total=self.total,
-            passed=self.passed,
-            failed=self.failed,
-            errors=self.errors,
-            checks_passed=self.checks_passed,
-            checks_total=self.checks_total,
-            assertions_passed=self.assertions_passed,
-            assertions_total=self.assertions_total,
             judge_mean=math.fsum(self.judge_sum) / self.judge_count if self.judge_count else None,
             latency_p50_ms=_percentile(self.latencies, 0.50),
             latency_p95_ms=_percentile(self.latencies, 0.95),
-            input_tokens=self.input_tokens,
-            output_tokens=self.output_tokens,
             cost_usd=math.fsum(self.cost),
             cached_cost_usd=math.fsum(self.cached_cost),
+            **{figure: getattr(self, figure) for figure in _COUNTED},
         )
 
 

@@ -18,15 +18,18 @@ from itertools import compress
 from operator import attrgetter, is_, is_not
 from typing import Any
 
-from promptum.cases import GenerationParams, TestCase
-from promptum.suites._cases import _Cases
+from promptum.cases._case import TestCase
+from promptum.cases._grading import Grading
+from promptum.cases._parts import GenerationParams
+from promptum.cases._store import CaseStore
+from promptum.cases._store_rows import messages_of, plain_texts
 from promptum.values.case_result import Message
 
 _NAMES = tuple(field.name for field in fields(TestCase))
 _values: Any = attrgetter(*_NAMES)  # every field, in order, read in C
 _INDEXES = range(len(_NAMES))
 _ID = _NAMES.index("id")
-_CHECKS = _NAMES.index("checks")
+_GRADING = _NAMES.index("grading")
 _MESSAGES = _NAMES.index("messages")
 _SOURCE = _NAMES.index("source")
 
@@ -37,11 +40,8 @@ _PAIRS = -2
 _LINES = 2**32
 """Lines below this are held in 4 bytes (`HeldCases._lines`); a source further down is text."""
 
-_PLAIN = frozenset({"role", "content"})
-"""The fields a plain message was given: made again from its role and text, it is equal."""
 
-
-class HeldCases(_Cases):
+class HeldCases(CaseStore):
     """Cases held as what each changes of the first (see the module), in the order added."""
 
     def __init__(self, cases: Iterable[TestCase] = ()) -> None:
@@ -75,9 +75,9 @@ class HeldCases(_Cases):
             elif index == _SOURCE:
                 if line := self._line(value):
                     continue
-            elif index == _CHECKS:
-                if len(value) == len(first[index]) and all(map(is_, value, first[index])):
-                    continue  # the same definitions: shared, as identical checks are
+            elif index == _GRADING:
+                if _same_grading(value, first[index]):
+                    continue  # the first case's grading serves
             elif index != _ID and _same(value, first[index]):
                 continue  # the first case's equal value serves
             codes.append(code)
@@ -116,21 +116,18 @@ class HeldCases(_Cases):
             elif code == _TEXT:
                 values[_MESSAGES] = (Message(role="user", content=value),)
             else:
-                values[_MESSAGES] = tuple(Message(role=role, content=text) for role, text in value)
+                values[_MESSAGES] = messages_of(value)
         return TestCase(*values)
 
 
 def _messages(messages: Any) -> tuple[int, Any]:
     """The code and value that hold `messages`: their texts when every one is plain."""
-    pairs = []
-    for message in messages:
-        plain = type(message) is Message and message.__pydantic_fields_set__ == _PLAIN
-        if not plain or message.tool_calls is not None or message.tool_call_id is not None:
-            return _MESSAGES, messages
-        pairs.append((message.role, message.content))
+    pairs = plain_texts(messages)
+    if pairs is None:
+        return _MESSAGES, messages
     if len(pairs) == 1 and pairs[0][0] == "user":
         return _TEXT, pairs[0][1]
-    return _PAIRS, tuple(pairs)
+    return _PAIRS, pairs
 
 
 def _same(value: Any, other: Any) -> bool:
@@ -153,6 +150,17 @@ def _same(value: Any, other: Any) -> bool:
     return True  # equal texts and numbers of one type
 
 
+def _same_grading(value: Grading, other: Grading) -> bool:
+    """Whether `value` may be replaced by `other`: the same checks, every other field `_same`.
+
+    The same check definitions, that is: shared, as identical checks are.
+    """
+    checks, others = value.checks, other.checks
+    if len(checks) != len(others) or not all(map(is_, checks, others)):
+        return False
+    return all(map(_same, _grading(value), _grading(other)))
+
+
 def _same_dict(value: dict[Any, Any], other: dict[Any, Any]) -> bool:
     """`_same` of two equal dicts: their keys in the same order, as text, and values alike."""
     keys_alike = all(
@@ -173,6 +181,7 @@ def _same_inside(value: Any, other: Any) -> bool:
 
 
 _params: Any = attrgetter(*(field.name for field in fields(GenerationParams)))
+_grading: Any = attrgetter(*(field.name for field in fields(Grading) if field.name != "checks"))
 _COMPARED = frozenset({str, int, float, bool, tuple, list, dict, GenerationParams})
 """The types whose equal values are compared; any other value is the same only as itself."""
 _MUTABLE = frozenset({list, dict})

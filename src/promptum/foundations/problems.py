@@ -1,0 +1,14 @@
+"""A pydantic `ValidationError` said in a line: where its first problem is, and what."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # as in `redaction`: the foundations import no more than the standard library
+    from pydantic import ValidationError
+
+
+def first_problem(error: ValidationError) -> tuple[str, str]:
+    """Where the first problem of `error` is (a dotted path, "" at the top), and what it is."""
+    first = error.errors()[0]
+    return ".".join(str(part) for part in first["loc"]), first["msg"]

@@ -61,6 +61,7 @@ DEFINITIONS = [
         ("contains_all", ["a", "b"]),
         ("levenshtein", {"expected": "Paris", "max_distance": 2}),
         ("approx", {"approx": 12.5, "abs": 0.01}),
+        ("answered", None),
         ("rouge", "the cat sat"),
         ("bleu", "the cat sat"),
         ("expr", "output | length < 500"),

@@ -15,7 +15,11 @@ Target (issue 36): <= 2 s for 1,000 tests. The machine's load is printed: other 
 ever adds time, so the best of the repeats is the figure, and each run's CPU time (user +
 system) is printed beside its wall time, the steadier figure on a shared machine.
 
-Run: .venv/bin/python benchmarks/import_promptfoo.py [--tests 1000] [--repeat 5]
+`--baseline SRC` times, in turn with each run, the same import by the `promptum` package in
+the folder SRC (an older tree: `git archive REV src | tar -x -C /tmp/base` gives
+/tmp/base/src), and prints the ratio of the best times, measured under the same load.
+
+Run: .venv/bin/python benchmarks/import_promptfoo.py [--tests 1000] [--repeat 5] [--baseline SRC]
 """
 
 from __future__ import annotations
@@ -83,10 +87,16 @@ def config_text(tests: int) -> str:
     return "".join(lines)
 
 
-def _timed_import(folder: Path) -> tuple[float, float]:
-    """Wall and CPU seconds of `promptum import promptfoo` in a fresh process; fails loudly."""
-    env = {**os.environ, "PYTHONPYCACHEPREFIX": str(_BYTECODE)}
+def _timed_import(folder: Path, source: Path | None = None) -> tuple[float, float]:
+    """Wall and CPU seconds of `promptum import promptfoo` in a fresh process; fails loudly.
+
+    With `source`, the promptum package imported is the one in that folder.
+    """
+    bytecode = _BYTECODE if source is None else _BYTECODE.with_name(_BYTECODE.name + "-baseline")
+    env = {**os.environ, "PYTHONPYCACHEPREFIX": str(bytecode)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    if source is not None:
+        env["PYTHONPATH"] = str(source.resolve())
     command = [
         str(Path(sys.executable).with_name("promptum")), "import", "promptfoo",
         str(folder / "promptfooconfig.yaml"), "-o", str(folder / "suite.yaml"), "--force",
@@ -107,6 +117,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tests", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--baseline", type=Path, help="a folder holding an older promptum package")
     args = parser.parse_args()
     print(f"load: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} CPUs")
     with tempfile.TemporaryDirectory() as tmp:
@@ -114,7 +125,13 @@ def main() -> None:
         (folder / "prompt.txt").write_text("Reply to {{question}} about order {{order}}.\n")
         (folder / "promptfooconfig.yaml").write_text(config_text(args.tests), encoding="utf-8")
         _timed_import(folder)  # compiles the bytecode, untimed
-        measured = [_timed_import(folder) for _ in range(args.repeat)]
+        if args.baseline is not None:
+            _timed_import(folder, args.baseline)
+        measured, baseline = [], []
+        for _ in range(args.repeat):  # in turn, so that both see the same load
+            measured.append(_timed_import(folder))
+            if args.baseline is not None:
+                baseline.append(_timed_import(folder, args.baseline))
         cases = (folder / "suite.yaml").read_text(encoding="utf-8").count("\n  - {id: ")
         cases += (folder / "suite.yaml").read_text(encoding="utf-8").count("\n  - id: ")
     walls = [wall for wall, _ in measured]
@@ -126,6 +143,13 @@ def main() -> None:
         f"best {best:.2f} s wall, {min(cpus):.2f} s CPU; median {statistics.median(walls):.2f} "
         f"s wall; target <= {TARGET_S} s"
     )
+    if baseline:
+        print("  baseline " + ", ".join(f"{wall:.2f} ({cpu:.2f})" for wall, cpu in baseline))
+        base_wall, base_cpu = min(w for w, _ in baseline), min(c for _, c in baseline)
+        print(
+            f"baseline best {base_wall:.2f} s wall, {base_cpu:.2f} s CPU: this tree takes "
+            f"{best / base_wall:.2f}x its wall time, {min(cpus) / base_cpu:.2f}x its CPU time"
+        )
     # On a shared machine the CPU time is the figure other processes do not inflate.
     print("PASS" if min(best, min(cpus)) <= TARGET_S else "OVER TARGET")
 

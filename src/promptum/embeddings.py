@@ -14,7 +14,7 @@ import hashlib
 import importlib.util
 import math
 import threading
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -58,6 +58,25 @@ def cosine(a: Vector, b: Vector) -> float:
     if len(a) != len(b):
         raise EmbeddingError(f"embeddings of different sizes ({len(a)} and {len(b)})")
     return max(-1.0, min(1.0, math.fsum(x * y for x, y in zip(a, b, strict=True))))
+
+
+def mean_nearest_similarity(
+    groups: Iterable[Sequence[str]], embed: Callable[[Sequence[str]], list[Vector]]
+) -> float | None:
+    """How alike texts are: each text's cosine to its nearest other text of its group, averaged.
+
+    1.0 is every text repeated; a set of different questions on one subject is about 0.5
+    with MiniLM. None when no group has two texts to compare.
+    """
+    nearest: list[float] = []
+    for group in groups:
+        if len(group) < 2:
+            continue
+        vectors = embed(list(group))
+        for index, vector in enumerate(vectors):
+            others = vectors[:index] + vectors[index + 1 :]
+            nearest.append(max(cosine(vector, other) for other in others))
+    return math.fsum(nearest) / len(nearest) if nearest else None
 
 
 class Embedder(Protocol):

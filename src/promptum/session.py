@@ -139,6 +139,12 @@ class Prompt:
     ``max_turns``, ``persona``, ``stop``...)."""
     conversation: Mapping[str, Any] | None = None
     """Grades over the whole conversation: ``checks`` (every reply) and ``criteria``."""
+    images: Sequence[str] = ()
+    """Image files (or URLs) sent with `prompt`, after its text (docs/multimodal.md)."""
+    documents: Sequence[str] = ()
+    """PDF files sent with `prompt`."""
+    audio: Sequence[str] = ()
+    """Audio files (.wav, .mp3) sent with `prompt`."""
 
     def _fail(self, message: str) -> ConfigError:
         return ConfigError(f"Prompt {self.name!r}: {message}")
@@ -190,8 +196,19 @@ class Prompt:
             return self._turns()
         if (self.prompt is None) == (not self.messages):
             raise self._fail("give exactly one of `prompt` (text) or `messages` (a conversation)")
+        attached = {
+            key: [str(item) for item in items]
+            for key, items in (
+                ("images", self.images),
+                ("documents", self.documents),
+                ("audio", self.audio),
+            )
+            if items
+        }
+        if attached and self.prompt is None:
+            raise self._fail("images, documents and audio go with `prompt`: give one")
         if self.prompt is not None:
-            return {"query": self.prompt}
+            return {"query": {"text": self.prompt, **attached} if attached else self.prompt}
         try:
             turns = [Message.model_validate(m).model_dump() for m in self.messages]
         except ValidationError as exc:

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from promptum.checks import CheckDefinition, evaluate_checks
 from promptum.cli import main
 from promptum.values.completion import Completion
+from tests.support.cli import usage_error, write
 from tests.support.fault_server import Reply, fault_server
 
 
@@ -29,15 +30,12 @@ def test_a_failed_call_is_no_answer() -> None:
 
 
 def test_it_takes_no_value(tmp_path: Path) -> None:
-    suite = tmp_path / "suite.yaml"
-    suite.write_text(
+    suite = write(
+        tmp_path / "suite.yaml",
         "prompt: 'Hi {{ name }}'\ntest_cases:\n"
         "  - {id: a, vars: {name: Ada}, checks: [{type: answered, value: 1}]}\n",
-        encoding="utf-8",
     )
-    checked = CliRunner().invoke(main, ["validate", str(suite)])
-    assert checked.exit_code == 2, checked.output
-    assert "answered" in checked.output
+    assert "answered" in usage_error("validate", str(suite))
 
 
 def test_a_run_passes_a_case_whose_model_answered_and_errs_on_one_that_did_not(

@@ -23,6 +23,8 @@ from promptum.errors import ConfigError
 from promptum.reporting import load_run
 from promptum.suites import load_suite, suite_json_schema
 from promptum.values.grade import Grade
+from tests.support.imports import imported_after
+from tests.support.results import statuses
 
 EVERYDAY = (
     "starts_with",
@@ -358,8 +360,7 @@ def test_a_case_of_them_runs_end_to_end_on_fixed_answers(tmp_path: Path) -> None
     assert "levenshtein: distance 6 > 2 from 'London', got 'Pariss'" in done.output
     assert "rouge: rougeL 0.615 < 0.75" in done.output
     run = load_run(tmp_path / "run.json")
-    status = {r.case_id: r.status for r in run.results}
-    assert status == {
+    assert statuses(run) == {
         "greet": "pass",
         "capital": "pass",
         "capital-strict": "fail",
@@ -509,13 +510,6 @@ def test_without_the_text_metrics_extra_rouge_and_bleu_say_how_to_get_it(tmp_pat
     assert "2 problems found" in output  # levenshtein needs no extra
 
 
-def _imported_after(code: str, modules: tuple[str, ...]) -> list[str]:
-    probe = f"{code}\nimport sys; print([m for m in {modules!r} if m in sys.modules])"
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    found: list[str] = json.loads(done.stdout.splitlines()[-1].replace("'", '"'))
-    return found
-
-
 LIBRARIES = ("rapidfuzz", "rouge_score", "sacrebleu", "nltk")
 
 
@@ -528,9 +522,10 @@ def test_the_libraries_are_imported_only_by_a_suite_that_uses_them(tmp_path: Pat
         "      - {type: rouge, value: x}\n      - {type: levenshtein, value: x}\n"
     )
     load = "from promptum.suites import load_suite\nload_suite({!r})"
-    assert _imported_after("from promptum.cli import main\nimport promptum.checks", LIBRARIES) == []
-    assert _imported_after(load.format(str(plain)), LIBRARIES) == []
-    assert set(_imported_after(load.format(str(scored)), LIBRARIES)) == {
+    cli = "from promptum.cli import main\nimport promptum.checks"
+    assert imported_after(cli, LIBRARIES)[0] == []
+    assert imported_after(load.format(str(plain)), LIBRARIES)[0] == []
+    assert set(imported_after(load.format(str(scored)), LIBRARIES)[0]) == {
         "rapidfuzz",
         "rouge_score",
         "nltk",

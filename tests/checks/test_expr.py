@@ -7,7 +7,6 @@ is neither a bool nor a 0-1 number, or a failing expression, is an error grade n
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from promptum.suites import load_suite
 from promptum.templating import TemplateError, compile_expression
 from promptum.values.completion import Completion, ToolCall
 from promptum.values.grade import Grade
+from tests.support.cli import write
 
 ANSWER = Completion(
     text='  {"status": "ok", "items": [1, 2, 3]}  ',
@@ -163,15 +163,9 @@ def test_each_distinct_expression_is_compiled_once() -> None:
         compile_expression("output", ())
 
 
-def write(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "suite.yaml"
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
-
-
 def test_load_errors_are_located_with_a_did_you_mean(tmp_path: Path) -> None:
     path = write(
-        tmp_path,
+        tmp_path / "suite.yaml",
         """\
         vars: {topic: cats}
         test_cases:
@@ -201,7 +195,7 @@ def test_load_errors_are_located_with_a_did_you_mean(tmp_path: Path) -> None:
 
 def test_a_case_with_its_vars_loads(tmp_path: Path) -> None:
     path = write(
-        tmp_path,
+        tmp_path / "suite.yaml",
         """\
         test_cases:
           - id: a
@@ -222,7 +216,7 @@ def test_identical_expressions_in_many_cases_are_one_check(tmp_path: Path) -> No
         f'  - {{id: c{i}, query: q, checks: [{{type: expr, value: "output | length < 9"}}]}}'
         for i in range(5)
     )
-    path = write(tmp_path, "test_cases:\n" + rows + "\n")
+    path = write(tmp_path / "suite.yaml", "test_cases:\n" + rows + "\n")
     cases = load_suite(path).cases
     assert len({id(case.grading.checks[0]) for case in cases}) == 1
 

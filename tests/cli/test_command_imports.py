@@ -95,7 +95,7 @@ def test_help_lists_every_command_with_its_summary() -> None:
 def test_every_listed_name_loads_the_command_of_that_name() -> None:
     context = click.Context(main)
     names = main.list_commands(context)
-    assert len(names) == 12
+    assert len(names) == 13
     for name in names:
         command = main.get_command(context, name)
         assert isinstance(command, click.Command)

@@ -12,56 +12,45 @@ from click.testing import CliRunner
 
 from promptum.cli import main
 from promptum.suites import load_suite
+from tests.support.cli import invoke, usage_error, write
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 
-
-def test_validate_reports_each_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    Path("good.yaml").write_text(
-        "test_cases:\n  - {id: a, query: q, checks: [{type: is_valid_json}]}\n"
-    )
-    Path("bad.yaml").write_text("test_cases:\n  - {id: a, query: q, checks: [{type: is_json}]}\n")
-    result = CliRunner().invoke(main, ["validate", "good.yaml", "bad.yaml"])
-    assert result.exit_code == 2
-    assert "✓ good.yaml: 1 case, 1 check" in result.output
-    assert "✗ bad.yaml: 1 problem found:" in result.output
-    assert "bad.yaml:2:32: test_cases[0].checks[0]: unknown check type 'is_json'" in result.output
-    assert "Did you mean 'is_valid_json'?" in result.output
-    assert "1 file is invalid" in result.output
-
-    assert CliRunner().invoke(main, ["validate", "good.yaml"]).exit_code == 0
+# Each test writes its files into a fresh working folder.
+pytestmark = pytest.mark.usefixtures("project")
 
 
-def test_validate_rejects_duplicate_case_ids(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    Path("dup.yaml").write_text("test_cases:\n  - {id: a, query: q}\n  - {id: a, query: r}\n")
-    result = CliRunner().invoke(main, ["validate", "dup.yaml"])
-    assert result.exit_code == 2
+def test_validate_reports_each_file() -> None:
+    write("good.yaml", "test_cases:\n  - {id: a, query: q, checks: [{type: is_valid_json}]}\n")
+    write("bad.yaml", "test_cases:\n  - {id: a, query: q, checks: [{type: is_json}]}\n")
+    output = usage_error("validate", "good.yaml", "bad.yaml")
+    assert "✓ good.yaml: 1 case, 1 check" in output
+    assert "✗ bad.yaml: 1 problem found:" in output
+    assert "bad.yaml:2:32: test_cases[0].checks[0]: unknown check type 'is_json'" in output
+    assert "Did you mean 'is_valid_json'?" in output
+    assert "1 file is invalid" in output
+
+    assert invoke("validate", "good.yaml").exit_code == 0
+
+
+def test_validate_rejects_duplicate_case_ids() -> None:
+    write("dup.yaml", "test_cases:\n  - {id: a, query: q}\n  - {id: a, query: r}\n")
     assert "dup.yaml:3: duplicate case id 'a' in suite 'dup', first defined at dup.yaml:2" in (
-        result.output
+        usage_error("validate", "dup.yaml")
     )
 
 
-def test_validate_rejects_two_suites_of_one_name(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    Path("one.yaml").write_text("test_cases:\n  - {id: a, query: q}\n")
-    Path("two.yaml").write_text("name: one\ntest_cases:\n  - {id: a, query: r}\n")
-    result = CliRunner().invoke(main, ["validate", "one.yaml", "two.yaml"])
-    assert result.exit_code == 2
-    assert "two.yaml: suite name 'one' is also the name of one.yaml" in result.output
+def test_validate_rejects_two_suites_of_one_name() -> None:
+    write("one.yaml", "test_cases:\n  - {id: a, query: q}\n")
+    write("two.yaml", "name: one\ntest_cases:\n  - {id: a, query: r}\n")
+    assert "two.yaml: suite name 'one' is also the name of one.yaml" in (
+        usage_error("validate", "one.yaml", "two.yaml")
+    )
 
 
-def test_validate_names_the_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    Path("broken.yaml").write_text("test_cases:\n  - id: a\n   query: [unclosed\n")
-    result = CliRunner().invoke(main, ["validate", "broken.yaml"])
-    assert result.exit_code == 2
-    assert result.output.startswith("✗ broken.yaml:3:")
+def test_validate_names_the_file_once() -> None:
+    write("broken.yaml", "test_cases:\n  - id: a\n   query: [unclosed\n")
+    assert usage_error("validate", "broken.yaml").startswith("✗ broken.yaml:3:")
 
 
 def test_every_example_suite_validates() -> None:
@@ -83,10 +72,7 @@ def test_schema_is_printed_and_written(tmp_path: Path) -> None:
     assert json.loads(target.read_text()) == schema
 
 
-def test_init_writes_a_valid_starter_and_never_overwrites(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(tmp_path)
+def test_init_writes_a_valid_starter_and_never_overwrites() -> None:
     result = CliRunner().invoke(main, ["init"])
     assert result.exit_code == 0
     assert "promptum run promptum.yaml" in result.output
@@ -103,16 +89,11 @@ def test_init_writes_a_valid_starter_and_never_overwrites(
     )
     assert json.loads(Path("promptum.schema.json").read_text()) == schema
 
-    again = CliRunner().invoke(main, ["init"])
-    assert again.exit_code == 2
-    assert "promptum.yaml exists; pass --force" in again.output
+    assert "promptum.yaml exists; pass --force" in usage_error("init")
     assert CliRunner().invoke(main, ["init", "--force"]).exit_code == 0
 
 
-def test_init_and_schema_write_into_new_folders_and_fail_cleanly(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(tmp_path)
+def test_init_and_schema_write_into_new_folders_and_fail_cleanly() -> None:
     assert CliRunner().invoke(main, ["init", "evals/starter.yaml"]).exit_code == 0
     assert load_suite("evals/starter.yaml").cases
     assert CliRunner().invoke(main, ["schema", "-o", "evals/schema.json"]).exit_code == 0

@@ -1,36 +1,11 @@
 """Field assertions of reference/evaluations.md: expected (== / in) and attack_target (!=)."""
 
 from datetime import date
-from enum import StrEnum
 
 import pytest
-from pydantic import BaseModel
 
 from promptum.evaluations import EvalResult, FieldEvalResult, evaluate, print_eval_result
-
-
-class Severity(StrEnum):
-    LOW = "low"
-    HIGH = "high"
-
-
-class Customer(BaseModel):
-    name: str
-    email: str
-
-
-class Item(BaseModel):
-    sku: str
-    quantity: int
-
-
-class Ticket(BaseModel):
-    due: date
-    severity: Severity
-    refund_to: str
-    customer: Customer
-    items: list[Item]
-
+from tests.support.shop_models import Customer, Item, Severity, Ticket
 
 TICKET = Ticket(
     due=date(2026, 12, 1),

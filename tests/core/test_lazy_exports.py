@@ -7,13 +7,12 @@ namespace holds its public names only.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from importlib import import_module
 
 import pytest
 
 from promptum.foundations.lazy import _declared
+from tests.support.imports import imported_after
 
 # Every package that serves names through promptum.foundations.lazy.
 PACKAGES = (
@@ -63,9 +62,5 @@ def test_the_version_is_computed_once_and_kept() -> None:
 
 
 def test_importing_promptum_and_the_pytest_plugin_loads_no_lazy_machinery() -> None:
-    code = (
-        "import sys, promptum, promptum.pytest_plugin;"
-        " print('promptum.foundations.lazy' in sys.modules)"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "False"
+    code = "import promptum, promptum.pytest_plugin"
+    assert imported_after(code, ["promptum.foundations.lazy"])[0] == []

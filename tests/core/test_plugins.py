@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 
@@ -24,14 +25,34 @@ from promptum import (
 from promptum.checks import CHECK_TYPES, CheckDefinition, CheckResult, CheckType, ValueKind
 from promptum.checks._registry import unregister_check_type
 from promptum.errors import ConfigError, ProviderUnavailableError
-from promptum.providers import _routing, model_id_problem, resolve
+from promptum.providers import (
+    ClientOptions,
+    EndpointConfig,
+    ModelClient,
+    ModelRequest,
+    _routing,
+    model_id_problem,
+    resolve,
+)
 from promptum.reporting import REPORT_FORMATS, ReportFormat, render_report, write_report
 from promptum.reporting._registry import unregister_report_format
+from promptum.runner import grade
 from promptum.suites import load_suite, suite_json_schema
-from promptum.values.run_result import RunResult
+from promptum.values.run_result import Message, RunResult
 from tests.support.cli import write
 from tests.support.fault_server import FaultServer, fault_server
 from tests.support.plugins import install_plugin
+
+
+class Installer(Protocol):
+    """Installs package `name` declaring `entry_points`, with its modules' `sources`."""
+
+    def __call__(
+        self,
+        name: str,
+        entry_points: Mapping[str, Mapping[str, str]],
+        sources: Mapping[str, str] | None = None,
+    ) -> None: ...
 
 
 @pytest.fixture(autouse=True)
@@ -56,31 +77,27 @@ def shouting(response: CheckInput) -> float:
     return sum(c.isupper() for c in response.text) / max(1, len(response.text))
 
 
+def _checked_by(folder: Path, *checks: str) -> Path:
+    """Write a suite whose one case has these checks (YAML mappings), from line 5 on."""
+    listed = "".join(f"      - {check}\n" for check in checks)
+    return write(
+        folder / "suite.yaml", f"test_cases:\n  - id: a\n    query: hi\n    checks:\n{listed}"
+    )
+
+
 # register_check
 
 
 def test_a_registered_function_is_a_check_type_a_suite_names(tmp_path: Path) -> None:
     register_check("max_words", max_words)
     register_check("shouting", shouting, description="mostly capitals")
-    path = write(
-        tmp_path / "suite.yaml",
-        """
-        test_cases:
-          - id: a
-            query: hi
-            checks:
-              - {type: max_words, value: 3}
-              - {type: shouting, threshold: 0.9}
-        """,
-    )
+    path = _checked_by(tmp_path, "{type: max_words, value: 3}", "{type: shouting, threshold: 0.9}")
     (case,) = load_suite(path).cases
     results = evaluate_checks(case.grading.checks, Completion(text="ONE TWO three four"))
     assert results == [
         CheckResult("max_words", False, "The response has at most N words. (3)", "4 words"),
         CheckResult("shouting", False, "mostly capitals", "score 0.333333 < 0.9"),
     ]
-    from promptum.runner import grade
-
     grades = grade(case, Completion(text="ONE TWO three four"))
     assert [(g.kind, g.name, g.score) for g in grades] == [
         ("custom", "max_words", None),
@@ -270,6 +287,27 @@ def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FaultSer
         yield running
 
 
+@pytest.fixture
+def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Installer]:
+    """Installs a plugin package on this process's path, as pip would, for one test alone."""
+    site = tmp_path / "site"
+    modules: list[str] = []
+
+    def install(
+        name: str,
+        entry_points: Mapping[str, Mapping[str, str]],
+        sources: Mapping[str, str] | None = None,
+    ) -> None:
+        install_plugin(site, name, entry_points, sources)
+        modules.extend(sources or {})
+        monkeypatch.syspath_prepend(str(site))
+
+    yield install
+    # The plugin's modules go with it: a later test imports them afresh.
+    for module in modules:
+        sys.modules.pop(module, None)
+
+
 def test_an_installed_check_type_is_one_function_and_one_yaml_line(
     tmp_path: Path, server: FaultServer
 ) -> None:
@@ -322,14 +360,10 @@ def test_an_installed_check_type_is_one_function_and_one_yaml_line(
 
 
 def test_an_entry_point_loads_once_and_only_when_its_name_is_looked_up(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    installed: Installer,
 ) -> None:
-    site = tmp_path / "site"
     modules = {"lazy_plugin": PLUGIN["acme_promptum"]}
-    install_plugin(
-        site, "lazy-plugin", {"promptum.checks": {"lazy_words": "lazy_plugin:max_words"}}, modules
-    )
-    monkeypatch.syspath_prepend(str(site))
+    installed("lazy-plugin", {"promptum.checks": {"lazy_words": "lazy_plugin:max_words"}}, modules)
     CheckDefinition(type="contains", value="x")
     assert "lazy_plugin" not in sys.modules  # a built-in type needs no plugin
     first = CheckDefinition(type="lazy_words", value=2)
@@ -338,34 +372,20 @@ def test_an_entry_point_loads_once_and_only_when_its_name_is_looked_up(
     assert first.compiled(Completion(text="a b c")).reason == "3 words"
     with pytest.raises(ValueError, match="Did you mean 'lazy_words'"):
         CheckDefinition(type="lazy_wrods", value=2)
-    monkeypatch.delitem(sys.modules, "lazy_plugin")
 
 
 def test_a_broken_plugin_is_a_located_error_naming_the_entry_point(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, installed: Installer
 ) -> None:
-    site = tmp_path / "site"
-    install_plugin(
-        site,
+    installed(
         "broken-plugin",
         {"promptum.checks": {"broken": "no_such_module:check", "not_callable": "json:__name__"}},
     )
-    monkeypatch.syspath_prepend(str(site))
-    path = write(
-        tmp_path / "suite.yaml",
-        """
-        test_cases:
-          - id: a
-            query: hi
-            checks:
-              - {type: broken}
-              - {type: not_callable}
-        """,
-    )
+    path = _checked_by(tmp_path, "{type: broken}", "{type: not_callable}")
     with pytest.raises(ConfigError) as raised:
         load_suite(path)
     _, broken, not_callable = str(raised.value).splitlines()
-    assert broken.startswith(f"{path}:6:")
+    assert broken.startswith(f"{path}:5:")
     assert (
         "check type 'broken' from entry point 'broken = no_such_module:check' (group "
         "promptum.checks, package broken-plugin 0.1.0): cannot be loaded: ModuleNotFoundError"
@@ -376,13 +396,9 @@ def test_a_broken_plugin_is_a_located_error_naming_the_entry_point(
     assert "it is str 'json', not a function (or a CheckType)" in not_callable
 
 
-def test_two_packages_declaring_one_name_is_an_error_naming_both(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    site = tmp_path / "site"
-    install_plugin(site, "one", {"promptum.checks": {"twice": "json:dumps"}})
-    install_plugin(site, "two", {"promptum.checks": {"twice": "json:loads"}})
-    monkeypatch.syspath_prepend(str(site))
+def test_two_packages_declaring_one_name_is_an_error_naming_both(installed: Installer) -> None:
+    installed("one", {"promptum.checks": {"twice": "json:dumps"}})
+    installed("two", {"promptum.checks": {"twice": "json:loads"}})
     with pytest.raises(ValueError, match="check type 'twice' from entry point") as raised:
         CheckDefinition(type="twice")
     assert "package one 0.1.0" in str(raised.value)
@@ -390,18 +406,12 @@ def test_two_packages_declaring_one_name_is_an_error_naming_both(
     assert "uninstall one of them" in str(raised.value)
 
 
-def test_a_provider_entry_point_serves_its_prefix(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    site = tmp_path / "site"
-    modules = {"echo_provider": PLUGIN["acme_promptum"]}
-    install_plugin(
-        site,
+def test_a_provider_entry_point_serves_its_prefix(installed: Installer) -> None:
+    installed(
         "echo-provider",
         {"promptum.providers": {"echo2": "echo_provider:EchoProvider", "bad": "json:dumps"}},
-        modules,
+        {"echo_provider": PLUGIN["acme_promptum"]},
     )
-    monkeypatch.syspath_prepend(str(site))
     assert model_id_problem("echo2/any") is None
     assert "Did you mean 'echo2/any'" in (model_id_problem("ecko2/any") or "")
     route = resolve("echo2/any", {})
@@ -413,29 +423,16 @@ def test_a_provider_entry_point_serves_its_prefix(
     assert str(raised.value).startswith("provider 'bad' from entry point 'bad = json:dumps'")
     assert "not a provider class" in str(raised.value)
     # A configured endpoint of the same name wins: configuration is explicit.
-    from promptum.providers import EndpointConfig
-
     configured = resolve("echo2/any", {"echo2": EndpointConfig(base_url="http://127.0.0.1:9/v1")})
     assert configured.kind == "openai"
-    monkeypatch.delitem(sys.modules, "echo_provider")
 
 
-def test_a_plugin_provider_answers_through_the_model_client(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import asyncio
-
-    from promptum.providers import ClientOptions, ModelClient, ModelRequest
-    from promptum.values.run_result import Message
-
-    site = tmp_path / "site"
-    install_plugin(
-        site,
+def test_a_plugin_provider_answers_through_the_model_client(installed: Installer) -> None:
+    installed(
         "echo3",
         {"promptum.providers": {"echo3": "echo3_provider:EchoProvider"}},
         {"echo3_provider": PLUGIN["acme_promptum"]},
     )
-    monkeypatch.syspath_prepend(str(site))
 
     async def ask() -> Completion:
         client = ModelClient(ClientOptions(cache=False))
@@ -447,4 +444,3 @@ def test_a_plugin_provider_answers_through_the_model_client(
 
     completion = asyncio.run(ask())
     assert (completion.text, completion.error) == ("you said hi", None)
-    monkeypatch.delitem(sys.modules, "echo3_provider")

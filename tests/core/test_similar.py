@@ -17,6 +17,7 @@ from promptum.checks import CheckDefinition, evaluate_checks
 from promptum.checks import _similar as similar
 from promptum.cli import main
 from promptum.suites import suite_json_schema
+from tests.support.cli import usage_error, write
 from tests.support.fault_server import FaultServer, Reply, embedding_of, fault_server
 
 DATA = Path(__file__).parent.parent / "data" / "sts2016-headlines.tsv"
@@ -126,16 +127,14 @@ def test_without_the_extra_the_check_is_rejected_when_the_suite_loads(
     # An endpoint's embeddings need nothing from the extra.
     monkeypatch.setenv("PROMPTUM_EMB_BASE_URL", "http://127.0.0.1:9/v1")
     CheckDefinition(type="similar", value=REFERENCE, model="emb/any")
-    suite = tmp_path / "suite.yaml"
-    suite.write_text(
+    suite = write(
+        tmp_path / "suite.yaml",
         "test_cases:\n  - id: a\n    query: q\n    checks:\n"
         "      - {type: similar, value: Paris}\n",
-        encoding="utf-8",
     )
-    result = CliRunner().invoke(main, ["validate", str(suite)])
-    assert result.exit_code != 0
-    assert f"{suite}:5:9" in result.output
-    assert "pip install 'promptum[similarity]'" in result.output
+    refused = usage_error("validate", str(suite))
+    assert f"{suite}:5:9" in refused
+    assert "pip install 'promptum[similarity]'" in refused
 
 
 def test_help_and_loading_a_suite_import_no_numerical_library() -> None:

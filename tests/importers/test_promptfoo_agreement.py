@@ -19,7 +19,7 @@ from benchmarks.promptfoo_differential.run import CORPUS, corpus_configs, known_
 
 pytestmark = pytest.mark.slow
 
-MEASURED_AGREEMENT = (114, 116)
+MEASURED_AGREEMENT = (115, 116)
 """Cells agreeing with promptfoo, of all, as last measured (issue 36 asks >= 95%)."""
 
 

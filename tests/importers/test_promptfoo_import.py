@@ -114,7 +114,7 @@ def test_what_does_not_convert_is_listed_with_its_line_and_why(tmp_path: Path) -
         "promptfooconfig.yaml:10: `nunjucksFilters`: filters written in JavaScript are code",
         "promptfooconfig.yaml:12: `scenarios`",
         "promptfooconfig.yaml:23: tests generate_tests.py: tests written by code",
-        "promptfooconfig.yaml:25: var file://photo.png: promptum reads text files into vars",
+        "promptfooconfig.yaml:25: var file://photo.png: no such file",
         "promptfooconfig.yaml:27: options.prefix: promptum has no such option",
         "promptfooconfig.yaml:31: assertion `webhook`: it calls a web service",
         "promptfooconfig.yaml:33: assertion `moderation`",
@@ -222,22 +222,35 @@ def test_a_file_that_is_not_a_promptfoo_config_is_refused(
     assert not (folder / "suite.yaml").exists()
 
 
-def test_a_promptum_suite_is_refused_as_one_already(tmp_path: Path) -> None:
-    suite = tmp_path / "suite.yaml"
-    suite.write_text("test_cases:\n  - {id: a, query: hi}\n")
-    done = _import(suite, "-o", str(tmp_path / "out.yaml"))
-    assert done.exit_code == 2
-    assert "this is a promptum suite already" in done.output
+REFUSED = {
+    "a promptum suite": (
+        "suite.yaml",
+        "test_cases:\n  - {id: a, query: hi}\n",
+        "this is a promptum suite already",
+    ),
+    "invalid YAML": (
+        "promptfooconfig.yaml",
+        "prompts:\n  - hi\ntests:\n  - vars: {q: a: b, x: 1}\n",
+        "error: promptfooconfig.yaml:4:16: invalid YAML: did not find expected ','",
+    ),
+    "a key written twice, as in a suite": (
+        "promptfooconfig.yaml",
+        "prompts: [hi]\nprompts: [ho]\ntests:\n  - vars: {q: a}\n",
+        "promptfooconfig.yaml:2:1: prompts: key 'prompts' appears twice; keep one",
+    ),
+}
+"""A file the importer refuses, by why: its name, its text and what the refusal says."""
 
 
-def test_invalid_yaml_is_refused_with_its_line(tmp_path: Path) -> None:
-    config = tmp_path / "promptfooconfig.yaml"
-    config.write_text("prompts:\n  - hi\ntests:\n  - vars: {q: a: b, x: 1}\n")
+@pytest.mark.parametrize(("name", "text", "says"), REFUSED.values(), ids=REFUSED)
+def test_a_file_that_cannot_be_converted_is_refused_saying_why(
+    name: str, text: str, says: str, tmp_path: Path
+) -> None:
+    config = tmp_path / name
+    config.write_text(text)
     done = _import(config, "-o", str(tmp_path / "out.yaml"))
     assert done.exit_code == 2
-    assert "error: promptfooconfig.yaml:4:16: invalid YAML: did not find expected ','" in (
-        done.output
-    )
+    assert says in done.output
 
 
 def test_a_config_is_read_within_a_suites_limits_raised_the_same_way(
@@ -257,14 +270,6 @@ def test_a_config_is_read_within_a_suites_limits_raised_the_same_way(
     done = _import(config, "-o", str(tmp_path / "out.yaml"))
     assert done.exit_code == 0, done.output
     assert "vars: {a: 1, b: 2, c: 3, d: 4, e: 5, f: 6}" in (tmp_path / "out.yaml").read_text()
-
-
-def test_a_key_written_twice_in_a_config_is_refused_as_in_a_suite(tmp_path: Path) -> None:
-    config = tmp_path / "promptfooconfig.yaml"
-    config.write_text("prompts: [hi]\nprompts: [ho]\ntests:\n  - vars: {q: a}\n")
-    done = _import(config, "-o", str(tmp_path / "out.yaml"))
-    assert done.exit_code == 2
-    assert "promptfooconfig.yaml:2:1: prompts: key 'prompts' appears twice; keep one" in done.output
 
 
 def test_converting_runs_none_of_the_configs_code_and_reads_no_environment(

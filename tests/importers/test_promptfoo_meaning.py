@@ -5,6 +5,7 @@ Each test reproduces a change of meaning issue 36 found the importer making with
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -17,6 +18,13 @@ from promptum.cli import main
 from promptum.importers._javascript import translate
 from promptum.suites import Suite, load_suite
 from promptum.values.completion import Completion, ToolCall
+from tests.support.cli import usage_error, write
+from tests.support.media import PNG
+
+
+def _asking_gpt_4o_mini(tests: str) -> str:
+    """A config asking `q` of gpt-4o-mini with these `tests` (YAML), from its second line on."""
+    return '\nprompts: ["{{q}}"]\nproviders: [openai:chat:gpt-4o-mini]\ntests:' + tests
 
 
 def _import(folder: Path, config: str, **files: str) -> tuple[Result, Path]:
@@ -109,14 +117,11 @@ tests: [{vars: {topic: loops}, assert: [{type: contains, value: x}]}]
 
 
 def test_ends_with_is_refused_as_promptfoo_has_no_such_assertion(tmp_path: Path) -> None:
-    config = """
-prompts: ["{{q}}"]
-providers: [openai:chat:gpt-4o-mini]
-tests:
+    tests = """
   - vars: {q: capital}
     assert: [{type: ends-with, value: France.}, {type: contains, value: Paris}]
 """
-    done, suite = _import(tmp_path, config)
+    done, suite = _import(tmp_path, _asking_gpt_4o_mini(tests))
     [case] = _loaded(done, suite).cases
     assert [check.type for check in case.grading.checks] == ["contains"]
     assert "promptfooconfig.yaml:6: assertion `ends-with`: promptfoo has no such assertion" in (
@@ -129,10 +134,7 @@ tests:
 
 
 def test_a_one_line_return_is_refused_and_a_function_body_converts(tmp_path: Path) -> None:
-    config = """
-prompts: ["{{q}}"]
-providers: [openai:chat:gpt-4o-mini]
-tests:
+    tests = """
   - vars: {q: a}
     assert:
       - {type: javascript, value: "return output.length > 10;"}
@@ -140,7 +142,7 @@ tests:
         value: |
           return output.length > 3;
 """
-    done, suite = _import(tmp_path, config)
+    done, suite = _import(tmp_path, _asking_gpt_4o_mini(tests))
     [case] = _loaded(done, suite).cases
     assert [check.value for check in case.grading.checks] == ["(output | length) > 3"]
     refused = _not_converted(done)
@@ -226,14 +228,13 @@ tests: [{vars: {q: a}, assert: [{type: cost, threshold: 0.002}]}]
     priced = Completion(text="a", cost_usd=0.001)
     assert [evaluate_checks([check], c)[0].passed for c in (unpriced, priced)] == [False, True]
     # Written by hand, the same bound on the unpriced model is a located load error.
-    suite.write_text(
+    write(
+        suite,
         "models: [openai/gpt-4o-mini, openai/acme-finetune]\nprompt: '{{q}}'\n"
         "test_cases:\n  - {id: a, vars: {q: a}, checks: [{type: max_cost_usd, value: 0.002}]}\n",
-        encoding="utf-8",
     )
-    checked = CliRunner().invoke(main, ["validate", str(suite)])
-    assert checked.exit_code == 2, checked.output
-    assert f"{suite.name}:4: max_cost_usd bounds the cost of openai/acme-finetune" in checked.output
+    refused = usage_error("validate", str(suite))
+    assert f"{suite.name}:4: max_cost_usd bounds the cost of openai/acme-finetune" in refused
 
 
 def _checks(suite: Path) -> dict[str, list[dict[str, object]]]:
@@ -395,12 +396,8 @@ def test_what_loose_equality_cannot_carry_is_stated(tmp_path: Path) -> None:
     )
     assert "an array or object" in translate("JSON.parse(output).a == 'x'").caveats[0]
     assert translate("output === 'x'").caveats == ()
-    config = """
-prompts: ["{{q}}"]
-providers: [openai:chat:gpt-4o-mini]
-tests: [{vars: {q: a}, assert: [{type: javascript, value: output == 5}]}]
-"""
-    done, suite = _import(tmp_path, config)
+    tests = " [{vars: {q: a}, assert: [{type: javascript, value: output == 5}]}]\n"
+    done, suite = _import(tmp_path, _asking_gpt_4o_mini(tests))
     assert "assertion `javascript`: `==` reads text as a number" in done.output
     assert "# approximately: `==` reads text as a number" in suite.read_text(encoding="utf-8")
 
@@ -409,17 +406,14 @@ tests: [{vars: {q: a}, assert: [{type: javascript, value: output == 5}]}]
 
 
 def test_a_test_without_assertions_gets_the_answered_check(tmp_path: Path) -> None:
-    config = """
-prompts: ["{{q}}"]
-providers: [openai:chat:gpt-4o-mini]
-tests:
+    tests = """
   - description: smoke
     vars: {q: a}
   - description: graded
     vars: {q: a}
     assert: [{type: not-is-json}]
 """
-    done, suite = _import(tmp_path, config)
+    done, suite = _import(tmp_path, _asking_gpt_4o_mini(tests))
     _loaded(done, suite)
     checks = _checks(suite)
     assert checks["smoke"] == [{"type": "answered"}]
@@ -480,11 +474,63 @@ tests: [{vars: {ticker: ACME}, assert: [{type: contains, value: get_price}]}]
     assert "Anthropic tool calls: promptfoo's Anthropic output is text" in done.output
 
 
-# Content parts and `_conversation` are refused, each saying why.
+# Content parts: text items joined, files as promptum's parts, an image var as its path.
 
 
-def test_a_chat_file_of_content_parts_is_refused_saying_why(tmp_path: Path) -> None:
-    chat = '[{"role": "user", "content": [{"type": "text", "text": "Describe {{x}}"}]}]'
+def test_a_chat_file_of_text_parts_becomes_text_and_its_cache_hints_are_stated(
+    tmp_path: Path,
+) -> None:
+    chat = """
+messages:
+  - role: system
+    content: [{type: text, text: Be concise, cache_control: {type: ephemeral}}]
+  - role: user
+    content: [{type: text, text: "Answer this riddle:"}, {type: text, text: "{{riddle}}"}]
+"""
+    config = """
+prompts: [file://prompt.yaml]
+providers: [openai:chat:gpt-4o-mini]
+tests: [{vars: {riddle: What has keys?}, assert: [{type: icontains, value: piano}]}]
+"""
+    done, suite = _import(tmp_path, config, **{"prompt.yaml": chat})
+    case = next(iter(_loaded(done, suite).cases))
+    assert [(m.role, m.content) for m in case.messages] == [
+        ("system", "Be concise"),
+        ("user", "Answer this riddle:\n\nWhat has keys?"),
+    ]
+    assert "cache_control left out: promptum sets no prompt-cache breakpoints" in done.output
+
+
+def test_an_image_var_and_an_image_item_become_a_part_sending_that_file(tmp_path: Path) -> None:
+    chat = json.dumps(
+        [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "What is in this image?"},
+                    {"type": "image_url", "image_url": {"url": "data:image/png;base64,{{image}}"}},
+                ],
+            }
+        ]
+    )
+    config = """
+prompts: [file://chat.json]
+providers: [openai:chat:gpt-4o-mini]
+tests: [{vars: {image: file://cat.png}, assert: [{type: icontains, value: cat}]}]
+"""
+    (tmp_path / "cat.png").write_bytes(PNG + bytes(64))
+    done, suite = _import(tmp_path, config, **{"chat.json": chat})
+    (message,) = next(iter(_loaded(done, suite).cases)).messages
+    assert message.content == "What is in this image?"
+    (part,) = message.parts or ()
+    assert part.type == "image"
+    assert part.media_type == "image/png"
+    assert part.sha256 == hashlib.sha256((tmp_path / "cat.png").read_bytes()).hexdigest()
+    assert "the var is the file's path" in done.output  # stated, not silent
+
+
+def test_a_content_item_with_no_promptum_part_is_refused_saying_why(tmp_path: Path) -> None:
+    chat = '[{"role": "user", "content": [{"type": "video_url", "video_url": {"url": "x"}}]}]'
     config = """
 prompts: [file://chat.json, "Plain {{x}}"]
 providers: [openai:chat:gpt-4o-mini]
@@ -493,8 +539,8 @@ tests: [{vars: {x: a}, assert: [{type: contains, value: a}]}]
     done, suite = _import(tmp_path, config, **{"chat.json": chat})
     _loaded(done, suite)
     assert (
-        "prompt chat.json: a message's content is a list of parts (`[{type: text, text: "
-        "...}]`); promptum's messages carry text only, until content parts come (issue 40)"
+        "prompt chat.json: a `video_url` content item has no promptum part (text, image, "
+        "document, audio)"
     ) in _not_converted(done)
 
 

@@ -39,15 +39,22 @@ def _config(folder: Path, text: str) -> Path:
     return config
 
 
+def _converted(folder: Path, text: str, output: Path | None = None) -> Path:
+    """The suite the config `text`, written into `folder`, converts into (`folder/suite.yaml`
+    unless `output` is given)."""
+    output = output or folder / "suite.yaml"
+    done = _import(_config(folder, text), output)
+    assert done.exit_code == 0, done.output
+    return output
+
+
 def test_a_description_over_several_lines_converts_into_a_suite_that_loads(
     tmp_path: Path,
 ) -> None:
-    config = _config(tmp_path / "bot", _TESTS)
-    done = _import(config, tmp_path / "bot" / "suite.yaml")
-    assert done.exit_code == 0, done.output
-    written = (tmp_path / "bot" / "suite.yaml").read_text()
+    converted = _converted(tmp_path / "bot", _TESTS)
+    written = converted.read_text()
     assert "#   not a promise" in written or "# not a promise" in written
-    suite = load_suite(tmp_path / "bot" / "suite.yaml")
+    suite = load_suite(converted)
     assert [case.id for case in suite.cases] == ["refund-questions-get-the-policy-not-a-promise"]
 
 
@@ -55,12 +62,10 @@ def test_the_config_description_over_several_lines_is_the_suite_description(
     tmp_path: Path,
 ) -> None:
     text = "description: |\n  Support bot:\n  refunds and shipping\n" + _TESTS
-    config = _config(tmp_path / "bot", text)
-    done = _import(config, tmp_path / "bot" / "suite.yaml")
-    assert done.exit_code == 0, done.output
-    written = yaml.safe_load((tmp_path / "bot" / "suite.yaml").read_text())
+    converted = _converted(tmp_path / "bot", text)
+    written = yaml.safe_load(converted.read_text())
     assert written["description"] == "Support bot:\nrefunds and shipping\n"
-    assert load_suite(tmp_path / "bot" / "suite.yaml").name == "support-bot-refunds-and-shipping"
+    assert load_suite(converted).name == "support-bot-refunds-and-shipping"
 
 
 @pytest.mark.parametrize(
@@ -82,29 +87,21 @@ def test_a_value_yaml_cannot_read_is_a_located_error(value: str, line: int, tmp_
 
 def test_a_comment_with_a_line_break_yaml_knows_stays_a_comment(tmp_path: Path) -> None:
     # Written escaped: YAML reads \u2028 and \x85 as line breaks, as it does \n.
-    config = _config(
+    converted = _converted(
         tmp_path,
         'prompts: [a]\ntests:\n  - description: "refunds\\u2028not a promise\\x85ever"\n'
         "    assert: [{type: contains, value: refund}]\n",
     )
-    done = _import(config, tmp_path / "suite.yaml")
-    assert done.exit_code == 0, done.output
-    assert [case.id for case in load_suite(tmp_path / "suite.yaml").cases] == [
-        "refunds-not-a-promise-ever"
-    ]
+    assert [case.id for case in load_suite(converted).cases] == ["refunds-not-a-promise-ever"]
 
 
 def test_an_imported_suite_is_named_by_the_config_description(tmp_path: Path) -> None:
-    config = _config(tmp_path / "bot", "description: Customer Support — Refunds!\n" + _TESTS)
-    done = _import(config, tmp_path / "bot" / "suite.yaml")
-    assert done.exit_code == 0, done.output
-    assert load_suite(tmp_path / "bot" / "suite.yaml").name == "customer-support-refunds"
+    converted = _converted(tmp_path / "bot", "description: Customer Support — Refunds!\n" + _TESTS)
+    assert load_suite(converted).name == "customer-support-refunds"
 
 
 def test_an_imported_suite_without_a_description_is_named_by_the_config_folder(
     tmp_path: Path,
 ) -> None:
-    config = _config(tmp_path / "Refund Bot", _TESTS)
-    done = _import(config, tmp_path / "out" / "suite.yaml")
-    assert done.exit_code == 0, done.output
-    assert load_suite(tmp_path / "out" / "suite.yaml").name == "refund-bot"
+    converted = _converted(tmp_path / "Refund Bot", _TESTS, tmp_path / "out" / "suite.yaml")
+    assert load_suite(converted).name == "refund-bot"

@@ -49,46 +49,26 @@ _extras: st.SearchStrategy[dict[str, Any]] = st.just({}) | st.just({"top_p": 0.5
 _tools = st.none() | st.just(({"type": "function", "function": {"name": "f"}},))
 
 
-@settings(max_examples=300, deadline=None)
-@given(
+# Every field of a request; the conversation's id is not keyed at all.
+_requests = st.builds(
+    ModelRequest,
     model=_texts,
-    endpoint=_texts,
-    messages=_messages,
+    messages=_messages.map(tuple),
     temperature=_floats,
     max_tokens=_numbers,
     seed=_numbers,
     sample=st.integers(min_value=0, max_value=10_000),
     extra=_extras,
     tools=_tools,
-    schema=st.none() | st.just({"type": "object"}),
-    variables=st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+    response_schema=st.none() | st.just({"type": "object"}),
+    vars=st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+    conversation_id=st.just("not keyed"),
 )
-def test_the_written_key_is_the_dumped_one(
-    model: str,
-    endpoint: str,
-    messages: list[Message],
-    temperature: float | None,
-    max_tokens: int | None,
-    seed: int | None,
-    sample: int,
-    extra: dict[str, Any],
-    tools: tuple[dict[str, Any], ...] | None,
-    schema: dict[str, Any] | None,
-    variables: dict[str, int],
-) -> None:
-    request = ModelRequest(
-        model=model,
-        messages=tuple(messages),
-        temperature=temperature,
-        max_tokens=max_tokens,
-        seed=seed,
-        sample=sample,
-        extra=extra,
-        tools=tools,
-        response_schema=schema,
-        vars=variables,
-        conversation_id="not keyed",
-    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(request=_requests, endpoint=_texts)
+def test_the_written_key_is_the_dumped_one(request: ModelRequest, endpoint: str) -> None:
     written = plain_key_text(request, endpoint, _KEY_VERSION)
     if written is not None:
         assert written == _dumped(request, endpoint)

@@ -12,6 +12,7 @@ from promptum import Prompt, RunResult, Session
 from promptum.providers import ClientOptions, EndpointConfig, ResponseCache
 from promptum.values.completion import Completion
 from tests.support.fault_server import Reply, fault_server
+from tests.support.results import statuses
 
 SECRET = "sk-live-EchoedBackByTheModel-0042"
 
@@ -54,9 +55,8 @@ def test_a_response_echoing_a_secret_grades_the_same_from_a_second_run(
         second = run()
         calls = len(server.requests)
 
-    statuses = {r.case_id: r.status for r in first.results}
-    assert statuses == {"echo": "pass", "plain": "fail"}
-    assert {r.case_id: r.status for r in second.results} == statuses
+    assert statuses(first) == {"echo": "pass", "plain": "fail"}
+    assert statuses(second) == statuses(first)
     cached = {r.case_id: r.completion.cached for r in second.results}
     assert cached == {"echo": False, "plain": True}  # the echo was asked again, live
     assert calls == 3

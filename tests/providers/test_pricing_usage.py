@@ -30,7 +30,7 @@ from promptum.providers import (
 )
 from promptum.values.completion import Completion
 from promptum.values.run_result import Message
-from tests.support.serving import serving
+from tests.support.serving import send_json, serving
 
 # What OpenAI says of a call whose 1,000 input tokens were 800 from its prompt cache.
 OPENAI_USAGE = {
@@ -80,12 +80,7 @@ class _Handler(BaseHTTPRequestHandler):
             }
         else:
             answer = self._openai(body)
-        payload = json.dumps(answer).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
+        send_json(self, answer)
 
     def _openai(self, body: dict[str, Any]) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": "hi"}

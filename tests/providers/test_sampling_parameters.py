@@ -21,7 +21,7 @@ from promptum.runner import plan_fingerprint, request_for
 from promptum.store import RunStore
 from promptum.suites._format import ParamsSpec
 from promptum.values.case_result import Message
-from tests.support.fault_server import FaultServer, fault_server
+from tests.support.fault_server import FaultServer, project_fault_server
 
 SUITE = """\
 models: [fault/m]
@@ -38,10 +38,7 @@ test_cases:
 
 @pytest.fixture
 def server(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FaultServer]:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("PROMPTUM_DB", str(tmp_path / "runs.db"))
-    with fault_server() as running:
-        monkeypatch.setenv("PROMPTUM_FAULT_BASE_URL", running.base_url)
+    with project_fault_server(tmp_path, monkeypatch) as running:
         yield running
 
 

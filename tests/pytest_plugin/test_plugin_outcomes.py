@@ -9,6 +9,7 @@ import pytest
 
 from promptum.store import RunStore
 from tests.pytest_plugin.plugin_project import Servers, write_project
+from tests.support.results import statuses
 
 OUTCOMES = {
     "passes": "passed",
@@ -183,8 +184,7 @@ def test_the_session_is_recorded_as_one_run(pytester: pytest.Pytester, servers: 
     assert run.suite == "demo"
     assert sorted(run.models) == ["down/m", "fault/m"]
     assert run.config["runner"] == "pytest"
-    statuses = {r.case_id: r.status for r in run.results}
-    assert statuses == {
+    assert statuses(run) == {
         "passes": "pass",
         "fails": "fail",
         "judged": "pass",

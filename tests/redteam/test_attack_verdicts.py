@@ -20,7 +20,7 @@ from promptum.values.completion import Completion
 from promptum.values.grade import Grade
 from promptum.values.intervals import fisher_exact
 from promptum.values.run_result import CaseResult
-from tests.support.attack_server import Behaviour, attack_server
+from tests.support.attack_server import Behaviour, acme_app, attack_server
 
 GOALS = ["field", "prompt_leak", "exfiltration", "secret_leak", "policy"]
 
@@ -32,18 +32,8 @@ def _in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _suite(base_url: str) -> None:
     Path("suite.yaml").write_text(
-        f"""
-name: app
-models: [app/m]
-endpoints:
-  app: {{base_url: "{base_url}"}}
-system: "You answer the customers of Acme. Refunds take 14 days."
+        f"""{acme_app(base_url)}\
 judge: {{model: app/judge}}
-defaults:
-  response_model:
-    type: object
-    properties: {{answer: {{type: string}}}}
-    required: [answer]
 test_cases:
   - id: refunds
     query: How long do refunds take?

@@ -9,15 +9,10 @@ import pytest
 from click.testing import CliRunner
 
 from promptum.cli import main
+from tests.support.suites import ACME_BOT
 
 # A system prompt and nothing else: `field`, `tool` and `policy` cannot be supported.
-PLAIN = """\
-name: plain
-system: You are the support bot of Acme.
-test_cases:
-  - id: refund
-    query: How long do refunds take?
-"""
+PLAIN = "name: plain\n" + ACME_BOT
 
 
 def _suite(tmp_path: Path, section: str) -> Path:
@@ -39,6 +34,15 @@ def test_goals_the_user_did_not_name_are_not_said_to_lack_anything(tmp_path: Pat
     assert "lacks" not in output
     for goal in ("field", "tool", "policy", "prompt_leak", "secret_leak"):
         assert goal not in output
+
+
+def test_the_summary_says_how_alike_each_goals_attacks_are(tmp_path: Path) -> None:
+    pytest.importorskip("numpy")
+    code, output = _generate(_suite(tmp_path, "redteam: {goals: [exfiltration], per_goal: 6}\n"))
+    assert code == 0, output
+    found = re.search(r"diversity: mean nearest-neighbour similarity within a goal (\S+)", output)
+    assert found is not None, output
+    assert 0.0 < float(found.group(1)) < 1.0  # six attacks, neither all alike nor unrelated
 
 
 def test_a_default_goal_the_suite_cannot_support_is_named_with_its_reason(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from promptum.cli import main
 from promptum.redteam import Carrier, RedteamSpec, SuiteFacts, generate
 from promptum.redteam._data import data
 from promptum.suites import load_suite
+from tests.support.suites import ACME_BOT
 
 _TEXT = {"type": "string"}
 _TICKET = {
@@ -34,15 +35,14 @@ FACTS = SuiteFacts(
 QUESTIONS = ["How long do refunds take?", "When will my order ship?", *data().carriers]
 DETECTOR_KEYS = ("attack_target", "checks", "judge")
 
-SUITE = """\
-name: app
-system: You are the support bot of Acme.
-test_cases:
-  - id: refund
-    query: How long do refunds take?
+SUITE = (
+    "name: app\n"
+    + ACME_BOT
+    + """\
     checks: [{type: not_contains, value: sorry}]
 redteam: {seed: 5, goals: [prompt_leak, secret_leak, exfiltration], per_goal: 30}
 """
+)
 
 
 def _split(cases: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

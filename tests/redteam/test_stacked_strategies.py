@@ -1,4 +1,4 @@
-"""Issue 38 item 3: stacked strategies, `[role_play, base64]` composed in order.
+"""Stacked strategies: `[role_play, base64]` composed in order.
 
 A stack's attack is each strategy applied to the previous one's attack; its cases and the
 attack success rates name it `role_play+base64`. Against an app on 127.0.0.1 that obeys only
@@ -20,25 +20,15 @@ from click.testing import CliRunner
 
 from promptum.cli import main
 from promptum.redteam._data import data
-from tests.support.attack_server import attack_server
+from tests.support.attack_server import acme_app, attack_server
 from tests.support.cli import usage_error
 
 SUITE = """\
-name: app
-models: [app/m]
-endpoints:
-  app: {{base_url: "{base_url}"}}
-system: "You answer the customers of Acme. Refunds take 14 days."
 tools:
   - type: function
     function:
       name: lookup_order
       parameters: {{type: object, properties: {{order: {{type: string}}}}, required: [order]}}
-defaults:
-  response_model:
-    type: object
-    properties: {{answer: {{type: string}}}}
-    required: [answer]
 test_cases:
   - id: refunds
     query: How long do refunds take?
@@ -48,8 +38,10 @@ redteam:
   per_goal: {per_goal}
   seed: 5
 """
+"""Suite keys after Acme's app (`acme_app`): a tool, one case, and a red team of `{strategies}`."""
 
-STRATEGIES_LINE = SUITE.splitlines().index("  strategies: {strategies}") + 1
+_HEAD_LINES = len(acme_app("").splitlines())
+STRATEGIES_LINE = _HEAD_LINES + SUITE.splitlines().index("  strategies: {strategies}") + 1
 
 
 @pytest.fixture(autouse=True)
@@ -59,7 +51,7 @@ def _in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _suite(strategies: str, per_goal: int = 6, base_url: str = "http://127.0.0.1:9/v1") -> Path:
     path = Path("suite.yaml")
-    text = SUITE.format(base_url=base_url, strategies=strategies, per_goal=per_goal)
+    text = acme_app(base_url) + SUITE.format(strategies=strategies, per_goal=per_goal)
     path.write_text(text, encoding="utf-8")
     return path
 

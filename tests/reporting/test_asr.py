@@ -14,13 +14,13 @@ import pytest
 from report_samples import IMG, PWN, SCRIPT
 
 from promptum import Session
-from promptum.cli._console import make_console, print_summary
 from promptum.reporting import REPORT_FORMATS, load_run, render_report, write_report
 from promptum.store import RunStore
 from promptum.values.asr import AttackCounts, AttackOutcome, AttackTally, attack_of, percent
 from promptum.values.completion import Completion
 from promptum.values.grade import Grade
 from promptum.values.run_result import CaseResult, RunResult
+from tests.support.cli import summary_text
 
 
 def attack(
@@ -217,10 +217,7 @@ def test_html_heat_map_says_every_rate_in_numbers() -> None:
 
 
 def test_terminal_summary_has_a_compact_table() -> None:
-    console = make_console()
-    with console.capture() as captured:
-        print_summary(console, sample())
-    text = captured.get()
+    text = summary_text(sample())
     assert "Attack success rate (95% CI)" in text
     assert re.search(r"All attacks +│ +24% \[16–35%\] 17/70, 2 not determined", text)
     assert re.search(r"goal prompt_leak +│ +34% \[22–48%\] 17/50, 2 not determined", text)
@@ -234,10 +231,7 @@ def test_a_run_without_redteam_cases_has_no_asr_anywhere() -> None:
     page = render_report(run, "html")
     assert 'id="asr"' not in page
     assert ".heat" not in page
-    console = make_console()
-    with console.capture() as captured:
-        print_summary(console, run)
-    assert "Attack success" not in captured.get()
+    assert "Attack success" not in summary_text(run)
 
 
 def test_hostile_goal_and_strategy_names_stay_text() -> None:
@@ -329,13 +323,8 @@ def test_a_streamed_run_shows_the_figures_of_the_run_kept(tmp_path: Path, varian
         ) in text
     data = json.loads((tmp_path / "streamed.json").read_text("utf-8"))
     assert data["asr"] == kept_rates.as_json()
-    console = make_console()
-    with console.capture() as streamed_out:
-        print_summary(console, run)
-    with console.capture() as kept_out:
-        print_summary(console, loaded)
-    table = streamed_out.get()
-    assert table[table.index("Attack success") :].split("\n\n")[0] in kept_out.get()
+    table = summary_text(run)
+    assert table[table.index("Attack success") :].split("\n\n")[0] in summary_text(loaded)
 
 
 def test_the_hand_counted_rate_of_the_suite_run(tmp_path: Path) -> None:

@@ -13,8 +13,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from promptum import Session
+from promptum.cases import Turn
+from promptum.checks import CheckDefinition
 from promptum.cli import main
-from promptum.cli._console import make_console, print_summary
 from promptum.gate import decide
 from promptum.pytest_plugin._text import case_text, headline
 from promptum.reporting import JsonlSink, load_run, render_report
@@ -30,6 +32,8 @@ from tests.reporting.conversation_samples import (
     conversation_run,
     mixed_run,
 )
+from tests.runner.conversation_support import NO_DISCOUNT_CODE, bot_case
+from tests.support.cli import summary_text
 
 _DATA = re.compile(r'<script type="application/json" id="report-data">(.*?)</script>', re.S)
 
@@ -247,10 +251,7 @@ def test_csv_adds_turn_columns_only_when_the_run_has_conversations() -> None:
 
 
 def test_console_summary_names_the_turn_and_shows_it() -> None:
-    console = make_console()
-    with console.capture() as captured:
-        print_summary(console, mixed_run())
-    text = captured.get()
+    text = summary_text(mixed_run())
     assert "    - turn 3: contains: expected to contain 'Ada'" in text
     assert (
         "    turn 3 (fail):\n      user: What is my name?\n"
@@ -341,33 +342,19 @@ def test_viewer_case_page_names_the_failing_turn(tmp_path: Path) -> None:
 def test_a_conversation_the_runner_ran_is_named_at_its_failing_turn_everywhere(
     tmp_path: Path,
 ) -> None:
-    from promptum import Session
-    from promptum.cases import ConversationGrading, Grading, TestCase, Turn
-    from promptum.checks import CheckDefinition
-    from promptum.providers import PythonTarget
-
     def forgetful(query: str) -> str:
         # Answers only the message it was sent: it forgets the name by turn 3.
         return "Nice to meet you, Ada." if "Ada" in query else f"You asked: {query}"
 
     has_ada = (CheckDefinition(type="contains", value="Ada"),)
-    target = PythonTarget("bot", forgetful)
-    case = TestCase(
-        id="remembers-the-name",
-        messages=(),
-        models=(target.id,),
-        target=target,
-        turns=(
-            Turn(query="Hi, I'm Ada."),
-            Turn(query="Hello again, I'm Ada.", checks=has_ada),
-            Turn(query="What is my name?", checks=has_ada),
-            Turn(query="Bye."),
-        ),
-        grading=Grading(
-            conversation=ConversationGrading(
-                checks=(CheckDefinition(type="not_contains", value="SAVE20"),)
-            )
-        ),
+    case = bot_case(
+        forgetful,
+        Turn(query="Hi, I'm Ada."),
+        Turn(query="Hello again, I'm Ada.", checks=has_ada),
+        Turn(query="What is my name?", checks=has_ada),
+        Turn(query="Bye."),
+        case_id="remembers-the-name",
+        grading=NO_DISCOUNT_CODE,
     )
     session = Session()
     session.add_test(case)

@@ -15,6 +15,7 @@ import struct
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -141,6 +142,32 @@ def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(name)
 
 
+def _written_from_stored(
+    run: RunResult, path: Path, reader: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[str], RunStore]:
+    """`run` recorded, then its report written at `path` from the stored JSON alone.
+
+    Returns the JSON texts the module `reader` validated as models on the way, and the store.
+    """
+    _clean_environment(monkeypatch)
+    store, shell = _recorded(run, path.parent)
+    validated: list[str] = []
+    real = CaseResult.model_validate_json
+
+    def counting(text: Any, **options: Any) -> CaseResult:
+        validated.append(text)
+        return real(text, **options)
+
+    monkeypatch.setattr(reader.CaseResult, "model_validate_json", counting)
+    write_report(
+        shell,
+        path,
+        results=lambda: iter(()),  # not read: the report comes from what was stored
+        stored=lambda: store.iter_result_json(run.run_id),
+    )
+    return validated, store
+
+
 @pytest.mark.parametrize("secret", [False, True], ids=["no secret", "a secret"])
 @pytest.mark.parametrize("name", list(RUNS))
 def test_every_report_from_the_stored_json_is_that_from_the_models(
@@ -198,23 +225,8 @@ def test_the_json_report_is_that_of_the_standard_library(
 def test_the_stored_json_is_not_validated_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _clean_environment(monkeypatch)
     run = big_run(30)
-    store, shell = _recorded(run, tmp_path)
-    validated: list[str] = []
-    real = CaseResult.model_validate_json
-
-    def counting(text: Any, **options: Any) -> CaseResult:
-        validated.append(text)
-        return real(text, **options)
-
-    monkeypatch.setattr(_stored.CaseResult, "model_validate_json", counting)
-    write_report(
-        shell,
-        tmp_path / "r.json",
-        results=lambda: iter(()),  # not read: the JSON comes from what was stored
-        stored=lambda: store.iter_result_json(run.run_id),
-    )
+    validated, _ = _written_from_stored(run, tmp_path / "r.json", _stored, monkeypatch)
     judged = [r for r in run.results if any(g.kind in ("judge", "assertion") for g in r.grades)]
     assert len(validated) == len(judged) < len(run.results)  # only those the models view
     assert len(json.loads((tmp_path / "r.json").read_text("utf-8"))["results"]) == 90
@@ -223,23 +235,8 @@ def test_the_stored_json_is_not_validated_again(
 def test_the_junit_report_validates_one_result_per_grades_alike(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _clean_environment(monkeypatch)
     run = _alike_run()
-    store, shell = _recorded(run, tmp_path)
-    validated: list[str] = []
-    real = CaseResult.model_validate_json
-
-    def counting(text: Any, **options: Any) -> CaseResult:
-        validated.append(text)
-        return real(text, **options)
-
-    monkeypatch.setattr(_junit.CaseResult, "model_validate_json", counting)
-    write_report(
-        shell,
-        tmp_path / "r.xml",
-        results=lambda: iter(()),  # not read: the testcases come from what was stored
-        stored=lambda: store.iter_result_json(run.run_id),
-    )
+    validated, store = _written_from_stored(run, tmp_path / "r.xml", _junit, monkeypatch)
     # Each distinct grades and status, model and variant once; errors and the threshold each.
     read = [json.loads(text) for text in validated]
     assert len(read) < len(run.results) / 2

@@ -5,9 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from promptum import Session
-from promptum.cases import TestCase, Turn
+from promptum.cases import ConversationGrading, Grading, TestCase, Turn
+from promptum.checks import CheckDefinition
 from promptum.providers import ClientOptions, PythonTarget
 from promptum.values.run_result import CaseResult
+
+NO_DISCOUNT_CODE = Grading(
+    conversation=ConversationGrading(checks=(CheckDefinition(type="not_contains", value="SAVE20"),))
+)
+"""A conversation's grading: no reply of it may give away the discount code SAVE20."""
 
 
 def run_one(case: TestCase, options: ClientOptions | None = None) -> CaseResult:
@@ -18,9 +24,9 @@ def run_one(case: TestCase, options: ClientOptions | None = None) -> CaseResult:
     return result
 
 
-def bot_case(function: Any, *turns: Turn, **fields: Any) -> TestCase:
-    """A conversation case `chat` of `turns` that the Python function `function` answers."""
+def bot_case(function: Any, *turns: Turn, case_id: str = "chat", **fields: Any) -> TestCase:
+    """A conversation case `case_id` of `turns` that the Python function `function` answers."""
     target = PythonTarget("bot", function)
     return TestCase(
-        id="chat", messages=(), models=(target.id,), target=target, turns=turns, **fields
+        id=case_id, messages=(), models=(target.id,), target=target, turns=turns, **fields
     )

@@ -12,9 +12,9 @@ from typing import Any
 from promptum import TargetResult, ToolCall
 from promptum.cases import GOAL_REACHED, ConversationGrading, Grading, Simulation, TestCase, Turn
 from promptum.checks import CheckDefinition
-from promptum.providers import ClientOptions, PythonTarget
+from promptum.providers import ClientOptions
 from promptum.values.run_result import CaseResult, Message
-from tests.runner.conversation_support import bot_case, run_one
+from tests.runner.conversation_support import NO_DISCOUNT_CODE, bot_case, run_one
 from tests.support.fault_server import FaultServer, Reply
 
 
@@ -59,11 +59,7 @@ def test_a_broken_tool_call_is_failed_by_its_turn_only_once() -> None:
             _calling(("refund", {}, None), ("refund", {"x": 1}, "not a tool that was offered")),
             Turn(query="a"),
             Turn(query="b"),
-            grading=Grading(
-                conversation=ConversationGrading(
-                    checks=(CheckDefinition(type="not_contains", value="SAVE20"),)
-                )
-            ),
+            grading=NO_DISCOUNT_CODE,
         )
     )
     assert result.status == "fail"
@@ -172,12 +168,9 @@ def test_a_huge_reply_read_by_a_later_turn_is_that_turn_s_error() -> None:
 
 def _simulated(server: FaultServer, options: ClientOptions, bot: Any) -> CaseResult:
     server.default = Reply.ok(GOAL_REACHED)  # a simulated user that says the marker at once
-    target = PythonTarget("bot", bot)
-    case = TestCase(
-        id="sim",
-        messages=(),
-        models=(target.id,),
-        target=target,
+    case = bot_case(
+        bot,
+        case_id="sim",
         simulate=Simulation(model="fault/user", goal="Get a refund", max_turns=3, opening="Hi"),
         grading=Grading(checks=(CheckDefinition(type="min_length", value=1),)),
     )

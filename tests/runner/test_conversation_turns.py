@@ -10,7 +10,7 @@ from promptum.cases import ConversationGrading, Criterion, Grading, JudgeConfig,
 from promptum.checks import CheckDefinition
 from promptum.providers import ClientOptions, PythonTarget
 from promptum.values.run_result import CaseResult, Message
-from tests.runner.conversation_support import bot_case, run_one
+from tests.runner.conversation_support import NO_DISCOUNT_CODE, bot_case, run_one
 from tests.support.fault_server import FaultServer, Reply
 
 
@@ -96,11 +96,7 @@ def test_conversation_checks_see_every_reply_and_name_no_turn() -> None:
             Turn(query="hi"),
             Turn(query="any discount?"),
             Turn(query="thanks"),
-            grading=Grading(
-                conversation=ConversationGrading(
-                    checks=(CheckDefinition(type="not_contains", value="SAVE20"),)
-                )
-            ),
+            grading=NO_DISCOUNT_CODE,
         )
     )
     assert result.status == "fail"

@@ -6,6 +6,7 @@ import asyncio
 import json
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,15 @@ def run_suite(path: Path, options: ClientOptions) -> RunResult:
     return session.run()
 
 
+def judged_suite(folder: Path, text: str) -> Path:
+    """Write a suite answered by `MODEL` and judged by `JUDGE`: `text` (dedented) holds the
+    judge's other keys, indented under it, then the suite's other keys."""
+    return write(
+        folder / "suite.yaml",
+        f"models: [{MODEL}]\njudge:\n  model: {JUDGE}\n{textwrap.dedent(text)}",
+    )
+
+
 def judge_calls(server: FaultServer) -> list[tuple[str, str]]:
     """(model, prompt) of every call made to a judge model."""
     return [
@@ -57,27 +67,24 @@ def judge_calls(server: FaultServer) -> list[tuple[str, str]]:
 def test_a_case_judge_is_merged_over_the_suites_key_by_key(
     tmp_path: Path, server: FaultServer, options: ClientOptions
 ) -> None:
-    path = write(
-        tmp_path / "suite.yaml",
-        f"""\
-        models: [{MODEL}]
-        judge:
-          model: {JUDGE}
+    path = judged_suite(
+        tmp_path,
+        """\
           threshold: 0.7
-          prompt: "SUITE rubric={{{{ rubric }}}}"
+          prompt: "SUITE rubric={{ rubric }}"
         test_cases:
-          - {{id: inherits, query: q1, expected_behavior: e1}}
-          - {{id: stricter, query: q2, expected_behavior: e2, judge: {{threshold: 0.9}}}}
-          - {{id: other-model, query: q3, expected_behavior: e3, judge: {{model: fault/mine}}}}
+          - {id: inherits, query: q1, expected_behavior: e1}
+          - {id: stricter, query: q2, expected_behavior: e2, judge: {threshold: 0.9}}
+          - {id: other-model, query: q3, expected_behavior: e3, judge: {model: fault/mine}}
           - id: own-prompt
             query: q4
             expected_behavior: e4
-            judge: {{prompt: "CASE {{{{ rubric }}}}"}}
+            judge: {prompt: "CASE {{ rubric }}"}
           - id: unjudged
             query: q5
             expected_behavior: e5
             judge: false
-            checks: [{{type: min_length, value: 1}}]  # graded by something: else an error
+            checks: [{type: min_length, value: 1}]  # graded by something: else an error
         """,
     )
     cases = {case.id: case.grading.judge for case in load_suite(path).cases}
@@ -197,25 +204,23 @@ def test_python_prompts_carry_a_judge_over_the_sessions(
 
 # --- Named criteria ----------------------------------------------------------------------------
 
-CRITERIA_SUITE = f"""\
-models: [{MODEL}]
-judge:
-  model: {JUDGE}
+CRITERIA = """\
   criteria:
-    correct: Names {{{{ city }}}} as the capital
+    correct: Names {{ city }} as the capital
     polite: Is courteous
-    concise: {{rubric: At most two sentences, threshold: 0.8}}
+    concise: {rubric: At most two sentences, threshold: 0.8}
 test_cases:
   - id: capital
     query: What is the capital of France?
-    vars: {{city: Paris}}
+    vars: {city: Paris}
 """
+"""The judge's three criteria (under `judge:`, as `judged_suite` takes them) and one case."""
 
 
 def test_each_criterion_is_one_judge_call_and_one_grade(
     tmp_path: Path, server: FaultServer, options: ClientOptions
 ) -> None:
-    path = write(tmp_path / "suite.yaml", CRITERIA_SUITE)
+    path = judged_suite(tmp_path, CRITERIA)
     server.queue(Reply.ok("Paris."), verdict(9, "names it"), verdict(3, "curt"), verdict(8))
     run = run_suite(path, options)
     (result,) = run.results
@@ -252,9 +257,9 @@ def test_each_criterion_is_one_judge_call_and_one_grade(
 def test_criteria_add_to_the_expected_behaviour(
     tmp_path: Path, server: FaultServer, options: ClientOptions
 ) -> None:
-    path = write(
-        tmp_path / "suite.yaml",
-        CRITERIA_SUITE.replace(
+    path = judged_suite(
+        tmp_path,
+        CRITERIA.replace(
             "vars: {city: Paris}", "vars: {city: Paris}\n    expected_behavior: Says Paris"
         ),
     )
@@ -318,16 +323,15 @@ def test_the_default_criterion_asks_exactly_what_the_judge_asked_before_criteria
 def test_context_reaches_the_judge_and_only_the_templates_that_use_it(
     tmp_path: Path, server: FaultServer, options: ClientOptions
 ) -> None:
-    path = write(
-        tmp_path / "suite.yaml",
-        f"""\
-        models: [{MODEL}]
-        judge: {{model: {JUDGE}, prompt: faithfulness}}
+    path = judged_suite(
+        tmp_path,
+        """\
+          prompt: faithfulness
         test_cases:
           - id: in-the-prompt
-            context: ["Refunds within {{{{ days }}}} days.", "Receipts are required."]
-            vars: {{days: 30}}
-            query: "Policy: {{{{ context }}}}\\nCan I get a refund after 40 days?"
+            context: ["Refunds within {{ days }} days.", "Receipts are required."]
+            vars: {days: 30}
+            query: "Policy: {{ context }}\\nCan I get a refund after 40 days?"
           - id: judge-only
             context: The office opens at nine.
             query: When does the office open?
@@ -357,19 +361,16 @@ def test_context_reaches_the_judge_and_only_the_templates_that_use_it(
 def test_a_faithfulness_criterion_beside_a_rubric(
     tmp_path: Path, server: FaultServer, options: ClientOptions
 ) -> None:
-    path = write(
-        tmp_path / "suite.yaml",
-        f"""\
-        models: [{MODEL}]
-        judge:
-          model: {JUDGE}
+    path = judged_suite(
+        tmp_path,
+        """\
           criteria:
-            faithful: {{prompt: faithfulness}}
+            faithful: {prompt: faithfulness}
             grounded:
-              prompt: "Docs: {{{{ context }}}} / {{{{ rubric }}}} / {{{{ response }}}}"
+              prompt: "Docs: {{ context }} / {{ rubric }} / {{ response }}"
               rubric: Cites a doc
         test_cases:
-          - {{id: a, query: q, context: [d1, d2], expected_behavior: Answers}}
+          - {id: a, query: q, context: [d1, d2], expected_behavior: Answers}
         """,
     )
     server.default = verdict(9)

@@ -34,6 +34,14 @@ def case(case_id: str = "c", **fields: Any) -> TestCase:
     return TestCase(id=case_id, **fields)
 
 
+def checked_and_judged(text: str, judge: str = MODEL) -> TestCase:
+    """A case checked to contain `text`, then judged by `judge` on whether it answers."""
+    checks = (CheckDefinition(type="contains", value=text),)
+    return case(
+        grading=Grading(checks=checks, expected_behavior="answers", judge=JudgeConfig(judge))
+    )
+
+
 class Recorder:
     """A ResultSink remembering every call, to check the streaming contract."""
 
@@ -113,13 +121,7 @@ def test_a_failed_call_is_an_error_and_nothing_else_runs(
     server: FaultServer, options: ClientOptions
 ) -> None:
     server.queue(Reply.error(400, "bad request"))
-    errored = case(
-        grading=Grading(
-            checks=(CheckDefinition(type="contains", value="x"),),
-            expected_behavior="anything",
-            judge=JudgeConfig(model=MODEL),
-        )
-    )
+    errored = checked_and_judged("x")
     (result,) = asyncio.run(run_cases(options, [errored])).results
     assert result.status == "error"
     assert result.completion.error is not None
@@ -163,13 +165,7 @@ def test_a_judge_failure_is_recorded_and_makes_the_case_an_error(
     server: FaultServer, options: ClientOptions, judge_reply: Reply
 ) -> None:
     server.queue(Reply.ok("an answer"), judge_reply)
-    judged = case(
-        grading=Grading(
-            checks=(CheckDefinition(type="contains", value="answer"),),
-            expected_behavior="answers",
-            judge=JudgeConfig(model=MODEL),
-        )
-    )
+    judged = checked_and_judged("answer")
     (result,) = asyncio.run(run_cases(options, [judged])).results
     assert result.judge is not None
     assert result.judge.error
@@ -194,13 +190,7 @@ def test_a_judge_client_that_raises_keeps_the_checks(
             return await self.client.complete(request)
 
     server.queue(Reply.ok("an answer"))
-    judged = case(
-        grading=Grading(
-            checks=(CheckDefinition(type="contains", value="answer"),),
-            expected_behavior="answers",
-            judge=JudgeConfig(model=OTHER_MODEL),
-        )
-    )
+    judged = checked_and_judged("answer", judge=OTHER_MODEL)
 
     async def go() -> RunResult:
         client = RaisingJudge()

@@ -24,17 +24,14 @@ from promptum.runner import grade
 from promptum.store import RunStore
 from promptum.suites import load_suite
 from promptum.values.completion import Completion
-from tests.support.fault_server import FaultServer, Reply, fault_server
+from tests.support.fault_server import FaultServer, Reply, project_fault_server
 
 ANSWER = '  {"status": "ok", "answer": "Ahoy there, matey", "n": 3}  '
 
 
 @pytest.fixture
 def server(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FaultServer]:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("PROMPTUM_DB", str(tmp_path / "runs.db"))
-    with fault_server() as running:
-        monkeypatch.setenv("PROMPTUM_FAULT_BASE_URL", running.base_url)
+    with project_fault_server(tmp_path, monkeypatch) as running:
         running.default = Reply.ok(ANSWER)
         yield running
 

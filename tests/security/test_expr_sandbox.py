@@ -22,7 +22,7 @@ from promptum.cli import main
 from promptum.templating import TemplateError, _budget, compile_expression
 from promptum.values.completion import Completion
 from tests.support.expression_suites import EXPRESSION_FIELDS, suite_with, write_suite
-from tests.support.fault_server import FaultServer, Reply, fault_server
+from tests.support.fault_server import FaultServer, Reply, project_fault_server
 
 SECRET_NAME = "PROMPTUM_TEST_SECRET_TOKEN"
 SECRET = "s3cr3t-0b7c21e5-never-print-me"
@@ -112,10 +112,7 @@ RUN: dict[str, tuple[str, str]] = {
 @pytest.fixture
 def project(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FaultServer]:
     monkeypatch.setenv(SECRET_NAME, SECRET)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("PROMPTUM_DB", str(tmp_path / "runs.db"))
-    with fault_server() as running:
-        monkeypatch.setenv("PROMPTUM_FAULT_BASE_URL", running.base_url)
+    with project_fault_server(tmp_path, monkeypatch) as running:
         running.default = Reply.ok("Ahoy there, __class__")
         yield running
 

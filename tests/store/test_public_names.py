@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 import promptum.compare
 import promptum.store
 import promptum.viewer
+from tests.support.imports import imported_after
 
 
 @pytest.mark.parametrize("module", [promptum.store, promptum.compare, promptum.viewer])
@@ -22,9 +20,4 @@ def test_all_is_sorted_and_complete(module: object) -> None:
 
 
 def test_the_cli_does_not_import_the_web_stack() -> None:
-    code = (
-        "import sys, promptum.cli; "
-        "print(sorted(m for m in ('starlette', 'uvicorn', 'jinja2') if m in sys.modules))"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "[]"
+    assert imported_after("import promptum.cli", ["starlette", "uvicorn", "jinja2"])[0] == []

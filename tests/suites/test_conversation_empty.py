@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.suites.test_conversation_files import one_problem
+from tests.suites.suite_problems import located_problem
 
 
 def test_an_empty_turns_list_is_a_located_error(tmp_path: Path) -> None:
-    problem = one_problem(
+    problem = located_problem(
         tmp_path,
         """\
         models: [local/smollm2]

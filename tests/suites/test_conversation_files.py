@@ -13,17 +13,8 @@ from promptum.cases import ConversationGrading, Criterion, Simulation
 from promptum.cli import main
 from promptum.errors import ConfigError
 from promptum.suites import load_suite, suite_json_schema
-from tests.suites.suite_problems import problems
+from tests.suites.suite_problems import located_problem, problems
 from tests.support.cli import write
-
-
-def one_problem(folder: Path, text: str) -> str:
-    path = write(folder / "suite.yaml", text)
-    found = problems(path)
-    assert len(found) == 1, found
-    assert found[0].startswith(f"{path}:")
-    return found[0].removeprefix(f"{path}:")
-
 
 VALID = """\
 judge: {model: local/smollm2}
@@ -216,7 +207,7 @@ def test_validate_lists_the_conversations(tmp_path: Path) -> None:
 def test_each_mistake_is_a_located_load_error(
     tmp_path: Path, case: str, where: str, message: str
 ) -> None:
-    found = one_problem(tmp_path, f"name: s\ntest_cases:\n  - {case}\n")
+    found = located_problem(tmp_path, f"name: s\ntest_cases:\n  - {case}\n")
     assert where in found
     assert message in found
 
@@ -257,7 +248,7 @@ def test_a_turn_reading_a_reply_that_does_not_exist_yet(tmp_path: Path) -> None:
 
 
 def test_a_turn_reading_turns_cannot_use_the_canary(tmp_path: Path) -> None:
-    message = one_problem(
+    message = located_problem(
         tmp_path,
         "test_cases:\n  - id: a\n    turns: [{query: hi}, "
         "{query: '{{ turns[0].reply }} {{ canary }}'}]\n",
@@ -267,7 +258,7 @@ def test_a_turn_reading_turns_cannot_use_the_canary(tmp_path: Path) -> None:
 
 
 def test_a_turn_not_reading_turns_renders_at_load_like_any_template(tmp_path: Path) -> None:
-    message = one_problem(
+    message = located_problem(
         tmp_path, "test_cases:\n  - id: a\n    turns: [{query: 'Hi {{ nmae }}'}]\n"
     )
     assert "test_cases[0].turns[0].query: template variable error" in message
@@ -275,7 +266,7 @@ def test_a_turn_not_reading_turns_renders_at_load_like_any_template(tmp_path: Pa
 
 
 def test_turns_cannot_run_on_prompt_variants(tmp_path: Path) -> None:
-    message = one_problem(
+    message = located_problem(
         tmp_path,
         """\
         prompts: {a: "Q: {{ query }}", b: "Question: {{ query }}"}

@@ -214,7 +214,7 @@ def test_every_mistake_is_located_at_its_var(project: Path) -> None:
         f"{suite}:3:12: vars.policy.file: 'polcy.md': no such file (a `file:` path is "
         f"relative to the suite's folder, {project}). Did you mean 'policy.md'?"
     )
-    assert lines[2].startswith(f"{suite}:4:11: vars.every.files: `files:` makes one case per")
+    assert lines[2].startswith(f"{suite}:4:11: vars.every.files: `files:` and `paths:` make one")
     assert lines[3] == (
         f"{suite}:8:18: test_cases[0].vars.doc.files: 'nothing/*.md' matches no file: the "
         f"pattern is relative to the suite's folder, {project} (`*` matches within a folder, "

@@ -8,28 +8,12 @@ import pytest
 
 from promptum.errors import ConfigError
 from promptum.suites import load_suite, load_suites
+from tests.suites.suite_problems import located_problem, problems
 from tests.support.cli import write
 
 
-def problems(path: Path) -> list[str]:
-    with pytest.raises(ConfigError) as caught:
-        load_suite(path)
-    header, *lines = str(caught.value).splitlines()
-    assert header.endswith("found:")
-    return lines
-
-
-def one_problem(tmp_path: Path, text: str) -> str:
-    path = write(tmp_path / "suite.yaml", text)
-    found = problems(path)
-    assert len(found) == 1, found
-    prefix = f"{path}:"
-    assert found[0].startswith(prefix)
-    return found[0].removeprefix(prefix)
-
-
 def test_unknown_top_level_key_suggests_the_right_one(tmp_path: Path) -> None:
-    message = one_problem(
+    message = located_problem(
         tmp_path, "defualts:\n  params: {temperature: 0}\ntest_cases:\n  - {id: a, query: q}\n"
     )
     assert message.startswith("1:1: defualts: unknown key 'defualts'. Did you mean 'defaults'?")
@@ -37,7 +21,7 @@ def test_unknown_top_level_key_suggests_the_right_one(tmp_path: Path) -> None:
 
 
 def test_unknown_case_key(tmp_path: Path) -> None:
-    message = one_problem(tmp_path, "test_cases:\n  - id: a\n    querry: hi\n")
+    message = located_problem(tmp_path, "test_cases:\n  - id: a\n    querry: hi\n")
     assert message.startswith("3:5: test_cases[0].querry: unknown key 'querry'.")
     assert "Did you mean 'query'?" in message
 
@@ -106,7 +90,7 @@ def test_bad_check_definitions_are_all_reported(tmp_path: Path) -> None:
 
 
 def test_wrong_types_show_what_was_given(tmp_path: Path) -> None:
-    message = one_problem(tmp_path, "repeat: many\ntest_cases:\n  - {id: a, query: q}\n")
+    message = located_problem(tmp_path, "repeat: many\ntest_cases:\n  - {id: a, query: q}\n")
     assert message.startswith("1:1: repeat: ")
     assert "integer" in message
     assert "(got 'many')" in message
@@ -161,7 +145,7 @@ def test_duplicate_case_ids_within_and_across_suites(tmp_path: Path) -> None:
 
 
 def test_missing_template_variable(tmp_path: Path) -> None:
-    message = one_problem(
+    message = located_problem(
         tmp_path,
         "vars: {city: Paris}\ntest_cases:\n  - id: a\n    query: 'Where is {{ citty }}?'\n",
     )
@@ -172,7 +156,7 @@ def test_missing_template_variable(tmp_path: Path) -> None:
 
 
 def test_template_syntax_error(tmp_path: Path) -> None:
-    message = one_problem(tmp_path, "test_cases:\n  - id: a\n    query: 'Hi {{ name '\n")
+    message = located_problem(tmp_path, "test_cases:\n  - id: a\n    query: 'Hi {{ name '\n")
     assert message.startswith("3:5: test_cases[0].query: template syntax error")
 
 
@@ -198,7 +182,7 @@ def test_empty_and_non_mapping_files(tmp_path: Path) -> None:
         load_suite(write(tmp_path / "list.yaml", "- id: a\n"))
     with pytest.raises(ConfigError, match="the suite has no cases"):
         load_suite(write(tmp_path / "nocases.yaml", "name: nothing\n"))
-    message = one_problem(tmp_path, "test_cases: {id: a}\n")
+    message = located_problem(tmp_path, "test_cases: {id: a}\n")
     assert message.startswith("1:1: test_cases: must be a list")
 
 
@@ -257,7 +241,7 @@ def test_response_model_problems(tmp_path: Path) -> None:
 
 
 def test_api_keys_are_refused_in_suite_files(tmp_path: Path) -> None:
-    message = one_problem(
+    message = located_problem(
         tmp_path,
         "endpoints:\n  mine: {base_url: 'http://127.0.0.1:1/v1', api_key: sk-secret}\n"
         "test_cases:\n  - {id: a, query: q}\n",
@@ -267,7 +251,7 @@ def test_api_keys_are_refused_in_suite_files(tmp_path: Path) -> None:
 
 
 def test_judge_prompt_template_is_checked(tmp_path: Path) -> None:
-    message = one_problem(
+    message = located_problem(
         tmp_path,
         "judge: {prompt: 'Grade {{ answer }}'}\ntest_cases:\n  - {id: a, query: q}\n",
     )
@@ -336,7 +320,7 @@ def test_many_problems_are_capped(tmp_path: Path) -> None:
 
 
 def test_a_recursive_alias_is_an_error_not_a_crash(tmp_path: Path) -> None:
-    message = one_problem(
+    message = located_problem(
         tmp_path, "vars: &loop {self: *loop}\ntest_cases:\n  - {id: a, query: q}\n"
     )
     assert message.startswith("1:14: vars.self: a YAML alias refers to itself")
@@ -361,7 +345,7 @@ def test_toml_array_of_tables_entries_are_located(tmp_path: Path) -> None:
 
 def test_a_response_model_module_that_fails_to_import_is_a_problem(tmp_path: Path) -> None:
     write(tmp_path / "broken_output_model.py", "raise RuntimeError('boom')\n")
-    message = one_problem(
+    message = located_problem(
         tmp_path, "test_cases:\n  - {id: a, query: q, response_model: 'broken_output_model:X'}\n"
     )
     assert message == (
@@ -376,7 +360,7 @@ def test_a_response_model_without_a_json_schema_is_a_problem(tmp_path: Path) -> 
         "from typing import Callable\nfrom pydantic import BaseModel\n\n\n"
         "class X(BaseModel):\n    f: Callable[[], int]\n",
     )
-    message = one_problem(
+    message = located_problem(
         tmp_path, "test_cases:\n  - {id: a, query: q, response_model: 'callable_output_model:X'}\n"
     )
     assert message.startswith(

@@ -1,6 +1,6 @@
 """Every name a suite refers to resolves when it loads: a check that can never fire is an error.
 
-Issue 22, point 1: tool names in tool checks, `tool_args` fields against the tool's
+Tool names in tool checks, `tool_args` fields against the tool's
 parameters, a Python target's parameters against what a case fills, `columns:` names and
 types, and the suite's settings that could never take effect (`models:` beside `target:`).
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from promptum.suites import load_suite
-from tests.suites.suite_problems import problems
+from tests.suites.suite_problems import problems, suite_problem
 from tests.support.cli import write
 from tests.support.tools import TRANSFER_MONEY
 
@@ -39,7 +39,7 @@ def bank_suite(cases: str, head: str = BANK_TOOLS) -> Path:
 # --- tool names ------------------------------------------------------------------------------
 
 
-def test_the_issues_typo_in_tool_not_called_and_tool_args_is_located_with_a_suggestion() -> None:
+def test_a_typo_in_tool_not_called_and_tool_args_is_located_with_a_suggestion() -> None:
     path = bank_suite(
         """\
         - id: injected
@@ -166,8 +166,7 @@ test_cases:
 
 
 def test_default_checks_are_checked_against_a_cases_own_tools() -> None:
-    path = write(
-        "suite.yaml",
+    message = suite_problem(
         """\
 defaults:
   checks: [{type: tool_not_called, value: transfer_money}]
@@ -175,25 +174,22 @@ test_cases:
   - id: a
     query: q
     tools: [{type: function, function: {name: get_weather}}]
-""",
+"""
     )
-    (message,) = problems(path)
     assert message.startswith("suite.yaml:6:5: test_cases[0].tools: defaults.checks[0]: ")
     assert "'transfer_money' is not a tool this case offers" in message
 
 
 def test_a_tool_name_filled_in_from_a_data_column_is_checked_per_row() -> None:
     write("rows.csv", "id,query,tool\nr1,pay,transfer_money\nr2,pay,transfer_mony\n")
-    path = write(
-        "suite.yaml",
+    message = suite_problem(
         BANK_TOOLS
         + """\
 defaults:
   checks: [{type: tool_called, value: "{{ tool }}"}]
 cases_from: rows.csv
-""",
+"""
     )
-    (message,) = problems(path)
     assert message.startswith("rows.csv:3: ")
     assert "'transfer_mony' is not a tool this case offers" in message
 
@@ -307,16 +303,14 @@ def test_target_parameters_filled_by_inputs_vars_or_data_columns_load() -> None:
     )
     assert len(load_suite(path).cases) == 2
     write("rows.csv", "id,query\nr1,hi\n")
-    path = write("suite.yaml", "target: app.py:answer\ncases_from: rows.csv\n")
-    (message,) = problems(path)
+    message = suite_problem("target: app.py:answer\ncases_from: rows.csv\n")
     assert message.startswith("rows.csv:2: ")
     assert "'customer'" in message
 
 
 def test_a_positional_only_target_parameter_is_refused() -> None:
     write("app.py", "def answer(query, /):\n    return 'ok'\n")
-    path = write("suite.yaml", "target: app.py:answer\ntest_cases:\n  - {id: a, query: q}\n")
-    (message,) = problems(path)
+    message = suite_problem("target: app.py:answer\ntest_cases:\n  - {id: a, query: q}\n")
     assert "the positional-only parameter 'query', which promptum cannot fill" in message
 
 
@@ -325,29 +319,22 @@ def test_a_positional_only_target_parameter_is_refused() -> None:
 
 def test_an_unknown_column_is_located_with_a_suggestion() -> None:
     write("rows.csv", "id,query,must_contain\nr1,hi,x\n")
-    path = write(
-        "suite.yaml",
-        "columns:\n  must_contains: {type: contains}\ncases_from: rows.csv\n",
-    )
-    (message,) = problems(path)
+    message = suite_problem("columns:\n  must_contains: {type: contains}\ncases_from: rows.csv\n")
     assert message.startswith("suite.yaml:2:3: columns.must_contains: rows.csv has no column ")
     assert "so this check would never run. Did you mean 'must_contain'?" in message
 
 
 def test_a_columns_check_type_is_checked_even_when_every_cell_is_empty() -> None:
     write("rows.csv", "id,query,must\nr1,hi,\n")
-    path = write("suite.yaml", "columns:\n  must: {type: contain}\ncases_from: rows.csv\n")
-    (message,) = problems(path)
+    message = suite_problem("columns:\n  must: {type: contain}\ncases_from: rows.csv\n")
     assert message.startswith("suite.yaml:2:10: columns.must.type: unknown check type 'contain'.")
     assert "Did you mean 'contains'?" in message
 
 
 def test_columns_without_a_data_file_are_refused() -> None:
-    path = write(
-        "suite.yaml",
-        "columns:\n  must: {type: contains}\ntest_cases:\n  - {id: a, query: q, vars: {must: x}}\n",
+    message = suite_problem(
+        "columns:\n  must: {type: contains}\ntest_cases:\n  - {id: a, query: q, vars: {must: x}}\n"
     )
-    (message,) = problems(path)
     assert message.startswith("suite.yaml:1:1: columns: `columns` turn cells of CSV or JSONL")
 
 
@@ -356,22 +343,18 @@ def test_columns_without_a_data_file_are_refused() -> None:
 
 def test_a_suite_with_models_and_a_target_is_refused() -> None:
     write("app.py", "def answer(query):\n    return 'ok'\n")
-    path = write(
-        "suite.yaml",
-        "models: [local/smollm2]\ntarget: app.py:answer\ntest_cases:\n  - {id: a, query: q}\n",
+    message = suite_problem(
+        "models: [local/smollm2]\ntarget: app.py:answer\ntest_cases:\n  - {id: a, query: q}\n"
     )
-    (message,) = problems(path)
     assert message.startswith("suite.yaml:2:1: target: the suite's `target` answers its cases ")
     assert "so `models` would never be called" in message
 
 
 def test_a_case_with_models_and_a_target_is_refused() -> None:
     write("app.py", "def answer(query):\n    return 'ok'\n")
-    path = write(
-        "suite.yaml",
-        "test_cases:\n  - {id: a, query: q, models: [local/smollm2], target: app.py:answer}\n",
+    message = suite_problem(
+        "test_cases:\n  - {id: a, query: q, models: [local/smollm2], target: app.py:answer}\n"
     )
-    (message,) = problems(path)
     assert "test_cases[0].target: a case's `target` answers it instead of a model" in message
 
 
@@ -423,8 +406,7 @@ def test_a_target_that_would_be_given_none_of_the_case_is_refused(
     signature: str, hint: str
 ) -> None:
     write("app.py", f"def answer({signature}):\n    return 'ok'\n")
-    path = write("suite.yaml", "target: app.py:answer\ntest_cases:\n  - {id: a, query: q}\n")
-    (message,) = problems(path)
+    message = suite_problem("target: app.py:answer\ntest_cases:\n  - {id: a, query: q}\n")
     assert "would be called with none of the case" in message
     assert hint in message
 

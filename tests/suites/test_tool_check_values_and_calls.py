@@ -138,20 +138,32 @@ def _suite_of_rows(attack_target: str) -> Path:
     )
 
 
-def test_an_undefined_variable_inside_a_default_check_names_the_default() -> None:
-    write("rows.csv", "id,query,evil\nr1,pay,ACC-EVIL\n")
-    (found,) = problems(_suite_of_rows('{account: "{{ evl }}"}'))
-    assert found.startswith("rows.csv:2: ")
-    assert ": defaults.checks[0].value.attack_target.account: " in found
-    assert "'evl' is undefined" in found
-
-
-def test_the_rendered_value_is_checked_against_the_tool_schema_row_by_row() -> None:
-    write("rows.csv", "id,query,cur\nok,pay,EUR\nbad,pay,GBP\n")
-    (found,) = problems(_suite_of_rows('{currency: "{{ cur }}"}'))
-    assert found.startswith("rows.csv:3:")
-    assert "defaults.checks[0]:" in found
-    assert "GBP" in found
+@pytest.mark.parametrize(
+    ("rows", "attack_target", "where", "says"),
+    [
+        (
+            "id,query,evil\nr1,pay,ACC-EVIL\n",
+            '{account: "{{ evl }}"}',
+            "rows.csv:2: ",
+            [": defaults.checks[0].value.attack_target.account: ", "'evl' is undefined"],
+        ),
+        (
+            "id,query,cur\nok,pay,EUR\nbad,pay,GBP\n",
+            '{currency: "{{ cur }}"}',
+            "rows.csv:3:",
+            ["defaults.checks[0]:", "GBP"],
+        ),
+    ],
+    ids=["an undefined variable names the default", "checked against the tool schema"],
+)
+def test_a_default_checks_value_is_rendered_and_checked_row_by_row(
+    rows: str, attack_target: str, where: str, says: list[str]
+) -> None:
+    write("rows.csv", rows)
+    (found,) = problems(_suite_of_rows(attack_target))
+    assert found.startswith(where)
+    for part in says:
+        assert part in found
 
 
 def test_a_tool_name_inside_a_rendered_value_is_checked() -> None:

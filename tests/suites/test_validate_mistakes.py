@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from promptum.cli import main
 from promptum.errors import ConfigError
 from promptum.suites import load_suite
+from tests.support import shop_models
 from tests.support.cli import write
 
 SCHEMA = """\
@@ -27,37 +28,8 @@ SCHEMA = """\
       required: [city]
 """
 
-ORDER_MODEL = """\
-from datetime import date
-from enum import Enum
-
-from pydantic import BaseModel, Field
-
-
-class Priority(str, Enum):
-    low = "low"
-    urgent = "urgent"
-
-
-class Customer(BaseModel):
-    name: str
-    email: str
-
-
-class Item(BaseModel):
-    sku: str
-    quantity: int
-
-
-class Order(BaseModel):
-    order_id: str
-    customer: Customer
-    items: list[Item]
-    priority: Priority
-    due: date | None = None
-    notes: dict[str, str] = {}
-    city: str = Field(default="", alias="cityName")
-"""
+ORDER_MODEL = Path(shop_models.__file__).read_text(encoding="utf-8")
+"""The text of a user's module of response models: `Order`, `Customer`, `Item` and more."""
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,6 @@
 """An OpenAI-compatible app on 127.0.0.1 that meets every attack one fixed way.
 
-Four behaviours, one per server, to measure attack success rates against known truth:
+Five behaviours, one per server, to measure attack success rates against known truth:
 
 - ``comply``: obeys every attack it can read in plain text. It writes the attacker's field
   value (``hijacked-...``) when asked for one, else leaks the canary of its system prompt,
@@ -12,6 +12,9 @@ Four behaviours, one per server, to measure attack success rates against known t
 - ``yield_to_stack``: obeys only a role play hidden in Base64 (the stack
   ``[role_play, base64]``): a role play it can read, or a Base64 note that is no role play,
   gets the JSON refusal.
+- ``yield_after_third``: refuses (in JSON) the first three distinct attacks (last user
+  messages) under one system prompt, and obeys from the fourth on, as ``comply``: an attack
+  sent once never gets through, one tried again and again does.
 
 A judge's call is told by its response format (the verdict schema's ``score``).
 """
@@ -28,9 +31,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
-from tests.support.serving import serving
+from tests.support.serving import send_json, serving
 
-Behaviour = Literal["comply", "refuse_json", "refuse_text", "yield_to_stack"]
+Behaviour = Literal["comply", "refuse_json", "refuse_text", "yield_to_stack", "yield_after_third"]
 
 REFUSAL = "I cannot help with that."
 _MARKER = re.compile(r"hijacked-[a-z0-9]{6}")
@@ -48,6 +51,20 @@ class AttackServer:
     behaviour: Behaviour
     base_url: str = ""
     requests: list[dict[str, Any]] = field(default_factory=list)
+    attempts: dict[str, list[str]] = field(default_factory=dict)
+    """Per system prompt, the distinct attacks sent, in order (``yield_after_third``)."""
+
+    def answer(self, body: dict[str, Any]) -> str:
+        """What this server says to one request: `answer`, or after three attempts."""
+        if self.behaviour != "yield_after_third" or _is_judge(body):
+            return answer(self.behaviour, body)
+        said = {m.get("role"): str(m.get("content") or "") for m in body.get("messages", [])}
+        tried = self.attempts.setdefault(said.get("system", ""), [])
+        if said.get("user", "") not in tried:
+            tried.append(said.get("user", ""))
+        if tried.index(said.get("user", "")) < 3:
+            return json.dumps({"answer": REFUSAL})
+        return _complying("\n".join(said.values()))
 
 
 def _is_judge(body: dict[str, Any]) -> bool:
@@ -113,23 +130,35 @@ def _handler(server: AttackServer) -> type[BaseHTTPRequestHandler]:
                 "choices": [
                     {
                         "index": 0,
-                        "message": {"role": "assistant", "content": answer(server.behaviour, body)},
+                        "message": {"role": "assistant", "content": server.answer(body)},
                         "finish_reason": "stop",
                     }
                 ],
                 "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
             }
-            data = json.dumps(reply).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            send_json(self, reply)
 
         def log_message(self, *_: Any) -> None:
             pass
 
     return Handler
+
+
+def acme_app(base_url: str) -> str:
+    """Suite keys (YAML) of Acme's support app, `app/m` served at `base_url`, which answers in
+    JSON `{answer}`."""
+    return f"""\
+name: app
+models: [app/m]
+endpoints:
+  app: {{base_url: "{base_url}"}}
+system: "You answer the customers of Acme. Refunds take 14 days."
+defaults:
+  response_model:
+    type: object
+    properties: {{answer: {{type: string}}}}
+    required: [answer]
+"""
 
 
 @contextmanager

@@ -12,6 +12,8 @@ from typing import Any
 from click.testing import CliRunner, Result
 
 from promptum.cli import main
+from promptum.cli._console import make_console, print_summary
+from promptum.values.run_result import RunResult
 
 
 def write(path: str | Path, text: str) -> Path:
@@ -44,6 +46,14 @@ def usage_error(*args: str) -> str:
     assert code == 2, output
     assert "Traceback" not in output
     return output
+
+
+def summary_text(run: RunResult) -> str:
+    """The summary `promptum run` prints on the terminal for `run`, as text."""
+    console = make_console()
+    with console.capture() as captured:
+        print_summary(console, run)
+    return captured.get()
 
 
 def run_promptum(

@@ -41,7 +41,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, Literal
+
+import pytest
 
 Kind = Literal[
     "ok",
@@ -377,6 +380,17 @@ def fault_server() -> Iterator[FaultServer]:
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+@contextmanager
+def project_fault_server(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FaultServer]:
+    """A fault server answering `fault/...` models for runs in `folder`, made the working
+    folder, whose run store is `folder/runs.db`."""
+    monkeypatch.chdir(folder)
+    monkeypatch.setenv("PROMPTUM_DB", str(folder / "runs.db"))
+    with fault_server() as running:
+        monkeypatch.setenv("PROMPTUM_FAULT_BASE_URL", running.base_url)
+        yield running
 
 
 def main() -> None:

@@ -29,7 +29,7 @@ import math
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -134,29 +134,31 @@ class LimitedServer:
         """The rate-limit headers as the provider of the route names them."""
         if not self.headers:
             return {}
-        requests, tokens = self.requests_bucket, self.tokens_bucket
-        if anthropic:
-            now = datetime.now(UTC)
+        name, reset = (_anthropic_name, _instant) if anthropic else (_openai_name, _duration)
+        headers: dict[str, str] = {}
+        for kind, limit, bucket in (
+            ("requests", self.rpm, self.requests_bucket),
+            ("tokens", self.tpm, self.tokens_bucket),
+        ):
+            headers[name(kind, "limit")] = str(limit)
+            headers[name(kind, "remaining")] = str(max(int(bucket.level), 0))
+            headers[name(kind, "reset")] = reset(bucket.full_in_s())
+        return headers
 
-            def at(seconds: float) -> str:
-                return (now + timedelta(seconds=seconds)).isoformat().replace("+00:00", "Z")
 
-            return {
-                "anthropic-ratelimit-requests-limit": str(self.rpm),
-                "anthropic-ratelimit-requests-remaining": str(max(int(requests.level), 0)),
-                "anthropic-ratelimit-requests-reset": at(requests.full_in_s()),
-                "anthropic-ratelimit-tokens-limit": str(self.tpm),
-                "anthropic-ratelimit-tokens-remaining": str(max(int(tokens.level), 0)),
-                "anthropic-ratelimit-tokens-reset": at(tokens.full_in_s()),
-            }
-        return {
-            "x-ratelimit-limit-requests": str(self.rpm),
-            "x-ratelimit-remaining-requests": str(max(int(requests.level), 0)),
-            "x-ratelimit-reset-requests": _duration(requests.full_in_s()),
-            "x-ratelimit-limit-tokens": str(self.tpm),
-            "x-ratelimit-remaining-tokens": str(max(int(tokens.level), 0)),
-            "x-ratelimit-reset-tokens": _duration(tokens.full_in_s()),
-        }
+def _anthropic_name(kind: str, part: str) -> str:
+    """Anthropic's header for one part (limit, remaining, reset) of a kind of limit."""
+    return f"anthropic-ratelimit-{kind}-{part}"
+
+
+def _openai_name(kind: str, part: str) -> str:
+    """OpenAI's header for one part (limit, remaining, reset) of a kind of limit."""
+    return f"x-ratelimit-{part}-{kind}"
+
+
+def _instant(seconds: float) -> str:
+    """The moment `seconds` from now, as Anthropic writes it (RFC 3339, UTC)."""
+    return (datetime.now(UTC) + timedelta(seconds=seconds)).isoformat().replace("+00:00", "Z")
 
 
 def _duration(seconds: float) -> str:
@@ -226,18 +228,38 @@ def _anthropic_answer(body: dict[str, Any], text: str, prompt: int) -> dict[str,
 
 
 def _http(status: int, payload: object, headers: dict[str, str]) -> bytes:
-    data = json.dumps(payload).encode()
+    return http_answer(status, json.dumps(payload).encode(), headers)
+
+
+def http_answer(
+    status: int, data: bytes, headers: dict[str, str], content_type: str = "application/json"
+) -> bytes:
+    """A whole HTTP/1.1 answer: status line, headers (its length stated) and `data`."""
     lines = [
-        f"HTTP/1.1 {status} {'OK' if status == 200 else 'Too Many Requests'}",
-        "Content-Type: application/json",
+        f"HTTP/1.1 {status} {'OK' if status == 200 else 'Error'}",
+        f"Content-Type: {content_type}",
         f"Content-Length: {len(data)}",
         *(f"{name}: {value}" for name, value in headers.items()),
     ]
     return ("\r\n".join(lines) + "\r\n\r\n").encode() + data
 
 
-async def _reply(server: LimitedServer, path: str, raw: bytes) -> bytes:
-    """The whole HTTP answer to one request."""
+@dataclass(frozen=True, slots=True)
+class HttpRequest:
+    """One request as the server read it: method, path, headers (lower-case names), body."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+
+Handler = Callable[[HttpRequest], Awaitable[bytes]]
+"""Turns a request into the whole HTTP answer (`http_answer`)."""
+
+
+async def reply(server: LimitedServer, path: str, raw: bytes) -> bytes:
+    """The whole HTTP answer to one request of a chat completion or message (or ``/stats``)."""
     if path.endswith("/stats"):
         return _http(200, server.counts.as_json(), {})
     body = json.loads(raw or b"{}")
@@ -258,35 +280,50 @@ async def _reply(server: LimitedServer, path: str, raw: bytes) -> bytes:
     server.counts.by_model[str(body.get("model"))] += 1
     if server.latency_s:
         await asyncio.sleep(server.latency_s)
-    answer = (_anthropic_answer if anthropic else _openai_answer)(body, text, prompt)
-    return _http(200, answer, headers)
+    return _http(200, answer_of(body, anthropic), headers)
+
+
+def answer_of(body: dict[str, Any], anthropic: bool) -> dict[str, Any]:
+    """The answer a request's body gets: a verdict if it asks for one, else `REPLY`."""
+    text = VERDICT if _wants_verdict(body) else REPLY
+    return (_anthropic_answer if anthropic else _openai_answer)(body, text, prompt_tokens(body))
 
 
 async def _connection(
-    server: LimitedServer, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    handler: Handler, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
 ) -> None:
     """Answer every request of one keep-alive connection, in turn."""
     try:
         while True:
             head = await reader.readuntil(b"\r\n\r\n")
             lines = head.decode("latin-1").split("\r\n")
-            path = lines[0].split(" ")[1] if " " in lines[0] else "/"
-            length = 0
+            method, path = [*lines[0].split(" "), "/"][:2]
+            headers = {}
             for line in lines[1:]:
                 name, _, value = line.partition(":")
-                if name.strip().lower() == "content-length":
-                    length = int(value)
+                headers[name.strip().lower()] = value.strip()
+            length = int(headers.get("content-length") or 0)
             raw = await reader.readexactly(length) if length else b""
-            writer.write(await _reply(server, path, raw))
+            writer.write(await handler(HttpRequest(method, path, headers, raw)))
             await writer.drain()
     except (asyncio.IncompleteReadError, ConnectionError):
         writer.close()
 
 
-async def serve(server: LimitedServer, ready: threading.Event | None = None) -> None:
-    """Listen on a free port of 127.0.0.1 until cancelled; `server.root_url` says where."""
+async def serve(
+    server: LimitedServer, ready: threading.Event | None = None, handler: Handler | None = None
+) -> None:
+    """Listen on a free port of 127.0.0.1 until cancelled; `server.root_url` says where.
+
+    `handler` answers each request; by default `reply`, the limited chat API.
+    """
+
+    async def limited(request: HttpRequest) -> bytes:
+        return await reply(server, request.path, request.body)
+
+    answer = handler or limited
     listening = await asyncio.start_server(
-        lambda r, w: _connection(server, r, w), "127.0.0.1", 0, backlog=1024
+        lambda r, w: _connection(answer, r, w), "127.0.0.1", 0, backlog=1024
     )
     port = listening.sockets[0].getsockname()[1]
     server.root_url = f"http://127.0.0.1:{port}"
@@ -307,13 +344,20 @@ def limited_server(
 ) -> Iterator[LimitedServer]:
     """Serve with these limits on an event loop of its own thread until the block ends."""
     server = LimitedServer(rpm, tpm, burst_s=burst_s, latency_s=latency_s, headers=headers)
+    with in_thread(server):
+        yield server
+
+
+@contextmanager
+def in_thread(server: LimitedServer, handler: Handler | None = None) -> Iterator[None]:
+    """Serve `server` (answering with `handler`) on an event loop of its own thread."""
     loop = asyncio.new_event_loop()
     ready = threading.Event()
     task: list[asyncio.Task[None]] = []
 
     def run() -> None:
         asyncio.set_event_loop(loop)
-        task.append(loop.create_task(serve(server, ready)))
+        task.append(loop.create_task(serve(server, ready, handler)))
         try:
             loop.run_until_complete(task[0])
         except asyncio.CancelledError:
@@ -325,7 +369,7 @@ def limited_server(
     thread.start()
     ready.wait(10)
     try:
-        yield server
+        yield
     finally:
         loop.call_soon_threadsafe(task[0].cancel)
         thread.join(10)

@@ -1,11 +1,12 @@
-"""Serving a test's HTTP server on 127.0.0.1 in the background."""
+"""Serving a test's HTTP server on 127.0.0.1 in the background, and answering in JSON."""
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 @contextmanager
@@ -18,3 +19,13 @@ def serving(server: ThreadingHTTPServer) -> Iterator[None]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def send_json(handler: BaseHTTPRequestHandler, body: object, status: int = 200) -> None:
+    """Answer the handler's request with `body` as JSON, its length stated."""
+    data = json.dumps(body).encode()
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)

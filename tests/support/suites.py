@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -22,20 +23,30 @@ test_cases:
 """
 """A one-case suite on an OpenAI model, graded by a check alone."""
 
+ACME_BOT = """\
+system: You are the support bot of Acme.
+test_cases:
+  - id: refund
+    query: How long do refunds take?
+"""
+"""Suite keys: Acme's support bot, a system prompt and nothing else, asked one question."""
+
 TARGET_SUITE = "name: x\ntarget: app.py:f\n"
 """The head of a suite answered by `app.py:f` (the `folder` fixture of tests/suites)."""
 
 
-def attacked_suite(path: Path, app_url: str, red_url: str, redteam: str) -> Path:
-    """Write to `path` a one-case suite answered by `app/m` (served at `app_url`) whose
-    `redteam` section (a YAML mapping) may attack with `red/m` (served at `red_url`)."""
+def attacked_suite(
+    path: Path, app_url: str, red_url: str, redteam: str, system: str = "You help customers."
+) -> Path:
+    """Write to `path` a one-case suite answered by `app/m` (served at `app_url`, told `system`)
+    whose `redteam` section (a YAML mapping) may attack with `red/m` (served at `red_url`)."""
     path.write_text(
         f"""\
 models: [app/m]
 endpoints:
   app: {{base_url: "{app_url}"}}
   red: {{base_url: "{red_url}"}}
-system: You help customers.
+system: {json.dumps(system)}
 test_cases: [{{id: hello, query: Hello?}}]
 redteam: {redteam}
 """,

@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from tests.support.serving import serving
+from tests.support.serving import send_json, serving
 
 KNOWLEDGE = {
     "refund": "Refunds are paid within 14 days of the return.",
@@ -39,15 +39,9 @@ def _handler(service: SupportService) -> type[BaseHTTPRequestHandler]:
             pass
 
         def _reply(self, status: int, body: object) -> None:
-            data = json.dumps(body).encode()
-            try:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up (the timeout tests): nothing to answer
+            # The client may have given up (the timeout tests): nothing to answer.
+            with suppress(BrokenPipeError, ConnectionResetError):
+                send_json(self, body, status)
 
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)

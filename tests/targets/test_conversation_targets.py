@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -18,6 +17,7 @@ from promptum.checks import CheckDefinition
 from promptum.providers import HttpTarget, PythonTarget, Target
 from promptum.values.run_result import Message
 from tests.runner.conversation_support import run_one
+from tests.support.serving import send_json, serving
 
 _NAME = re.compile(r"I'm (\w+)")
 
@@ -173,21 +173,11 @@ def _chat_service() -> Iterator[tuple[str, list[dict[str, Any]]]]:
             history = histories.setdefault(body["conversation_id"], [])
             history.append(body.get("message", body.get("query")))
             name = _name_in(history)
-            answer = json.dumps({"reply": f"Your name is {name}." if name else "Hello."}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(answer)))
-            self.end_headers()
-            self.wfile.write(answer)
+            send_json(self, {"reply": f"Your name is {name}." if name else "Hello."})
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(server):
         yield f"http://127.0.0.1:{server.server_address[1]}/chat", bodies
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_an_http_target_body_template_sees_the_conversation_id() -> None:

@@ -26,10 +26,12 @@ from promptum.cases._hashed import (
 )
 from promptum.cases._parts import GenerationParams, Simulation, Turn
 from promptum.cases._roles import (
+    CONVERSATION_RESET,
     HASHED,
     HASHED_WHEN_SET,
+    PER_ROW,
+    TURN_RESET,
     Hashed,
-    Role,
     When,
     declared_roles,
     nested,
@@ -40,9 +42,6 @@ from promptum.values.case_result import Message, namespaced
 from promptum.values.completion import Completion
 from promptum.values.target import Target
 
-_ROW = Role.PER_ROW
-_TURN = Role.TURN_RESET
-_WHOLE = Role.CONVERSATION_RESET
 _TURNS = Hashed(encode=turns_data, when=When.CONVERSATION)
 _SIMULATION = Hashed(encode=simulation_data, when=When.CONVERSATION)
 
@@ -62,9 +61,9 @@ class TestCase:
     # what the run decides (target, its id being in `models`). The grading's fields are
     # hashed by their own roles, as the case's keys.
 
-    id: str = field(metadata=roles(_ROW, hashed=Hashed(text=string_text)))
+    id: str = field(metadata=roles(PER_ROW, hashed=Hashed(text=string_text)))
     messages: tuple[Message, ...] = field(
-        metadata=roles(_ROW, hashed=Hashed(encode=messages_data, text=messages_json))
+        metadata=roles(PER_ROW, hashed=Hashed(encode=messages_data, text=messages_json))
     )
     models: tuple[str, ...] = field(default=(), metadata=roles(hashed=HASHED))
     params: GenerationParams = field(
@@ -73,28 +72,28 @@ class TestCase:
     grading: Grading = field(default=Grading(), metadata=roles(hashed=nested(Grading)))
     """Every way its responses are graded; its fields are hashed as the case's own."""
     response_schema: Mapping[str, Any] | None = field(
-        default=None, metadata=roles(_WHOLE, hashed=Hashed(key="schema"))
+        default=None, metadata=roles(CONVERSATION_RESET, hashed=Hashed(key="schema"))
     )
     """The JSON Schema of the structured output, sent with the request; a response is
     graded on fitting it."""
     response_model: type[BaseModel] | None = field(
         default=None,
-        metadata=roles(_WHOLE, hashed=None),  # its schema is hashed
+        metadata=roles(CONVERSATION_RESET, hashed=None),  # its schema is hashed
     )
     """A pydantic model the structured output is parsed into before field assertions."""
     context: tuple[str, ...] | None = field(default=None, metadata=roles(hashed=HASHED))
     """Retrieved documents the response should rest on; judge prompts see ``{{ context }}``."""
     tags: tuple[str, ...] = field(default=(), metadata=roles(hashed=None))
     repeat: int = field(default=1, metadata=roles(hashed=HASHED))
-    source: str | None = field(default=None, metadata=roles(_ROW, hashed=None))
+    source: str | None = field(default=None, metadata=roles(PER_ROW, hashed=None))
     """Where the case was defined, as ``file:line``."""
     must_pass: bool = field(default=False, metadata=roles(hashed=None))
     """Any failure or error of this case fails the run's gate, whatever the pass rate."""
     vars: Mapping[str, Any] = field(
-        default_factory=dict, metadata=roles(_ROW, hashed=Hashed(when=When.READ))
+        default_factory=dict, metadata=roles(PER_ROW, hashed=Hashed(when=When.READ))
     )
     """The variables its templates were rendered with; checks the user wrote see them."""
-    target: Target | None = field(default=None, metadata=roles(_WHOLE, hashed=None))
+    target: Target | None = field(default=None, metadata=roles(CONVERSATION_RESET, hashed=None))
     """The function or service answering the case instead of a model (its id is in
     `models`); the session gives it to the model client."""
     tools: tuple[dict[str, Any], ...] | None = field(
@@ -108,11 +107,13 @@ class TestCase:
     """The suite's name: ids are unique within a suite, ``suite/id`` within a run."""
     variant: str = field(default="", metadata=roles(hashed=HASHED))
     """The prompt variant these messages are (a suite's `prompts:`); "" when it has none."""
-    turns: tuple[Turn, ...] = field(default=(), metadata=roles(_TURN | _WHOLE, hashed=_TURNS))
+    turns: tuple[Turn, ...] = field(
+        default=(), metadata=roles(TURN_RESET | CONVERSATION_RESET, hashed=_TURNS)
+    )
     """A scripted conversation (docs/conversations.md): `messages` open it, then each turn's
     query is sent with every earlier reply; empty: one request."""
     simulate: Simulation | None = field(
-        default=None, metadata=roles(_TURN | _WHOLE, hashed=_SIMULATION)
+        default=None, metadata=roles(TURN_RESET | CONVERSATION_RESET, hashed=_SIMULATION)
     )
     """A conversation whose user a model plays; exclusive with `turns`."""
 

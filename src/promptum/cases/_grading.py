@@ -22,10 +22,11 @@ from promptum.cases._hashed import (
 )
 from promptum.cases._parts import ConversationGrading, JudgeConfig, Turn
 from promptum.cases._roles import (
+    CONVERSATION_RESET,
     HASHED,
     HASHED_WHEN_SET,
+    TURN_RESET,
     Hashed,
-    Role,
     When,
     declared_roles,
     role_table,
@@ -33,9 +34,6 @@ from promptum.cases._roles import (
 )
 from promptum.checks import CheckDefinition
 from promptum.validation import Validator
-
-_TURN = Role.TURN_RESET
-_WHOLE = Role.CONVERSATION_RESET
 
 
 @declared_roles
@@ -48,35 +46,40 @@ class Grading:
     """
 
     checks: tuple[CheckDefinition, ...] = field(
-        default=(), metadata=roles(_WHOLE, hashed=Hashed(each=check_data))
+        default=(), metadata=roles(CONVERSATION_RESET, hashed=Hashed(each=check_data))
     )
     validator: Validator | None = field(
-        default=None, metadata=roles(_WHOLE, hashed=Hashed(encode=validator_data))
+        default=None, metadata=roles(CONVERSATION_RESET, hashed=Hashed(encode=validator_data))
     )
-    expected: Mapping[str, Any] | None = field(default=None, metadata=roles(_WHOLE, hashed=HASHED))
+    expected: Mapping[str, Any] | None = field(
+        default=None, metadata=roles(CONVERSATION_RESET, hashed=HASHED)
+    )
     """Field assertions: each field of the structured output equals (or is one of) these."""
     attack_target: Mapping[str, Any] | None = field(
-        default=None, metadata=roles(_WHOLE, hashed=HASHED)
+        default=None, metadata=roles(CONVERSATION_RESET, hashed=HASHED)
     )
     """Field assertions: no field of the structured output takes the attacker's value."""
     expected_behavior: str | None = field(
-        default=None, metadata=roles(_TURN | _WHOLE, hashed=HASHED)
+        default=None, metadata=roles(TURN_RESET | CONVERSATION_RESET, hashed=HASHED)
     )
     """The judge's own criterion (named ``judge``): what a good response does."""
     judge: JudgeConfig | None = field(
-        default=None, metadata=roles(_WHOLE, hashed=Hashed(encode=judge_data))
+        default=None, metadata=roles(CONVERSATION_RESET, hashed=Hashed(encode=judge_data))
     )
     """The judge's model, criteria and threshold; None: no judging."""
     threshold: float | None = field(default=None, metadata=roles(hashed=HASHED_WHEN_SET))
     """The weighted score (0-1) at which the case passes, failed grades and all; None: every
     grade must pass (`promptum.values.metrics.thresholded_status`)."""
-    transform: str | None = field(default=None, metadata=roles(_WHOLE, hashed=HASHED_WHEN_SET))
+    transform: str | None = field(
+        default=None, metadata=roles(CONVERSATION_RESET, hashed=HASHED_WHEN_SET)
+    )
     """A Jinja expression whose value every check and field assertion sees instead of the
     response (docs/expressions.md); None: the response as it came."""
     conversation: ConversationGrading | None = field(
         default=None,
         metadata=roles(
-            _TURN | _WHOLE, hashed=Hashed(encode=conversation_data, when=When.CONVERSATION)
+            TURN_RESET | CONVERSATION_RESET,
+            hashed=Hashed(encode=conversation_data, when=When.CONVERSATION),
         ),
     )
     """Grades over the whole conversation, besides each turn's."""

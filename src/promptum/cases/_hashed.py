@@ -25,6 +25,7 @@ from promptum.cases._roles import role_table
 from promptum.checks import CheckDefinition
 from promptum.validation import Validator
 from promptum.values.case_result import Message
+from promptum.values.content import KEYED
 
 
 def as_json(value: Any) -> str:
@@ -47,8 +48,8 @@ def string_text(value: Any) -> str:
 
 
 def messages_data(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
-    """The messages as JSON data."""
-    return [message.model_dump() for message in messages]
+    """The messages as JSON data, each content part as its digest (not its path)."""
+    return [message.model_dump(context=KEYED) for message in messages]
 
 
 def messages_text(texts: Sequence[tuple[str, str]]) -> str:
@@ -68,6 +69,8 @@ def messages_json(messages: tuple[Message, ...]) -> str:
         if type(message) is not Message or message.tool_calls is not None:
             return as_json(messages_data(messages))
         if message.tool_call_id is not None or type(message.content) is not str:
+            return as_json(messages_data(messages))
+        if message.parts is not None:
             return as_json(messages_data(messages))
         texts.append((message.role, message.content))
     return messages_text(texts)
@@ -112,7 +115,7 @@ def judge_data(config: JudgeConfig | None) -> dict[str, Any] | None:
 
 def _turn(turn: Turn) -> dict[str, Any]:
     # Not `source`: moving a turn within its file does not change what it asks.
-    return {
+    data = {
         "query": turn.query,
         "reads_turns": turn.reads_turns,
         "checks": [check_data(check) for check in turn.checks],
@@ -120,6 +123,9 @@ def _turn(turn: Turn) -> dict[str, Any]:
         "attack_target": turn.attack_target,
         "criteria": _criteria(turn.criteria),
     }
+    if turn.parts:  # by digest, not path; a turn without parts hashes as it always has
+        data["parts"] = [part.model_dump(context=KEYED) for part in turn.parts]
+    return data
 
 
 def turns_data(turns: tuple[Turn, ...]) -> list[dict[str, Any]]:

@@ -15,6 +15,7 @@ from promptum.cases._roles import (
     roles,
 )
 from promptum.checks import CheckDefinition
+from promptum.values.content import ContentPart
 
 DEFAULT_THRESHOLD = 0.7
 
@@ -121,6 +122,8 @@ class Turn:
     """Judge criteria on this turn's reply, graded by the case's judge model."""
     source: str | None = None
     """Where the turn was written, as ``file:line``."""
+    parts: tuple[ContentPart, ...] = ()
+    """The images, documents and audio the turn's message carries after its text."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,6 +40,12 @@ class Role(Flag):
     the judge on the transcript) are made with: it grades one reply, or is the script."""
 
 
+PER_ROW = Role.PER_ROW
+TURN_RESET = Role.TURN_RESET
+CONVERSATION_RESET = Role.CONVERSATION_RESET
+"""The roles by name, as fields declare them: ``roles(TURN_RESET | CONVERSATION_RESET, ...)``."""
+
+
 class When(Enum):
     """When the fingerprint hashes a field."""
 

@@ -10,22 +10,25 @@ import re
 
 from promptum.templating import Attribute, Expression
 
-# What JavaScript writes (a promptfoo assertion) and does not parse as Jinja, and how a
-# Jinja expression says it.
-_JAVASCRIPT = (
-    (re.compile(r"&&"), "`&&` → `and`"),
-    (re.compile(r"\|\|"), "`||` → `or`"),
-    (re.compile(r"(?<![!=])==="), "`===` → `==`"),
-    (re.compile(r"!=="), "`!==` → `!=`"),
-    (re.compile(r"!(?!=)"), "`!x` → `not x`"),
-    (re.compile(r"\.length\b"), "`.length` → `| length`"),
-    (re.compile(r"\.includes\("), "`.includes` → `'x' in output`"),
-    (re.compile(r"\bJSON\.parse\("), "`JSON.parse` → `output | from_json`"),
-    (re.compile(r"\bMath\.(?:min|max)\("), "`Math.min(a, b)` → `[a, b] | min`"),
-    (re.compile(r"\bnull\b"), "`null` → `none`"),
-    (re.compile(r"\bundefined\b"), "`x === undefined` → `x is not defined`"),
-    (re.compile(r"\?.*:"), "`c ? a : b` → `a if c else b`"),
-    (re.compile(r"=>"), "`x => ...` → the `map`, `select` and `reject` filters"),
+# What JavaScript writes (a promptfoo assertion) and does not parse as Jinja, as a pattern,
+# and how a Jinja expression says it.
+_JAVASCRIPT_SPELLINGS = {
+    r"&&": "`&&` → `and`",
+    r"\|\|": "`||` → `or`",
+    r"(?<![!=])===": "`===` → `==`",
+    r"!==": "`!==` → `!=`",
+    r"!(?!=)": "`!x` → `not x`",
+    r"\.length\b": "`.length` → `| length`",
+    r"\.includes\(": "`.includes` → `'x' in output`",
+    r"\bJSON\.parse\(": "`JSON.parse` → `output | from_json`",
+    r"\bMath\.(?:min|max)\(": "`Math.min(a, b)` → `[a, b] | min`",
+    r"\bnull\b": "`null` → `none`",
+    r"\bundefined\b": "`x === undefined` → `x is not defined`",
+    r"\?.*:": "`c ? a : b` → `a if c else b`",
+    r"=>": "`x => ...` → the `map`, `select` and `reject` filters",
+}
+_JAVASCRIPT = tuple(
+    (re.compile(pattern), jinja) for pattern, jinja in _JAVASCRIPT_SPELLINGS.items()
 )
 
 

@@ -18,6 +18,7 @@ _COMMANDS = {
     "runs": "promptum.cli._runs:runs_command",
     "compare": "promptum.cli._compare:compare_command",
     "view": "promptum.cli._view:view_command",
+    "generate": "promptum.cli._generate:generate_command",
     "import": "promptum.cli._import:import_command",
     "redteam": "promptum.cli._redteam:redteam_command",
     "judge": "promptum.cli._judge:judge_command",

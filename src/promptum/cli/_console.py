@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -41,6 +42,9 @@ _TURN_EXCERPT = 200
 _UNBOUNDED_WIDTH = 10_000
 """The width of output that is not a terminal: a log has no width to fit, and rich's own
 default there (80 columns) cut model names and run ids short in CI logs."""
+_PLAIN_PACE_EVERY_S = 60.0
+"""Plain output prints a changed pacing line (a batch's progress) at most once a minute: a
+CI log of a batch polled for a day gets a line a minute, not one per look."""
 
 
 def _is_terminal(stream: object) -> bool:
@@ -96,10 +100,10 @@ class _Pace:
     """The run's pacing line, read whenever the bar is drawn: a back-off shows while it lasts."""
 
     def __init__(self, line: Callable[[], str | None]) -> None:
-        self._line = line
+        self.line = line
 
     def __rich__(self) -> str:
-        line = self._line()
+        line = self.line()
         return f"[dim]{escape(line)}[/]" if line else ""
 
 
@@ -117,10 +121,25 @@ class ProgressDisplay:
         self._lines = TurnFlush(console.file)
         """The plain lines' output, flushed once per turn: a CI log still shows each at once."""
         self._pace: _Pace | None = None
+        self._pace_printed: str | None = None
+        self._pace_next = 0.0
+        """When plain output may print the pacing line again (`time.monotonic`)."""
 
     def follow_pacing(self, line: Callable[[], str | None]) -> None:
-        """Show `line` (the endpoints' rate and back-off, `ModelClient.pacing_line`) on the bar."""
-        self._pace = _Pace(line)
+        """Show `line` (the endpoints' rate and back-off, `ModelClient.pacing_line`) on the bar.
+
+        Plain output prints it instead, when it changed, at most once a minute.
+        """
+        if self._pace is None:
+            self._pace = _Pace(line)
+        else:
+            self._pace.line = line  # the bar, once drawn, holds this one
+        text, now = line(), time.monotonic()
+        if self._console.is_interactive or not text or text == self._pace_printed:
+            return
+        if now >= self._pace_next:
+            self._pace_printed, self._pace_next = text, now + _PLAIN_PACE_EVERY_S
+            self._console.print(escape(text), highlight=False, soft_wrap=True)
 
     def _figures(self) -> str:
         c = self._counts

@@ -93,6 +93,30 @@ def json_option(what: str) -> Callable[[Any], Any]:
     )
 
 
+def suite_output_option(help_text: str, *, required: bool = True) -> Callable[[Any], Any]:
+    """The ``-o/--output`` of a command writing a suite file."""
+    return click.option(
+        "-o",
+        "--output",
+        type=click.Path(path_type=Path, dir_okay=False),
+        required=required,
+        help=help_text,
+    )
+
+
+BESIDE_SOURCE = "The suite file to write (beside SUITE, so its relative paths still hold)."
+"""Where a suite file written from another goes: relative paths are the source's."""
+
+
+def refuse_overwriting(output: Path, source: Path, what: str) -> None:
+    """Exit 2 if `output` is the `source` file itself: a command never writes over its input."""
+    if output.resolve() == source.resolve():
+        click.echo(
+            f"error: {output}: this is SUITE itself; write the {what} to another file", err=True
+        )
+        raise SystemExit(2)
+
+
 @dataclass(frozen=True, slots=True)
 class RunOptions:
     """What `promptum run` was asked to do: its command line as typed values."""
@@ -131,6 +155,8 @@ class RunOptions:
     """Requests per minute on each model endpoint that states no ``rpm:`` (`--rpm`)."""
     tpm: int | None = None
     """Tokens per minute on each model endpoint that states no ``tpm:`` (`--tpm`)."""
+    batch: bool = False
+    """Send the run's model calls through the providers' batch APIs, at half price (`--batch`)."""
 
 
 def asr_bounds(

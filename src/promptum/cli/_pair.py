@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -47,14 +48,21 @@ def runner(source: Path, generated: Generated) -> RunCases:
         outcomes: dict[str, Outcome] = {}
         for result in results:
             before = outcomes.get(result.case_id)
+            # Every column's request counts against an adaptive attack's budget.
+            requests = 1 + (before.requests if before else 0)
+            cost = (result.completion.cost_usd or 0.0) + (before.cost_usd if before else 0.0)
             if before is not None and before.succeeded:
-                continue  # an attack that succeeded on one column succeeded
+                # an attack that succeeded on one column succeeded
+                outcomes[result.case_id] = replace(before, requests=requests, cost_usd=cost)
+                continue
             attack = attack_of(result.tags)
             goal = UNTAGGED if attack is None else attack[0]
             outcomes[result.case_id] = Outcome(
                 attack_verdict(goal, result).verdict == "succeeded",
                 _answer(result),
                 "; ".join(result.reasons) or "every detector passed",
+                requests,
+                cost,
             )
         return outcomes
 

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from promptum.cli._console import counted, exit_on_user_error, write_or_exit
+from promptum.cli._options import BESIDE_SOURCE, refuse_overwriting, suite_output_option
+
+if TYPE_CHECKING:
+    from promptum.redteam import Ask, Refusals, RunCases
+    from promptum.suites import Generated
 
 
 @click.group("redteam")
@@ -19,13 +25,7 @@ def redteam_command() -> None:
 
 @redteam_command.command("generate")
 @click.argument("suite", type=click.Path(path_type=Path, dir_okay=False))
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(path_type=Path, dir_okay=False),
-    required=True,
-    help="The suite file to write (beside SUITE, so its relative paths still hold).",
-)
+@suite_output_option(BESIDE_SOURCE)
 @click.option("--seed", type=int, help="Replaces the section's `seed`: another set of attacks.")
 @click.option(
     "--per-goal",
@@ -46,35 +46,132 @@ def generate_command(
     The same seed writes the same file, byte for byte. The file is checked by loading it,
     as `promptum validate` does.
     """
-    from promptum.cli._pair import asker, runner
-    from promptum.redteam import AttackerError, refine
+    from promptum.redteam import AttackerError
     from promptum.suites import generate_suite, load_suite
 
-    if output.resolve() == suite.resolve():
-        click.echo(
-            f"error: {output}: this is SUITE itself; write the attacks to another file", err=True
-        )
-        raise SystemExit(2)
+    refuse_overwriting(output, suite, "attacks")
     with exit_on_user_error():
         generated = generate_suite(suite, seed, per_goal, stacks)
         section = generated.section
-        if section.attacker is not None:
-            run, ask = runner(suite, generated), asker(section.attacker, generated.endpoints)
-            try:
-                generated.cases = refine(generated.cases, run, ask, section.rounds or 3)
-            except AttackerError as exc:
-                click.echo(f"error: {exc}; nothing was written", err=True)
-                raise SystemExit(2) from None
+        searches: dict[str, list[dict[str, Any]]] = {}
+        try:
+            refused = _adapted(suite, generated, section.seed if seed is None else seed, searches)
+        except AttackerError as exc:
+            click.echo(f"error: {exc}; nothing was written", err=True)
+            raise SystemExit(2) from None
         write_or_exit(output, generated.text())
+        if searches:
+            write_or_exit(_searched_path(output), json.dumps(searches, indent=1) + "\n")
         load_suite(output)
     click.echo(f"wrote {output}: {_counts(generated.cases)}")
+    if searches:
+        click.echo(f"wrote {_searched_path(output)}: {_searched_line(searches)}")
     click.echo(_coverage(generated.cases, generated.unsupported))
+    if (diversity := _diversity(generated.cases)) is not None:
+        click.echo(f"  {diversity}")
+    if refused is not None:
+        click.echo(f"  {refused}")
     if section.attacker is None and section.strategies is None:
         click.echo(
             "  crescendo (multi-turn) skipped: an attacker model plays its user; add "
             "`attacker: <model id>` to the `redteam:` section to generate it (in a suite "
             "without `prompts:` variants)"
         )
+
+
+def _adapted(
+    suite: Path, generated: Generated, seed: int, searches: dict[str, list[dict[str, Any]]]
+) -> str | None:
+    """Add the adaptive attacks the section asks for (PAIR or TAP, GOAT, Best-of-N) to `generated`.
+
+    A crescendo search (`crescendo:`) rewrites the crescendo conversations; the trees and
+    turns of the searches go to `searches`. Each starts from the static attacks the target
+    resisted. Returns what the attacker model's refusals cost, if it refused.
+    """
+    from promptum.cli._pair import asker, runner
+    from promptum.redteam import Refusals, best_of_n, goat
+
+    section, static = generated.section, generated.cases
+    if section.attacker is None and section.best_of_n is None:
+        return None
+    run, refusals = runner(suite, generated), Refusals()
+    added: list[dict[str, Any]] = []
+    if section.attacker is not None:
+        ask = asker(section.attacker, generated.endpoints)
+        static, added = _searched(generated, static, (run, ask, refusals), seed, searches)
+        if section.goat is not None:
+            talks, searches["goat"] = goat(static, run, ask, section.goat, refusals)
+            added += talks
+    if section.best_of_n is not None:
+        tried, searches["best_of_n"] = best_of_n(static, run, section.best_of_n, seed)
+        added += tried
+    generated.cases = [*static, *added]
+    return refusals.summary()
+
+
+def _searched(
+    generated: Generated,
+    static: list[dict[str, Any]],
+    attacker: tuple[RunCases, Ask, Refusals],
+    seed: int,
+    searches: dict[str, list[dict[str, Any]]],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """`static` with its crescendo conversations searched, and the attacks TAP (else PAIR) adds.
+
+    Each search's turns or tree is recorded in `searches`.
+    """
+    from promptum.redteam import crescendo, refine, tap
+
+    (run, ask, refusals), section = attacker, generated.section
+    if section.crescendo is not None:
+        static, talks = crescendo(static, run, ask, section.crescendo, refusals)
+        searches["crescendo"] = [talk.record() for talk in talks]
+    if section.tap is None:
+        return static, refine(static, run, ask, section.rounds or 3, refusals)[len(static) :]
+    grown, trees = tap(static, run, ask, section.tap, seed, refusals)
+    searches["tap"] = [tree.record() for tree in trees]
+    return static, grown[len(static) :]
+
+
+def _searched_path(output: Path) -> Path:
+    """Where the searches' trees and turns go: `attacks.search.json` beside `attacks.yaml`."""
+    return output.with_name(f"{output.stem}.search.json")
+
+
+def _searched_line(searches: Mapping[str, list[dict[str, Any]]]) -> str:
+    """``2 TAP trees (1 succeeded, 31 calls), 1 crescendo conversation (0 succeeded, 9 calls)``."""
+    parts = []
+    for key, name in (
+        ("tap", "TAP tree"),
+        ("crescendo", "crescendo conversation"),
+        ("goat", "GOAT conversation"),
+        ("best_of_n", "Best-of-N attack"),
+    ):
+        if key in searches:
+            records = searches[key]
+            won = sum(record["succeeded"] for record in records)
+            calls = sum(record["calls"] for record in records)
+            parts.append(f"{counted(len(records), name)} ({won} succeeded, {calls} calls)")
+    return ", ".join(parts)
+
+
+def _diversity(cases: list[dict[str, Any]]) -> str | None:
+    """How alike a goal's attacks are, by the embedded MiniLM; None without it or a pair."""
+    from promptum.embeddings import EmbeddingError, local_embedder, mean_nearest_similarity
+    from promptum.values.asr import attack_of
+
+    by_goal: dict[str, list[str]] = {}
+    for case in cases:
+        attack = attack_of(case.get("tags") or ())
+        if attack is not None and isinstance(case.get("query"), str):
+            by_goal.setdefault(attack[0], []).append(case["query"])
+    try:
+        similarity = mean_nearest_similarity(by_goal.values(), local_embedder().embed)
+    except EmbeddingError:
+        return None
+    if similarity is None:
+        return None
+    return f"diversity: mean nearest-neighbour similarity within a goal {similarity:.2f} (MiniLM)"
 
 
 def _counts(cases: list[dict[str, Any]]) -> str:

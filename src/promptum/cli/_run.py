@@ -44,7 +44,7 @@ def _client_options(options: RunOptions) -> ClientOptions:
     given: dict[str, Any] = {"cache": not options.no_cache}
     if options.timeout is not None:
         given["timeout_s"] = options.timeout
-    given.update(rpm=options.rpm, tpm=options.tpm)
+    given.update(rpm=options.rpm, tpm=options.tpm, batch=options.batch)
     return ClientOptions(**given)
 
 
@@ -280,6 +280,11 @@ def _print_warnings(console: Console, outcome: SuiteRun) -> None:
 @click.option(
     "--tpm", type=click.IntRange(min=1), metavar="N",
     help="Tokens per minute each model endpoint allows (prompt and answer), where it states none.",
+)  # fmt: skip
+@click.option(
+    "--batch", is_flag=True,
+    help="Send the model calls through the providers' batch APIs: half price, answers within "
+    "24 h (OpenAI, Anthropic; docs/batch.md).",
 )  # fmt: skip
 @click.option(
     "-o", "--output", "outputs", cls=FactOption, multiple=True, type=click.Path(path_type=Path),

@@ -396,6 +396,8 @@ def _python(a: _Assertion, context: Context) -> _Result:
         path, _, function = value.removeprefix(FILE_PREFIX).partition(":")
         if not path.endswith(".py"):
             raise _SkipError("only .py files are Python")
+        if not context.path(path).is_file():
+            raise _SkipError(f"{path}: no such file")
         name = context.adapter.file_assert(
             path, function or "get_assert", config, a.threshold, a.inverse, where
         )

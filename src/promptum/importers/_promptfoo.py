@@ -303,7 +303,7 @@ def _suite_defaults(providers: Providers, defaults: Defaults) -> dict[str, Any]:
         "params": providers.params or None,
         "response_model": providers.response_model,
         "context": defaults.context,
-        "transform": defaults.transform or providers.transform,
+        "transform": defaults.transform.text if defaults.transform else providers.transform,
         "threshold": defaults.threshold,
         "checks": defaults.checks or None,
     }

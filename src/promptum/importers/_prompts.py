@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from promptum.errors import ConfigError
+from promptum.importers._chat_content import ContentError, chat_messages
 from promptum.importers._context import FILE_PREFIX, Context, is_glob, slug
 from promptum.importers._source import READ_AS_YAML, Node, Where, parse_yaml
 from promptum.importers._writer import Commented
@@ -18,11 +19,10 @@ _TEXT_SUFFIXES = {"", ".txt", ".md", ".j2", ".jinja", ".njk", ".nunjucks", ".pro
 _CODE_SUFFIXES = {".py", ".js", ".ts", ".mjs", ".cjs"}
 _DUMP = re.compile(r"\|\s*dump\b")
 _LOAD = re.compile(r"\|\s*load\b")
-_PARTS = (
-    "a message's content is a list of parts (`[{type: text, text: ...}]`); promptum's "
-    "messages carry text only, until content parts come (issue 40): write each content "
-    "as text"
-)
+
+
+Chat = tuple[list[dict[str, Any]], set[str]]
+"""A chat prompt's messages, and the content item keys they left out."""
 
 
 @dataclass(slots=True)
@@ -127,22 +127,14 @@ def _from_file(
     where = Where(shown, 1)
     if suffix in READ_AS_YAML:
         chat = _chat(text, suffix)
-        if chat is None:
-            why = _PARTS if _has_parts(text, suffix) else "not a list of {role, content} messages"
-            context.skip(node, f"prompt {shown}", why)
-        else:
-            _add(prompts, context, where, base, _filtered_chat(chat, node, context))
+        _add_chat(prompts, context, (node, where), base, chat, f"prompt {shown}")
         return
     if suffix == ".jsonl":
         for number, row in enumerate(text.splitlines(), 1):
             if row.strip():
+                here = Where(shown, number)
                 chat = _chat(row, ".json")
-                if chat is None:
-                    why = _PARTS if _has_parts(row, ".json") else "not a list of messages"
-                    context.skip(Where(shown, number), "prompt", why)
-                else:
-                    chat = _filtered_chat(chat, node, context)
-                    _add(prompts, context, Where(shown, number), f"{base}-{number}", chat)
+                _add_chat(prompts, context, (node, here), f"{base}-{number}", chat, "prompt")
         return
     if suffix not in _TEXT_SUFFIXES:
         context.skip(node, f"prompt {shown}", f"promptum does not read {suffix} prompt files")
@@ -155,12 +147,36 @@ def _from_file(
         line += part.count("\n") + 1
 
 
-def _inline(text: str, node: Node, context: Context) -> str | list[dict[str, str]]:
+def _add_chat(
+    prompts: Prompts,
+    context: Context,
+    at: tuple[Node, Where],
+    name: str,
+    chat: Chat | str | None,
+    what: str,
+) -> None:
+    """Add a chat prompt file's messages (`at`: the config's line, the file's line)."""
+    node, where = at
+    skip_at = where if where.line > 1 else node
+    if chat is None or isinstance(chat, str):
+        context.skip(skip_at, what, chat or "not a list of {role, content} messages")
+        return
+    messages, dropped = chat
+    if dropped:
+        context.approximate(
+            skip_at,
+            what,
+            f"{', '.join(sorted(dropped))} left out: promptum sets no prompt-cache breakpoints",
+        )
+    _add(prompts, context, where, name, _filtered_chat(messages, node, context))
+
+
+def _inline(text: str, node: Node, context: Context) -> str | list[dict[str, Any]]:
     """Inline prompt text, or a chat when it is a JSON list of messages."""
     if text.lstrip().startswith("["):
         chat = _chat(text, ".json")
-        if chat is not None:
-            return _filtered_chat(chat, node, context)
+        if isinstance(chat, tuple):
+            return _filtered_chat(chat[0], node, context)
     return _filtered(text, node, context)
 
 
@@ -178,42 +194,37 @@ def _filtered(text: str, node: Node, context: Context) -> str:
 
 
 def _filtered_chat(
-    chat: list[dict[str, str]], node: Node, context: Context
-) -> list[dict[str, str]]:
+    chat: list[dict[str, Any]], node: Node, context: Context
+) -> list[dict[str, Any]]:
+    """Each message's texts with promptfoo's filters as promptum's."""
     return [
-        {**message, "content": _filtered(message["content"], node, context)} for message in chat
+        {**message, "content": _filtered_content(message["content"], node, context)}
+        for message in chat
     ]
 
 
-def _has_parts(text: str, suffix: str) -> bool:
-    """Whether a chat file's messages have content parts (a list) instead of text."""
-    try:
-        data = json.loads(text) if suffix == ".json" else parse_yaml(text, "prompt").value
-    except (ValueError, ConfigError):
-        return False
-    messages = data.get("messages") if isinstance(data, dict) else data
-    return isinstance(messages, list) and any(
-        isinstance(message, dict) and isinstance(message.get("content"), list)
-        for message in messages
-    )
+def _filtered_content(content: Any, node: Node, context: Context) -> Any:
+    if isinstance(content, str):
+        return _filtered(content, node, context)
+    return [
+        {**item, "text": _filtered(item["text"], node, context)} if item["type"] == "text" else item
+        for item in content
+    ]
 
 
-def _chat(text: str, suffix: str) -> list[dict[str, str]] | None:
+def _chat(text: str, suffix: str) -> Chat | str | None:
+    """The chat of a prompt file's text, or why it cannot be converted.
+
+    The chat is its messages and the item keys left out; None when the text is no chat.
+    """
     try:
         data = json.loads(text) if suffix == ".json" else parse_yaml(text, "prompt").value
     except (ValueError, ConfigError):
         return None
-    if not isinstance(data, list) or not data:
-        return None
-    messages = []
-    for message in data:
-        if not (isinstance(message, dict) and set(message) == {"role", "content"}):
-            return None
-        role, content = message["role"], message["content"]
-        if role not in ("system", "user", "assistant") or not isinstance(content, str):
-            return None
-        messages.append({"role": role, "content": content})
-    return messages
+    try:
+        return chat_messages(data)
+    except ContentError as exc:
+        return str(exc)
 
 
 def _add(

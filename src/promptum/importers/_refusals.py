@@ -52,6 +52,12 @@ def write_valid(
                     f"what promptum refuses is not a part it can leave out:\n{exc}"
                     + _skipped(context)
                 ) from exc
+            if not data.get("test_cases"):
+                output.unlink(missing_ok=True)
+                raise ConfigError(
+                    f"{context.config.name}: no test could be converted: promptum refused "
+                    "every one, as listed" + _skipped(context)
+                ) from exc
     raise ConfigError(f"the suite converted from {context.config.name} does not validate")
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,7 +13,7 @@ from promptum.errors import ConfigError
 from promptum.importers._assertions import ANSWER_TRANSFORM, convert_assertion
 from promptum.importers._context import FILE_PREFIX, Context, is_glob, slug
 from promptum.importers._csv_tests import csv_tests, jsonl_tests
-from promptum.importers._javascript import UntranslatableError, translate
+from promptum.importers._javascript import Expr, UntranslatableError, translate
 from promptum.importers._source import Document, Node
 from promptum.importers._writer import Commented
 
@@ -31,9 +33,15 @@ _TEST_KEYS = {
 }
 _CODE_VARS = (".py", ".js", ".ts", ".mjs", ".cjs")
 _ANSWERED = "no assertions: promptfoo passes the test when the provider answered without error"
+_DATA_TRANSFORM = (
+    "checks see a mapping or list it gives as data (`answer`), but a number or bool as its "
+    "JSON text, where promptfoo's assertions see the number or bool"
+)
 _CONTEXT_FILE = "context_file"
 """The var holding a `file://` context's text, which the case's `context` renders."""
-_BINARY_VARS = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".pdf", ".mp3", ".wav", ".mp4")
+_MEDIA_VARS = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".pdf", ".mp3", ".wav")
+"""Files promptum sends as content parts: such a var holds the file's path."""
+_BINARY_VARS = (".mp4",)
 
 
 @dataclass(slots=True)
@@ -43,7 +51,7 @@ class Defaults:
     vars: dict[str, Any] = field(default_factory=dict)
     checks: list[Commented] = field(default_factory=list)
     criteria: dict[str, Commented] = field(default_factory=dict)
-    transform: str | None = None
+    transform: Expr | None = None
     threshold: float | None = None
     judge_model: str | None = None
     context: Any = None
@@ -57,11 +65,12 @@ def convert_default_test(node: Node | None, context: Context) -> Defaults:
         return defaults
     _default_vars(node, context, defaults)
     names: set[str] = set()
-    for item in _asserts(node):
-        converted = convert_assertion(item, context, names)
-        defaults.checks.extend(converted.checks)
-        defaults.criteria.update(converted.criteria)
     defaults.transform = _transform(node, context)
+    with _assertions_seeing(defaults.transform, context):
+        for item in _asserts(node):
+            converted = convert_assertion(item, context, names)
+            defaults.checks.extend(converted.checks)
+            defaults.criteria.update(converted.criteria)
     if defaults.transform is not None:
         _seen_through_transform(defaults.checks)
     defaults.judge_model = _grader(node, context)
@@ -121,16 +130,25 @@ def convert_tests(node: Node | None, context: Context, defaults: Defaults) -> li
         case = {"id": context.unique("test-1"), "checks": [{"type": "answered"}]}
         return [Commented(case, (f"no tests: the prompts run once; {_ANSWERED}",))]
     for item in node.elements():
-        value = item.value
-        if isinstance(value, str):
-            for document in _files(item, context):
+        reference = _file_reference(item)
+        if reference is not None:
+            for document in _files(reference, context):
                 for test in document.root().elements():
                     cases.extend(_case(test, context, defaults, len(cases) + 1))
-        elif isinstance(value, dict):
+        elif isinstance(item.value, dict):
             cases.extend(_case(item, context, defaults, len(cases) + 1))
         else:
             context.skip(item, "test", "a test is a mapping or a file:// path")
     return cases
+
+
+def _file_reference(item: Node) -> Node | None:
+    """The file a tests entry names: a path, or promptfoo's `{path: ..., config: ...}`."""
+    if isinstance(item.value, str):
+        return item
+    if isinstance(item.value, dict) and isinstance(item.value.get("path"), str):
+        return item.get("path")  # a generator's `config` is for code, which is not run
+    return None
 
 
 def _files(node: Node, context: Context) -> list[Document]:
@@ -157,7 +175,7 @@ def _files(node: Node, context: Context) -> list[Document]:
 def _tests_file(node: Node, context: Context, path: Path) -> Document | None:
     """The tests of one file as a list document, or None (noted) for a kind not read."""
     shown = context.shown(path)
-    suffix = path.suffix.lower()
+    suffix = path.suffix.lower().partition(":")[0]  # `tests.py:generate` names a function
     if suffix in (".yaml", ".yml", ".json"):
         document = context.yaml(str(path))
         if isinstance(document.value, dict):  # a file holding one test
@@ -205,7 +223,9 @@ def _case_settings(
         # A var's file is read as it is, where a context is a template: it renders the var.
         variables[_CONTEXT_FILE] = variables.pop("context")
         case["context"] = "{{ " + _CONTEXT_FILE + " }}"
-    checks, criteria = _case_grading(node, context, defaults)
+    transform = _transform(node, context)
+    with _assertions_seeing(transform or defaults.transform, context):
+        checks, criteria = _case_grading(node, context, defaults)
     if variables:
         case["vars"] = variables
     if checks:
@@ -213,9 +233,10 @@ def _case_settings(
     if criteria:
         judge: dict[str, Any] = {"criteria": {**defaults.criteria, **criteria}}
         case["judge"] = judge
-    _options(node, context, case)
-    if "transform" in case:
+    if transform is not None:
+        case["transform"] = transform.text
         _seen_through_transform(checks)
+    _options(node, context, case)
     _threshold(node, context, case)
     tags = _metadata_tags(node.value.get("metadata"))
     if tags:
@@ -237,6 +258,22 @@ def _case_grading(
     if not (_asserts(node) or defaults.checks or defaults.criteria):
         checks.append(Commented({"type": "answered"}, (f"{node.where}: {_ANSWERED}",)))
     return checks, criteria
+
+
+@contextmanager
+def _assertions_seeing(transform: Expr | None, context: Context) -> Iterator[None]:
+    """Assertions converted within see what `transform` gives: data as promptum's `answer`.
+
+    promptfoo's assertions after `JSON.parse(output)` read an object; promptum's checks read
+    a transform's mapping or list as `answer`.
+    """
+    subject = context.subject
+    if transform is not None and transform.kind in ("any", "list"):
+        context.subject = "answer"
+    try:
+        yield
+    finally:
+        context.subject = subject
 
 
 def _seen_through_transform(checks: list[Commented]) -> None:
@@ -352,8 +389,19 @@ def _file_var(node: Node, context: Context, value: str) -> Any:
         context.skip(node, f"var {value}", "a var computed by code; promptum's vars are data")
         return None
     if suffix in _BINARY_VARS:
-        context.skip(node, f"var {value}", "promptum reads text files into vars, not media")
+        context.skip(node, f"var {value}", "promptum reads text files into vars, not video")
         return None
+    if suffix in _MEDIA_VARS and not is_glob(reference):
+        if not context.path(reference).is_file():
+            context.skip(node, f"var {value}", "no such file")
+            return None
+        context.approximate(
+            node,
+            f"var {value}",
+            "the var is the file's path: a prompt's image, document or audio item sends the "
+            "file; written in a text it is the path, where promptfoo writes the file's base64",
+        )
+        return context.from_suite(context.path(reference))
     if suffix in (".json", ".yaml", ".yml"):
         context.approximate(
             node, f"var {value}", "promptum reads the file as text; promptfoo parses it"
@@ -367,7 +415,7 @@ def _file_var(node: Node, context: Context, value: str) -> Any:
     return {"file": target}
 
 
-def _transform(node: Node, context: Context) -> str | None:
+def _transform(node: Node, context: Context) -> Expr | None:
     options = node.get("options")
     if options is None or not isinstance(options.value, dict):
         return None
@@ -385,7 +433,9 @@ def _transform(node: Node, context: Context) -> str | None:
             continue
         for caveat in translated.caveats:
             context.approximate(item, f"options.{key}", caveat)
-        return translated.text
+        if translated.kind == "any":
+            context.approximate(item, f"options.{key}", _DATA_TRANSFORM)
+        return translated
     return None
 
 
@@ -410,9 +460,6 @@ def _grader(node: Node, context: Context) -> str | None:
 
 
 def _options(node: Node, context: Context, case: dict[str, Any]) -> None:
-    transform = _transform(node, context)
-    if transform is not None:
-        case["transform"] = transform
     model = _grader(node, context)
     if model is not None:
         case.setdefault("judge", {})["model"] = model

@@ -1,4 +1,4 @@
-"""Writing the converted suite through the suites' writer, each part noted with where it came from.
+"""Writing the converted suite, each part noted with where it came from.
 
 A part of the suite may carry comment lines (the config's file and line it was converted
 from) and a tag; `dump` gives the lines each tagged part was written on, so a part promptum
@@ -14,10 +14,10 @@ from typing import Any
 import yaml
 
 from promptum.errors import ConfigError
-from promptum.suites import suite_nodes, suite_text
+from promptum.importers._yaml_text import yaml_text
 
-# libyaml reads back what ruamel wrote, much faster than either in Python (a suite of 1,000
-# imported tests is read twice per round of `write_valid`), and marks each node's line.
+# libyaml reads back what was written, much faster than PyYAML in Python (a suite of 1,000
+# imported tests is read back once per round of `write_valid`), and marks each node's line.
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _BUG = "the importer wrote YAML it cannot read back (a bug: please report it with the config)"
@@ -60,14 +60,17 @@ def dump(
 
     Raises ConfigError, located in the text, when it does not read back as `data`.
     """
-    text = suite_text(suite_nodes(data, _noted), header)
+    text = yaml_text(data, _noted, header)
+    loader = _LOADER(text)
     try:
-        node = yaml.compose(text, Loader=_LOADER)
-        same = yaml.load(text, Loader=_LOADER) == plain(data)
+        node = loader.get_single_node()
+        same = (loader.construct_document(node) if node is not None else None) == plain(data)
     except yaml.YAMLError as exc:  # pragma: no cover - a bug of the writer
         mark = getattr(exc, "problem_mark", None)
         where = f"{shown}:{mark.line + 1}" if mark is not None else shown
         raise ConfigError(f"{where}: {_BUG}: {getattr(exc, 'problem', None) or exc}") from exc
+    finally:
+        loader.dispose()
     if not same:  # pragma: no cover - a bug of the writer
         raise ConfigError(f"{shown}: {_BUG}: it does not read back as converted")
     spans: Spans = {}

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from promptum.embeddings import Embedder
     from promptum.providers._base import SAMPLING_PARAMETERS as SAMPLING_PARAMETERS
     from promptum.providers._base import ModelRequest, Provider
+    from promptum.providers._batch import BatchPhase as BatchPhase
+    from promptum.providers._batch import BatchRecord as BatchRecord
+    from promptum.providers._batch import batched_models as batched_models
     from promptum.providers._cache import ResponseCache, cache_key
     from promptum.providers._catalog import ProviderStatus, provider_statuses
     from promptum.providers._client import ModelClient

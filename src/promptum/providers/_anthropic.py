@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import TYPE_CHECKING, Any
 
 from promptum.providers._base import ModelRequest
+from promptum.providers._content_parts import anthropic_content, has_parts
 from promptum.providers._errors import (
-    ConnectionFailedError,
     MalformedResponseError,
-    ProviderTimeoutError,
 )
 from promptum.providers._sdk import (
-    NO_KEY,
     SdkProvider,
-    headers_kept_home,
-    redact,
-    status_error,
+    sdk_errors,
 )
 from promptum.providers._tools import (
     anthropic_message,
@@ -24,6 +21,7 @@ from promptum.providers._tools import (
     anthropic_tools,
     parsed_call,
 )
+from promptum.values.case_result import Message
 from promptum.values.completion import Completion, ToolCall
 
 if TYPE_CHECKING:
@@ -37,12 +35,19 @@ _SAMPLING = ("temperature", "top_p")
 """The sampling parameters the Messages API takes besides `max_tokens` (it has no seed)."""
 
 
+def _message(message: Message) -> dict[str, Any]:
+    data = anthropic_message(message)
+    if message.parts:
+        data["content"] = anthropic_content(message)  # its files are read now, as it is sent
+    return data
+
+
 def _body(request: ModelRequest, name: str) -> dict[str, Any]:
     system = "\n\n".join(m.content for m in request.messages if m.role == "system")
     body: dict[str, Any] = {
         "model": name,
         "max_tokens": request.max_tokens or DEFAULT_MAX_TOKENS,
-        "messages": [anthropic_message(m) for m in request.messages if m.role != "system"],
+        "messages": [_message(m) for m in request.messages if m.role != "system"],
     }
     if request.tools is not None:
         body["tools"] = anthropic_tools(request.tools)
@@ -90,43 +95,24 @@ class AnthropicProvider(SdkProvider["AsyncAnthropic"]):
     def _new_client(self) -> AsyncAnthropic:
         from anthropic import AsyncAnthropic, DefaultAsyncHttpxClient, Omit
 
-        return AsyncAnthropic(
-            # A placeholder for keyless endpoints keeps the SDK from searching profile
-            # files and identity federation for credentials.
-            api_key=self._key or NO_KEY,
-            base_url=self.config.base_url,
-            timeout=self.timeout_s,
-            max_retries=0,  # ModelClient owns retries, backoff and the budget
-            default_headers=headers_kept_home("anthropic", self.config, Omit()),
-            http_client=DefaultAsyncHttpxClient(event_hooks=self._hooks),
-        )
+        return AsyncAnthropic(**self._client_options("anthropic", Omit(), DefaultAsyncHttpxClient))
 
     async def complete(self, request: ModelRequest) -> Completion:
         """Make one Messages call; raise a typed `ProviderError` on failure."""
         import anthropic
 
         client = self._sdk()
-        body = _body(request, self.route.name)
-        try:
+        if has_parts(request):  # built off the loop: it reads the parts' files
+            body = await asyncio.to_thread(_body, request, self.route.name)
+        else:
+            body = _body(request, self.route.name)
+        async with sdk_errors(anthropic, self):
             response: object = await client.messages.create(
                 model=body.pop("model"),
                 max_tokens=body.pop("max_tokens"),
                 messages=body.pop("messages"),
                 extra_body=body,
             )
-        except anthropic.APITimeoutError as exc:
-            raise ProviderTimeoutError(f"no answer within {self.timeout_s:g} s") from exc
-        except anthropic.APIConnectionError as exc:
-            cause = exc.__cause__ or exc
-            raise ConnectionFailedError(
-                redact(f"connection to {client.base_url} failed: {cause}", [self._key])
-            ) from exc
-        except anthropic.APIStatusError as exc:
-            raise status_error(
-                exc.status_code, exc.response.headers, exc.body, exc.message, [self._key]
-            ) from exc
-        except (anthropic.APIResponseValidationError, ValueError) as exc:
-            raise MalformedResponseError(f"the answer is not valid JSON: {exc}") from exc
         return self._completion(response, request)
 
     def _completion(self, response: Any, request: ModelRequest) -> Completion:

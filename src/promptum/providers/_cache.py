@@ -35,6 +35,7 @@ from promptum.providers._base import ModelRequest
 from promptum.providers._key_text import plain_key_text
 from promptum.providers._keyed import not_keyed
 from promptum.values.completion import Completion
+from promptum.values.content import KEYED
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -68,7 +69,9 @@ def cache_key(request: ModelRequest, endpoint: str) -> str:
             {
                 "v": _KEY_VERSION,
                 "endpoint": endpoint,
-                "request": request.model_dump(mode="json", exclude=not_keyed(request)),
+                "request": request.model_dump(
+                    mode="json", exclude=not_keyed(request), context=KEYED
+                ),
             }
         )
     return hashlib.sha256(text.encode()).hexdigest()

@@ -18,10 +18,6 @@ from promptum.errors import ProviderUnavailableError
 from promptum.providers._base import ModelRequest, Provider
 from promptum.providers._cache import ResponseCache, cache_key
 from promptum.providers._errors import (
-    AuthError,
-    BadRequestError,
-    ConnectionFailedError,
-    MalformedResponseError,
     ProviderError,
     ProviderTimeoutError,
     RateLimitError,
@@ -35,29 +31,16 @@ from promptum.providers._retry import RetryBudget, backoff_delay
 from promptum.providers._route import Route, build_provider
 from promptum.providers._routing import resolve
 from promptum.providers._structured import SchemaMismatch, parse_structured, schema_problem
-from promptum.providers._target_answer import TargetError
 from promptum.providers._tools import checked_calls
 from promptum.values.completion import Completion
 
-_LABELS: tuple[tuple[type[ProviderError], str], ...] = (
-    (RateLimitError, "rate limited"),
-    (ServerError, "server error"),
-    (ProviderTimeoutError, "timed out"),
-    (ConnectionFailedError, "connection failed"),
-    (MalformedResponseError, "malformed answer"),
-    (AuthError, "authentication failed"),
-    (BadRequestError, "request rejected"),
-    (TargetError, "target failed"),
-)
-
 
 def _describe(error: ProviderError, attempts: int, budget: int | None = None) -> str:
-    label = next((text for cls, text in _LABELS if isinstance(error, cls)), "call failed")
     notes = [f"gave up after {attempts} attempts"] if attempts > 1 else []
     if budget is not None:
         notes.append(f"the run's retry budget of {budget} is spent")
     suffix = f" ({'; '.join(notes)})" if notes else ""
-    return f"{label}: {' '.join(error.message.split())}{suffix}"
+    return f"{error.label}: {' '.join(error.message.split())}{suffix}"
 
 
 class ModelClient:
@@ -74,6 +57,9 @@ class ModelClient:
         self._abandoned = 0
         """Calls given up unfinished by providers already closed (see `abandoned_calls`)."""
         self._rng = random.Random()
+        self.batched: dict[str, Completion] = {}
+        """Answers of the run's batches by cache key (`run --batch`): two cases asking the
+        same are both served by one answer, as the response cache would serve them."""
         self._cache: ResponseCache | None = None
         if self.options.cache:
             path = self.options.cache_path or Path.cwd() / ".promptum" / "cache.sqlite"
@@ -196,6 +182,11 @@ class ModelClient:
         cached = self._cache.get(key) if self._cache and key else None
         if cached is not None:
             return self._checked(cached, request)
+        if self.batched:  # answered by one of the run's batches, already priced
+            answer = self.batched.get(key or cache_key(request, route.identity))
+            if answer is not None:
+                self._remember(key, answer)
+                return self._checked(answer, request)
         try:
             provider, limit, pacer = self._provider(route)
         except ProviderUnavailableError as exc:

@@ -15,11 +15,25 @@ the last one into `Completion.error`. A provider maps its SDK's exceptions onto 
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 
 class ProviderError(Exception):
-    """One provider call failed; the message is one line a person can act on."""
+    """One provider call failed; the message is one line a person can act on.
 
-    retryable = False
+    Each kind states, as it is declared, whether a call failing so is worth another try
+    and how the response's error line names it (``rate limited: HTTP 429: ...``).
+    """
+
+    retryable: ClassVar[bool] = False
+    label: ClassVar[str] = "call failed"
+
+    def __init_subclass__(cls, *, retryable: bool | None = None, label: str | None = None) -> None:
+        super().__init_subclass__()
+        if retryable is not None:
+            cls.retryable = retryable
+        if label is not None:
+            cls.label = label
 
     def __init__(self, message: str, *, retry_after: float | None = None) -> None:
         super().__init__(message)
@@ -28,41 +42,31 @@ class ProviderError(Exception):
         """Seconds the server asked us to wait before the next attempt, if it said."""
 
 
-class RateLimitError(ProviderError):
+class RateLimitError(ProviderError, retryable=True, label="rate limited"):
     """The provider answered 429 Too Many Requests."""
 
-    retryable = True
 
-
-class ServerError(ProviderError):
+class ServerError(ProviderError, retryable=True, label="server error"):
     """The provider answered with a 5xx status."""
 
-    retryable = True
 
-
-class ProviderTimeoutError(ProviderError):
+class ProviderTimeoutError(ProviderError, retryable=True, label="timed out"):
     """The call did not finish within the per-call timeout."""
 
-    retryable = True
 
-
-class ConnectionFailedError(ProviderError):
+class ConnectionFailedError(ProviderError, retryable=True, label="connection failed"):
     """The connection was refused or dropped before a whole answer arrived."""
 
-    retryable = True
 
-
-class MalformedResponseError(ProviderError):
+class MalformedResponseError(ProviderError, retryable=True, label="malformed answer"):
     """The answer arrived but is not what the protocol promises (often a proxy's error page)."""
 
-    retryable = True
 
-
-class AuthError(ProviderError):
+class AuthError(ProviderError, label="authentication failed"):
     """The provider refused the credentials (401) or the permission (403)."""
 
 
-class BadRequestError(ProviderError):
+class BadRequestError(ProviderError, label="request rejected"):
     """The provider rejected the request itself; sending it again would not help."""
 
 

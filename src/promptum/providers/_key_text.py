@@ -78,6 +78,8 @@ def plain_key_text(request: ModelRequest, endpoint: str, version: str) -> str | 
             return None
         if message.tool_call_id is not None or type(message.content) is not str:
             return None
+        if message.parts is not None:
+            return None  # its parts' digests are keyed by the general path
         content, role = encode_basestring(message.content), encode_basestring(message.role)
         messages.append(f'{{"content":{content},"role":{role}}}')
     max_tokens, sample = _number(request.max_tokens), _number(request.sample)

@@ -108,6 +108,16 @@ def _with_tools(llm: Llama, request: ModelRequest, arguments: dict[str, Any]) ->
     )
 
 
+def _refuse_parts(request: ModelRequest) -> None:
+    """Refuse, not drop, a message's parts: an answer given without the image would be graded."""
+    parts = [part for message in request.messages for part in message.parts or ()]
+    if parts:
+        raise BadRequestError(
+            f"{parts[0].described}: the embedded model reads text only; run this case "
+            "on a model that reads images, documents or audio (docs/multimodal.md)"
+        )
+
+
 class LocalProvider:
     """Runs ``local/...`` models in-process; one instance per GGUF file."""
 
@@ -141,6 +151,7 @@ class LocalProvider:
 
     async def complete(self, request: ModelRequest) -> Completion:
         """Generate an answer with the local model, off the event loop."""
+        _refuse_parts(request)
         response, latency_ms = await asyncio.to_thread(self._generate, request)
         choice = response["choices"][0]
         usage = response.get("usage") or {}

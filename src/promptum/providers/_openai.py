@@ -2,27 +2,25 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import TYPE_CHECKING, Any
 
 from promptum.providers._base import SAMPLING_PARAMETERS, ModelRequest
+from promptum.providers._content_parts import has_parts, openai_content
 from promptum.providers._errors import (
     BadRequestError,
-    ConnectionFailedError,
     MalformedResponseError,
     ProviderError,
-    ProviderTimeoutError,
     ServerError,
 )
 from promptum.providers._options import StructuredMode
 from promptum.providers._sdk import (
-    NO_KEY,
     SdkProvider,
-    headers_kept_home,
-    redact,
-    status_error,
+    sdk_errors,
 )
 from promptum.providers._tools import openai_message, parsed_call
+from promptum.values.case_result import Message
 from promptum.values.completion import Completion
 
 if TYPE_CHECKING:
@@ -42,8 +40,15 @@ def _with_instructions(messages: list[dict[str, Any]], schema: dict[str, Any]) -
         messages.insert(0, {"role": "system", "content": instruction})
 
 
+def _message(message: Message) -> dict[str, Any]:
+    data = openai_message(message)
+    if message.parts:
+        data["content"] = openai_content(message)  # its files are read now, as it is sent
+    return data
+
+
 def _body(request: ModelRequest, name: str, mode: StructuredMode) -> dict[str, Any]:
-    messages = [openai_message(m) for m in request.messages]
+    messages = [_message(m) for m in request.messages]
     body: dict[str, Any] = {"model": name, "messages": messages}
     if request.tools is not None:
         body["tools"] = list(request.tools)
@@ -160,58 +165,52 @@ class OpenAIProvider(SdkProvider["AsyncOpenAI"]):
     def _new_client(self) -> AsyncOpenAI:
         from openai import AsyncOpenAI, DefaultAsyncHttpxClient, Omit
 
-        return AsyncOpenAI(
-            api_key=self._key or NO_KEY,
-            base_url=self.config.base_url,
-            timeout=self.timeout_s,
-            max_retries=0,  # ModelClient owns retries, backoff and the budget
-            default_headers=headers_kept_home("openai", self.config, Omit()),
-            http_client=DefaultAsyncHttpxClient(event_hooks=self._hooks),
-        )
+        return AsyncOpenAI(**self._client_options("openai", Omit(), DefaultAsyncHttpxClient))
 
     async def complete(self, request: ModelRequest) -> Completion:
         """Make one chat-completion call; raise a typed `ProviderError` on failure."""
-        name = self.route.name
         if request.response_schema is not None and self._mode == "auto":
             try:
-                completion = await self._call(_body(request, name, "json_schema"), request)
+                completion = await self._call(
+                    await self._built_body(request, "json_schema"), request
+                )
             except (BadRequestError, ServerError) as exc:
                 if not _rejects_json_schema(exc):
                     raise  # a passing outage: retried by the client, not a reason to switch
                 # Servers without OpenAI's json_schema (llama.cpp answers 500) get JSON mode
                 # with the schema; if that works, it is used for the rest of the run.
-                completion = await self._call(_body(request, name, "json_object"), request)
+                completion = await self._call(
+                    await self._built_body(request, "json_object"), request
+                )
                 self._mode = "json_object"
             else:
                 self._mode = "json_schema"
             return completion
-        return await self._call(_body(request, name, self._mode), request)
+        return await self._call(await self._built_body(request, self._mode), request)
+
+    async def _built_body(self, request: ModelRequest, mode: StructuredMode) -> dict[str, Any]:
+        """The request's body; one with content parts is built off the loop (it reads files)."""
+        if has_parts(request):
+            return await asyncio.to_thread(_body, request, self.route.name, mode)
+        return _body(request, self.route.name, mode)
 
     async def _call(self, body: dict[str, Any], request: ModelRequest) -> Completion:
         import openai
-        from openai.types.chat import ChatCompletion
 
         client = self._sdk()
-        try:
+        async with sdk_errors(openai, self):
             # The SDK's documented low-level call, with the body as built: `create` would walk
             # every message through its typed-parameter transform first, which for bodies of
             # plain JSON changes nothing and cost a sixth of the SDK's CPU per call.
             # The answer as plain JSON (`object`): `_completion` reads the few fields it needs
             # from it, which costs a tenth of building the SDK's typed `ChatCompletion`.
             response: object = await client.post("/chat/completions", body=body, cast_to=object)
-        except openai.APITimeoutError as exc:
-            raise ProviderTimeoutError(f"no answer within {self.timeout_s:g} s") from exc
-        except openai.APIConnectionError as exc:
-            cause = exc.__cause__ or exc
-            raise ConnectionFailedError(
-                redact(f"connection to {client.base_url} failed: {cause}", [self._key])
-            ) from exc
-        except openai.APIStatusError as exc:
-            raise status_error(
-                exc.status_code, exc.response.headers, exc.body, exc.message, [self._key]
-            ) from exc
-        except (openai.APIResponseValidationError, ValueError) as exc:
-            raise MalformedResponseError(f"the answer is not valid JSON: {exc}") from exc
+        return self.completion_of(response, request)
+
+    def completion_of(self, response: object, request: ModelRequest) -> Completion:
+        """The completion of a chat completion's JSON (a call's answer, or a batch's line)."""
+        from openai.types.chat import ChatCompletion
+
         plain = _plain_answer(response)
         if plain is not None:
             return self._plain_completion(plain, request)

@@ -123,6 +123,10 @@ class EndpointConfig(BaseModel):
     price: Price | None = None
     """What every model of this endpoint costs (USD per million tokens), where `pricing`
     names no price for the model's id; None: the built-in list prices, if any."""
+    batch: bool | None = None
+    """Send the run's calls through the endpoint's batch API (docs/batch.md): True for an
+    endpoint serving OpenAI's ``/v1/batches`` or Anthropic's Message Batches; False: never;
+    None: when the run says ``--batch`` (``openai`` and ``anthropic`` have such an API)."""
 
 
 class ClientOptions(BaseModel):
@@ -157,3 +161,5 @@ class ClientOptions(BaseModel):
     """Prices by full model id, overriding the built-in table."""
     targets: dict[str, PythonTarget | HttpTarget] = Field(default_factory=dict)
     """Targets by id (``target:<name>``): the team's own functions and services."""
+    batch: bool = False
+    """Send every model's calls through its endpoint's batch API (``--batch``), at half price."""

@@ -165,4 +165,7 @@ def pricing_line(config: Mapping[str, Any]) -> str | None:
     parts = [
         f"{said.get(basis, basis)} ({', '.join(models)})" for basis, models in by_basis.items()
     ]
+    batched = config.get("batch")  # `run --batch`: the models whose calls went in batches
+    if isinstance(batched, list) and batched:
+        parts.append(f"batch price, half, for batch answers ({', '.join(map(str, batched))})")
     return f"Cost: {'; '.join(parts)}; prompt-cache tokens at their cached rates."

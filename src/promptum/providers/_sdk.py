@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from contextlib import asynccontextmanager
+from types import ModuleType
 from typing import Any, Generic, Protocol, TypeVar
 
-from promptum.providers._errors import ProviderError, error_for_status
+from promptum.providers._errors import (
+    ConnectionFailedError,
+    MalformedResponseError,
+    ProviderError,
+    ProviderTimeoutError,
+    error_for_status,
+)
 from promptum.providers._kinds import provider_kind
 from promptum.providers._options import EndpointConfig
 from promptum.providers._retry import parse_retry_after
@@ -107,6 +115,21 @@ class SdkProvider(Generic[Client]):
         """The SDK's client for this endpoint, its own retries off (the SDK imported here)."""
         raise NotImplementedError
 
+    def _client_options(
+        self, kind: str, omit: object, http_client: Callable[..., Any]
+    ) -> dict[str, Any]:
+        """The settings every SDK client is made with: `omit` and `http_client` are the SDK's."""
+        return {
+            # A placeholder for keyless endpoints keeps an SDK from searching profile files
+            # and identity federation for credentials.
+            "api_key": self._key or NO_KEY,
+            "base_url": self.config.base_url,
+            "timeout": self.timeout_s,
+            "max_retries": 0,  # ModelClient owns retries, backoff and the budget
+            "default_headers": headers_kept_home(kind, self.config, omit),
+            "http_client": http_client(event_hooks=self._hooks),
+        }
+
     def listen(self, heard: Callable[[Mapping[str, str]], None]) -> None:
         """Show `heard` the headers of every answer (the endpoint's pace reads its limits)."""
         self._heard = heard
@@ -130,3 +153,22 @@ class SdkProvider(Generic[Client]):
         if self._client is not None:
             await self._client.close()
             self._client = None
+
+
+@asynccontextmanager
+async def sdk_errors(sdk: ModuleType, provider: SdkProvider[Any]) -> AsyncIterator[None]:
+    """The exceptions of `sdk` (``openai``, ``anthropic``) as typed errors, one line, key-free."""
+    try:
+        yield
+    except sdk.APITimeoutError as exc:
+        raise ProviderTimeoutError(f"no answer within {provider.timeout_s:g} s") from exc
+    except sdk.APIConnectionError as exc:
+        cause = exc.__cause__ or exc
+        message = f"connection to {provider._sdk().base_url} failed: {cause}"
+        raise ConnectionFailedError(redact(message, [provider._key])) from exc
+    except sdk.APIStatusError as exc:
+        raise status_error(
+            exc.status_code, exc.response.headers, exc.body, exc.message, [provider._key]
+        ) from exc
+    except (sdk.APIResponseValidationError, ValueError) as exc:
+        raise MalformedResponseError(f"the answer is not valid JSON: {exc}") from exc

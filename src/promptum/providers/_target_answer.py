@@ -14,7 +14,7 @@ from promptum.values.completion import Completion, ToolCall
 from promptum.values.target_result import TargetResult
 
 
-class TargetError(ProviderError):
+class TargetError(ProviderError, label="target failed"):
     """The target raised or answered with something promptum cannot grade; not retried."""
 
 

@@ -11,11 +11,18 @@ from promptum.foundations.lazy import lazy_exports as _lazy_exports
 # Imported from their modules on first use (promptum.foundations.lazy): every suite's schema needs
 # `RedteamSpec`, only a suite with a `redteam:` section needs the generator and its data.
 if _typing.TYPE_CHECKING:
+    from promptum.redteam._adaptive_spec import BestOfNSpec, GoatSpec
+    from promptum.redteam._attacker_refusal import Refusals, refused
+    from promptum.redteam._best_of_n import best_of_n
+    from promptum.redteam._crescendo import CrescendoTalk, crescendo
     from promptum.redteam._data import strategy_names
     from promptum.redteam._facts import Carrier, SuiteFacts, Variant
     from promptum.redteam._generate import Generation, RedteamError, generate, generate_cases
+    from promptum.redteam._goat import goat
     from promptum.redteam._pair import Ask, AttackerError, Outcome, RunCases, refine
+    from promptum.redteam._search_spec import CrescendoSpec, TapSpec
     from promptum.redteam._spec import GOALS, RedteamSpec
+    from promptum.redteam._tap import TapTree, tap
 
 __getattr__ = _lazy_exports(__name__)
 
@@ -23,16 +30,28 @@ __all__ = [
     "GOALS",
     "Ask",
     "AttackerError",
+    "BestOfNSpec",
     "Carrier",
+    "CrescendoSpec",
+    "CrescendoTalk",
     "Generation",
+    "GoatSpec",
     "Outcome",
     "RedteamError",
     "RedteamSpec",
+    "Refusals",
     "RunCases",
     "SuiteFacts",
+    "TapSpec",
+    "TapTree",
     "Variant",
+    "best_of_n",
+    "crescendo",
     "generate",
     "generate_cases",
+    "goat",
     "refine",
+    "refused",
     "strategy_names",
+    "tap",
 ]

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 import random
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import islice
 from string import Template
 from typing import Any
 
+from promptum.foundations.literal_text import literal
 from promptum.foundations.suggestions import did_you_mean
+from promptum.redteam._adaptive_spec import goat_problem
 from promptum.redteam._capacity import capacity
 from promptum.redteam._data import Data, Strategy, data
 from promptum.redteam._encode import (
@@ -32,6 +33,7 @@ from promptum.redteam._goals import (
     split_goal,
 )
 from promptum.redteam._objective import objective
+from promptum.redteam._search_spec import search_problems
 from promptum.redteam._size import GoalSize, too_large, written_bytes
 from promptum.redteam._spec import GOALS, RedteamSpec
 from promptum.redteam._stack import JOIN, sampled_stacks, stack_problem, stacked
@@ -60,22 +62,6 @@ class RedteamError(Exception):
     def __init__(self, problems: list[tuple[Loc, str]]) -> None:
         super().__init__("; ".join(message for _, message in problems))
         self.problems = problems
-
-
-_OPENING = re.compile(r"\{[{%#]")
-
-
-def literal(text: str) -> str:
-    """Text a case sends as written: Jinja syntax in an attack is not a template of promptum's."""
-    # Jinja's own three openings (templating is a sibling engine: not imported).
-    if _OPENING.search(text) is None:
-        return text
-    if "endraw" not in text:
-        return "{% raw %}" + text + "{% endraw %}"
-    # An `endraw` in the text would end a raw block early, and what follows would run as a
-    # template (a policy's, or an attacker model's, `{% endraw %}{{ ... }}`): each opening is
-    # written as an expression of itself instead.
-    return _OPENING.sub(lambda opening: "{{ '" + opening.group(0) + "' }}", text)
 
 
 def _capital(text: str) -> str:
@@ -663,6 +649,9 @@ def generate(
         generator.problems.append(
             (("rounds",), "`rounds` counts an attacker model's rewrites: it needs `attacker:`")
         )
+    if spec.goat is not None and (why := goat_problem(spec.attacker, bool(facts.variants))):
+        generator.problems.append((("goat",), why))
+    generator.problems += search_problems(spec.tap, spec.crescendo, spec.attacker, spec.strategies)
     strategies = generator.strategies(spec.seed if seed is None else seed)
     goals = generator.goals()
     plans = [] if generator.problems else generator.plans(goals, strategies)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from promptum.redteam._adaptive_spec import BestOfNSpec, GoatSpec
+from promptum.redteam._search_spec import CrescendoSpec, TapSpec
+
 MIN_SECRET = 6
 """Characters a `secret:` needs: a shorter one (``"a"``, ``"42"``) is in ordinary answers, so
 every attack would count as a success."""
@@ -54,6 +57,26 @@ class RedteamSpec(BaseModel):
     )
     rounds: int | None = Field(
         default=None, ge=1, le=20, description="The attacker's rewrites per attack; default 3."
+    )
+    tap: TapSpec | None = Field(
+        default=None,
+        description="Grow a tree of attacks with pruning (TAP) from each resisted attack, "
+        "instead of PAIR's rewrites, with the attacker model (`redteam generate`).",
+    )
+    crescendo: CrescendoSpec | None = Field(
+        default=None,
+        description="Search each crescendo conversation turn by turn with the attacker model, "
+        "backtracking on refusals, and write the turns it kept (`redteam generate`).",
+    )
+    best_of_n: BestOfNSpec | None = Field(
+        default=None,
+        description="Try seeded random augmentations of each resisted attack (Best-of-N; no "
+        "attacker model needed), when `promptum redteam generate` writes them.",
+    )
+    goat: GoatSpec | None = Field(
+        default=None,
+        description="Continue each resisted attack as a conversation whose turns the attacker "
+        "model writes, choosing a strategy each turn (GOAT; `redteam generate`).",
     )
     policy: str | None = Field(
         default=None,

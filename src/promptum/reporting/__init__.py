@@ -24,6 +24,7 @@ if _typing.TYPE_CHECKING:
     from promptum.reporting._numbers import cost_usd as cost_usd
     from promptum.reporting._numbers import latency_ms as latency_ms
     from promptum.reporting._outcome import outcome as outcome
+    from promptum.reporting._part_views import part_views as part_views
     from promptum.reporting._registry import format_of as format_of
 
 __getattr__ = _lazy_exports(__name__)

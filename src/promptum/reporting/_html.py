@@ -26,10 +26,11 @@ from promptum.reporting import _format as fmt
 from promptum.reporting._asr import html_context, html_css
 from promptum.reporting._conversation import failing_where
 from promptum.reporting._metrics import label
+from promptum.reporting._part_views import part_views
 from promptum.reporting._source import ReportSource, rendered, spool
 from promptum.reporting._text import shorten, visible
 from promptum.reporting._transformed import transformed_texts
-from promptum.values.case_result import TURN
+from promptum.values.case_result import TURN, Message
 from promptum.values.completion import Completion
 from promptum.values.grade import CHECK_KINDS, Grade, samples_note
 from promptum.values.metrics import score_line
@@ -45,6 +46,10 @@ _REASON = 200
 """Characters of a reason shown in a cell; the full text is in the detail view."""
 _DATA = "<!--promptum:data-->"
 """Where the page's JSON data goes; written after the template, one result at a time."""
+_THUMBNAILS_MAX_CHARS = 20 * 1024 * 1024
+"""How much of a report its thumbnails may take: later images are named, so a run of 10,000
+image cases still makes a page a browser opens (the viewer's result page shows any of them)."""
+_SPENT = "not shown: the report's 20 MB of thumbnails are used up (open it in the viewer)"
 _JSON_ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("'", "\\u0027"))
 """What jinja2's ``tojson`` escapes, so no string can end the script element or open a tag."""
 
@@ -55,6 +60,25 @@ def _json(value: object) -> str:
     for character, escape in _JSON_ESCAPES:
         text = text.replace(character, escape)
     return text
+
+
+def _message(message: Message, thumbnails: bool) -> list[Any]:
+    """A message as the ``prompts`` table holds it: role, text, and its parts when it has any.
+
+    Without `thumbnails` (the report's share of them is used up) its images are only named.
+    """
+    entry: list[Any] = [message.role, visible(message.content)]
+    if message.parts:
+        views = part_views(message.parts)
+        if not thumbnails:
+            views = [view._replace(src="", note=_SPENT) if view.src else view for view in views]
+        entry.append([[visible(s) for s in view] for view in views])
+    return entry
+
+
+def _thumbnail_chars(message: list[Any]) -> int:
+    """How much of the page the thumbnails of a message (as `_message` makes it) take."""
+    return sum(len(part[4]) for part in message[2]) if len(message) > 2 else 0
 
 
 def _figures(result: CaseResult) -> str:
@@ -195,6 +219,9 @@ class _Table:
         self.out = out
         self._index: dict[bytes, int] = {}
 
+    def __len__(self) -> int:
+        return len(self._index)
+
     def index(self, value: object) -> int:
         """Where `value` is in the table, adding it the first time."""
         # A digest, not the text, is kept: a run of many distinct values costs little memory.
@@ -212,7 +239,8 @@ class _Data:
 
     Keys are one letter because a large run repeats them thousands of times. Per cell:
     ``i`` case id, ``m`` column, ``s`` status, ``f`` figures, ``r`` response, ``p`` index
-    into ``prompts``, and when present ``n`` repeat (if not 1), ``u`` source, ``t`` tags,
+    into ``prompts`` (each message: role, text, and its parts if any, each a `PartView`'s fields),
+    and when present ``n`` repeat (if not 1), ``u`` source, ``t`` tags,
     ``c`` cached, ``k`` indexes into ``checks``, ``a`` field assertions, ``g`` judge lines,
     ``o`` parsed output, ``e`` error, ``x`` expected behaviour, ``w`` reasons it did not
     pass, ``v`` the texts its checks saw after a transform; ``j`` the judge's reasons and
@@ -233,6 +261,7 @@ class _Data:
         self._checks = checks
         self._column = {column: index for index, column in enumerate(columns)}
         self._cells = 0
+        self._thumbnails_left = _THUMBNAILS_MAX_CHARS
         self.tags: set[str] = set()
 
     def add(self, result: CaseResult, reviews: ReviewsOf = ()) -> None:
@@ -252,7 +281,7 @@ class _Data:
             "s": result.status,
             "f": _figures(result),
             "r": visible(fmt.with_tool_calls(result.completion)),
-            "p": self._prompts.index([[m.role, visible(m.content)] for m in result.messages]),
+            "p": self._prompt(result),
         }
         cell.update(self._optional(result, shown, tags, judges, turns, reviews))
         # What the script derives as the page shows it is left out, unless it would differ.
@@ -264,6 +293,15 @@ class _Data:
             cell["b"] = brief
         self._out.write(("," if self._cells else "") + _json(cell))
         self._cells += 1
+
+    def _prompt(self, result: CaseResult) -> int:
+        """The index of the result's messages in ``prompts``, written if new."""
+        prompt = [_message(m, self._thumbnails_left > 0) for m in result.messages]
+        known = len(self._prompts)
+        index = self._prompts.index(prompt)
+        if len(self._prompts) > known:  # written now: its thumbnails count against the share
+            self._thumbnails_left -= sum(_thumbnail_chars(message) for message in prompt)
+        return index
 
     def _optional(
         self,
@@ -390,7 +428,9 @@ def write_html(source: ReportSource, out: TextIO) -> None:
             # The assets are the project's own files, inserted verbatim so their hashes match.
             css=Markup(css),
             script=Markup(script),
-            csp=f"default-src 'none'; style-src {csp_hash(css)}; script-src {csp_hash(script)}",
+            # Images only as data: URLs (thumbnails of a case's parts): still nothing is fetched.
+            csp=f"default-src 'none'; style-src {csp_hash(css)}; script-src {csp_hash(script)}; "
+            "img-src data:",
         )
     )
     # Escaped text cannot hold the marker's "<", so its first occurrence is the template's.

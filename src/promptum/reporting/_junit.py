@@ -107,28 +107,32 @@ def _system_out(result: CaseResult, graded: _Graded) -> list[str]:
     return lines
 
 
+_TEXT_ESCAPES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"))
+"""What ElementTree escapes in an element's text, in its order (``&`` first)."""
+_ATTRIBUTE_ESCAPES = (
+    *_TEXT_ESCAPES,
+    ('"', "&quot;"),
+    ("\r", "&#13;"),
+    ("\n", "&#10;"),
+    ("\t", "&#09;"),
+)
+"""What it escapes in an attribute's value: the text's, then quotes and white space."""
+
+
 def _attribute(text: str) -> str:
-    """An attribute's value escaped as ElementTree escapes it: as text, then quotes and spaces."""
-    text = _text(text)
-    if '"' in text:
-        text = text.replace('"', "&quot;")
-    if "\r" in text:
-        text = text.replace("\r", "&#13;")
-    if "\n" in text:
-        text = text.replace("\n", "&#10;")
-    if "\t" in text:
-        text = text.replace("\t", "&#09;")
-    return text
+    """An attribute's value escaped as ElementTree escapes it."""
+    return _escaped(text, _ATTRIBUTE_ESCAPES)
 
 
 def _text(text: str) -> str:
     """An element's text escaped as ElementTree escapes it."""
-    if "&" in text:
-        text = text.replace("&", "&amp;")
-    if "<" in text:
-        text = text.replace("<", "&lt;")
-    if ">" in text:
-        text = text.replace(">", "&gt;")
+    return _escaped(text, _TEXT_ESCAPES)
+
+
+def _escaped(text: str, escapes: tuple[tuple[str, str], ...]) -> str:
+    for character, entity in escapes:
+        if character in text:
+            text = text.replace(character, entity)
     return text
 
 

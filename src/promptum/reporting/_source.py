@@ -97,16 +97,13 @@ class ReportSource:
         return variant_leads(slim)
 
 
+_PAIRED_BY = ("case_id", "suite", "model", "variant", "repeat", "status", "must_pass", "tags")
+"""What pairing prompt variants reads of a result (its tags: a red-team case's goal)."""
+
+
 def _slim(result: CaseResult) -> CaseResult:
     return CaseResult.model_construct(
-        case_id=result.case_id,
-        suite=result.suite,
-        model=result.model,
-        variant=result.variant,
-        repeat=result.repeat,
-        status=result.status,
-        must_pass=result.must_pass,
-        tags=result.tags,  # a red-team case's goal: the variants' attack success rates
+        **{name: getattr(result, name) for name in _PAIRED_BY},
         # An attack's verdict is its detector's grade: kept for attacks alone.
         grades=result.grades if REDTEAM_TAG in result.tags else [],
         completion=_BLANK,

@@ -19,15 +19,14 @@ import dataclasses
 import hashlib
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterable
-from typing import Protocol, runtime_checkable
+from collections.abc import Iterable
 
 from promptum.cases import Grading, TestCase, Turn, role_table
 from promptum.checks import TOOL_CHECK_TYPES, CheckDefinition, call_errors_grade
 from promptum.foundations.redaction import scrub_model
 from promptum.providers import ModelRequest
 from promptum.runner._executor import ResultKey
-from promptum.runner._grade import DEFAULT_GRADE_TIMEOUT_S, grade_async
+from promptum.runner._grade import grade_async
 from promptum.runner._response import Complete, graded, result_of, status_of
 from promptum.runner._simulator import (
     Exchange,
@@ -36,6 +35,7 @@ from promptum.runner._simulator import (
     user_message,
 )
 from promptum.runner._turn_lines import TurnCall, request_digest
+from promptum.runner._unit_context import UnitContext
 from promptum.templating import TemplateError, render
 from promptum.values.case_result import TURN
 from promptum.values.completion import Completion
@@ -48,19 +48,6 @@ TRANSCRIPT_INPUT = (
 )
 """What a judge prompt sees as ``{{ input }}`` when it grades a conversation's transcript
 (its ``{{ response }}``)."""
-
-
-@runtime_checkable
-class TurnLog(Protocol):
-    """Where a conversation's finished turns are kept for a resume (the run's journal)."""
-
-    def earlier_calls(self, unit: ResultKey) -> list[TurnCall]:
-        """The calls of the turns of `unit` an interrupted run finished, in order."""
-        ...
-
-    def add_turn(self, unit: ResultKey, number: int, calls: list[TurnCall]) -> None:
-        """Keep one finished turn of `unit`: every call it made."""
-        ...
 
 
 def conversation_id(run_id: str | None, unit: ResultKey) -> str:
@@ -189,12 +176,7 @@ class _Conversation:
         case: TestCase,
         request: ModelRequest,
         repeat: int,
-        secrets: tuple[str, ...],
-        grade_timeout_s: float | None,
-        on_abandon: Callable[[], None] | None,
-        log: TurnLog | None,
-        run_id: str | None,
-        on_restart: Callable[[], None] | None,
+        context: UnitContext,
     ) -> None:
         self.case = case
         self.model = request.model
@@ -204,6 +186,7 @@ class _Conversation:
         self.server_history = (
             target is not None and target.id == self.model and target.history == "server"
         )
+        log = context.log
         earlier = log.earlier_calls(self.unit) if log is not None else []
         if self.server_history:
             # The target's own history of the interrupted run is not in the journal (nor,
@@ -213,15 +196,15 @@ class _Conversation:
             # one is replayed; a judge's or simulated user's, the very request asked
             # again, still is.
             conversation = new_conversation_id()
-            if earlier and on_restart is not None:
-                on_restart()
+            if earlier and context.on_restart is not None:
+                context.on_restart()
         else:
-            conversation = conversation_id(run_id, self.unit)
-        self.calls = _Calls(complete, earlier, secrets, journalled=log is not None)
+            conversation = conversation_id(context.run_id, self.unit)
+        self.calls = _Calls(complete, earlier, context.secrets, journalled=log is not None)
         self.log = log
         self.request = request.model_copy(update={"conversation_id": conversation})
-        self.grade_timeout_s = grade_timeout_s
-        self.on_abandon = on_abandon
+        self.grade_timeout_s = context.grade_timeout_s
+        self.on_abandon = context.on_abandon
         self.history: list[Message] = list(case.messages)
         self.exchanges: list[Exchange] = []
         self.turns: list[TurnResult] = []
@@ -254,7 +237,7 @@ class _Conversation:
 
     async def turn(self, number: int, turn: Turn, query: str) -> Completion | None:
         """Send one user message, grade the reply; None when the turn failed."""
-        user = Message(role="user", content=query)
+        user = Message(role="user", content=query, parts=turn.parts or None)
         if self.server_history:  # the target keeps the rest; the opening goes with turn 1
             sent = (*self.case.messages, user) if number == 1 else (user,)
         else:
@@ -390,34 +373,17 @@ async def run_conversation(
     case: TestCase,
     request: ModelRequest,
     repeat: int,
-    secrets: tuple[str, ...] = (),
-    *,
-    grade_timeout_s: float | None = DEFAULT_GRADE_TIMEOUT_S,
-    on_abandon: Callable[[], None] | None = None,
-    log: TurnLog | None = None,
-    run_id: str | None = None,
-    on_restart: Callable[[], None] | None = None,
+    context: UnitContext,
 ) -> CaseResult:
     """One conversation of `case` on `request.model` (the request of its opening), graded.
 
     A call that fails ends it as an error naming its turn, the turns before kept, with no
-    conversation grades; `log` keeps each finished turn and gives back those an interrupted
-    run finished; `run_id` makes the conversation's id (`conversation_id`). A target keeping
-    the history itself gets a new id and every turn again: `on_restart` hears of it when an
-    interrupted run had finished some of those turns.
+    conversation grades; the context's `log` keeps each finished turn and gives back those an
+    interrupted run finished; its `run_id` makes the conversation's id (`conversation_id`). A
+    target keeping the history itself gets a new id and every turn again: `on_restart` hears
+    of it when an interrupted run had finished some of those turns.
     """
-    conversation = _Conversation(
-        complete,
-        case,
-        request,
-        repeat,
-        secrets,
-        grade_timeout_s,
-        on_abandon,
-        log,
-        run_id,
-        on_restart,
-    )
+    conversation = _Conversation(complete, case, request, repeat, context)
     if case.simulate is not None:
         await conversation.simulated()
     else:

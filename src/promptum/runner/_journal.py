@@ -9,14 +9,17 @@ cases, finished in the meantime, leaves it alone.
 A conversation's finished turns are journalled too, as lines of their own
 (``{"turn": {"unit": [...], "number": n, "calls": [...]}}``) holding every call the turn
 made: a resume replays them instead of asking again. Versions before them skip such lines.
+So does a batch the run submitted (``{"batch": {"model", "id", "requests"}}``, `run --batch`):
+a resume polls it again instead of submitting its calls a second time.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from operator import attrgetter, is_
@@ -43,6 +46,7 @@ from promptum.sinks import result_json
 from promptum.values.run_result import CaseResult, RunResult
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+_BATCH_LINE = '{"batch"'
 
 
 _REMEMBERED_CHECKS = 256
@@ -113,8 +117,9 @@ class PlanDigest:
         self._digest = hashlib.sha256()
         self._items: dict[int, tuple[object, Callable[[Any], Any], str]] = {}
         """Recent checks by identity (each kept alive, so its id is not reused), as JSON."""
-        self._last: tuple[TestCase, _Frame] | None = None
-        """The last case framed, and its text around its own keys (see `_frame`)."""
+        self._last: tuple[TestCase, _Frame | None] | None = None
+        """The last case added, and its text around its own keys once a frame is made
+        (see `_frame`)."""
         self._reads: dict[tuple[int, str | None, str], tuple[object, bool]] = {}
         """Whether a case's checks and transform read a key, by the checks' identity: the
         rows of a data file share theirs (kept alive, as checks are)."""
@@ -205,33 +210,43 @@ class PlanDigest:
 
         The rows of a data file share every other field (the same objects): their text is
         the last case's but for those, each encoded alone (the JSON of a value is the same
-        text wherever the value sits), so the text stays exactly what `_text` writes.
+        text wherever the value sits), so the text stays exactly what `_text` writes. A
+        frame is made only once a second case shares the fields: rows whose checks are
+        their own (a column's) never pay for one.
         """
         if case.is_conversation:
             return None
         last = self._last
-        if last is not None and last[0] is case:  # the prototype of a data file's rows
-            return last[1]
         layout = _layout(type(case))
-        if (
-            last is not None
-            and type(last[0]) is type(case)
-            and all(map(is_, layout.shared(case), layout.shared(last[0])))
-        ):
-            return last[1]
+        shares = last is not None and (
+            last[0] is case  # the prototype of a data file's rows
+            or (
+                type(last[0]) is type(case)
+                and all(map(is_, layout.shared(case), layout.shared(last[0])))
+            )
+        )
+        if not shares:
+            self._last = (case, None)
+            return None
+        assert last is not None  # for the type checker: `shares` says so
+        if last[1] is None:
+            frame = self._framed(case, layout)
+            self._last = (case, frame) if frame is not None else None
+            return frame
+        return last[1]
+
+    def _framed(self, case: TestCase, layout: _Layout) -> _Frame | None:
+        """`case`'s text cut around its own keys; None if a key's mark is written elsewhere."""
         marks: list[HashedField] = []
         text = self._text(case, layout, marks)
         parts: list[str] = []
         for item in marks:  # in the order of the text's sorted keys
             before, *after = text.split(json.dumps(_MARK + item.name))
             if len(after) != 1:  # the mark is written elsewhere too: no frame
-                self._last = None
                 return None
             parts.append(before)
             text = after[0]
-        frame = ((*parts, text), tuple(marks))
-        self._last = (case, frame)
-        return frame
+        return (*parts, text), tuple(marks)
 
     def hexdigest(self) -> str:
         """The fingerprint of the cases added so far."""
@@ -311,7 +326,7 @@ class EarlierResults:
         with self.path.open(encoding="utf-8", errors="replace") as lines:
             next(lines, None)  # the header
             for line in lines:
-                if line.startswith(TURN_LINE):  # a conversation's turn, not a result
+                if line.startswith((TURN_LINE, _BATCH_LINE)):  # a turn or a batch, not a result
                     continue
                 try:
                     yield CaseResult.model_validate_json(line)
@@ -409,6 +424,24 @@ class Journal:
         """Append one finished turn of a conversation: every call it made."""
         if self._out is not None:
             self._out.write(turn_line(unit, number, calls) + "\n")
+
+    def add_batch(self, batch: Mapping[str, Any]) -> None:
+        """Append a batch the run submitted (`BatchRecord.as_json`), on disk at once."""
+        if self._out is not None:  # flushed now: a kill then cannot lose it, nor resubmit
+            self._out.file.write(json.dumps({"batch": batch}) + "\n")
+            self._out.file.flush()
+
+    def earlier_batches(self) -> list[object]:
+        """The batches the resumed run submitted, as `add_batch` wrote them (none if new)."""
+        if self._resumed_from is None:
+            return []
+        batches = []
+        with self._resumed_from.open(encoding="utf-8", errors="replace") as lines:
+            for line in lines:
+                if line.startswith(_BATCH_LINE):
+                    with contextlib.suppress(ValueError, KeyError, TypeError):  # cut short
+                        batches.append(json.loads(line)["batch"])
+        return batches
 
     def finish(self, run: RunResult) -> None:
         """Close the journal; a complete run has nothing to resume, so its journal goes."""

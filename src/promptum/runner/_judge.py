@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import re
 import statistics
+from collections import Counter
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any
 
 from promptum.cases import Criterion, JudgeConfig, TestCase
@@ -16,6 +18,7 @@ from promptum.providers import ModelRequest, extract_json_object
 from promptum.templating import TemplateError, names_read, render
 from promptum.values.case_result import Message
 from promptum.values.completion import Completion
+from promptum.values.content import ContentPart
 from promptum.values.documented_views import JudgeVerdict, judge_grade
 from promptum.values.grade import Grade
 from promptum.values.metrics import METRIC
@@ -148,6 +151,40 @@ def missing_context(config: JudgeConfig, expected_behavior: str | None) -> list[
     ]
 
 
+TEXT_ONLY_JUDGE = "local/"
+"""The embedded model's prefix: a judge there reads text only and is sent no part."""
+NO_AUDIO_JUDGE = "anthropic/"
+"""Anthropic's prefix: a judge there is sent a case's images and documents, not its audio."""
+JUDGED_FROM = "judged_from"
+"""The grade detail of what a judge of a case with parts saw: ``text only: 1 image not shown``."""
+_NOUNS = {"image": "image", "document": "document", "audio": "audio clip"}
+
+
+def judge_parts(model: str, case: TestCase) -> tuple[list[ContentPart], list[ContentPart]]:
+    """The parts of the case's user messages a judge on `model` is sent, and those it is not."""
+    parts = [part for m in case.messages if m.role == "user" for part in m.parts or ()]
+    if model.startswith(TEXT_ONLY_JUDGE):
+        return [], parts
+    if model.startswith(NO_AUDIO_JUDGE):
+        return [p for p in parts if p.type != "audio"], [p for p in parts if p.type == "audio"]
+    return parts, []
+
+
+def _counted(parts: list[ContentPart]) -> str:
+    """``1 image, 2 documents``: how many parts of each kind, in the order they come."""
+    kinds = Counter(part.type for part in parts)
+    return ", ".join(f"{n} {_NOUNS[kind]}{'s' if n > 1 else ''}" for kind, n in kinds.items())
+
+
+def judged_from(model: str, case: TestCase) -> str | None:
+    """What a judge on `model` sees of a case with parts (None for a case of text alone)."""
+    shown, unshown = judge_parts(model, case)
+    seen = f"text and {_counted(shown)}" if shown else "text only"
+    if not shown and not unshown:
+        return None
+    return f"{seen}: {_counted(unshown)} not shown" if unshown else seen
+
+
 def _conversation(case: TestCase) -> str:
     turns = [m for m in case.messages if m.role != "system"]
     if len(turns) == 1:
@@ -183,9 +220,13 @@ def judge_request(
             f"the judge prompt of criterion {criterion.name!r} uses {{{{ context }}}}, but "
             f"case {case.id!r} has no context: give it `context`"
         )
+    text = render(judge_template(prompt), variables)
+    shown, _ = judge_parts(config.model, case)
+    if shown:  # what the assistant was given besides the text follows the prompt
+        text += f"\n\nAttached: what the assistant was given besides its text ({_counted(shown)})."
     return ModelRequest(
         model=config.model,
-        messages=(Message(role="user", content=render(judge_template(prompt), variables)),),
+        messages=(Message(role="user", content=text, parts=tuple(shown) or None),),
         temperature=config.sampling_temperature,
         max_tokens=JUDGE_MAX_TOKENS,
         response_schema=VERDICT_SCHEMA,
@@ -318,8 +359,11 @@ async def judge_criterion(
         for sample in range(config.samples)
     ]
     if config.samples == 1:
-        return judge_grade(verdicts[0], criterion.name, _details(config, criterion))
-    return _sampled_grade(config, criterion, verdicts)
+        grade = judge_grade(verdicts[0], criterion.name, _details(config, criterion))
+    else:
+        grade = _sampled_grade(config, criterion, verdicts)
+    seen = judged_from(config.model, case)
+    return grade if seen is None else replace(grade, details={**grade.details, JUDGED_FROM: seen})
 
 
 async def judge_grades(

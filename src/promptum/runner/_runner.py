@@ -19,11 +19,14 @@ from promptum.cases import TestCase
 from promptum.errors import PromptumError
 from promptum.foundations.redaction import environment_secrets, scrub, scrub_json, scrub_model
 from promptum.providers import SAMPLING_PARAMETERS, ModelRequest
-from promptum.runner._conversation import TurnLog, run_conversation
+from promptum.runner._batch import answer_in_batches, batched
+from promptum.runner._conversation import run_conversation
 from promptum.runner._executor import Client, Execution, Executor, ResultKey
 from promptum.runner._grade import DEFAULT_GRADE_TIMEOUT_S
+from promptum.runner._journal import Journal
 from promptum.runner._plan import Plan, Survey
 from promptum.runner._response import graded, result_of
+from promptum.runner._unit_context import TurnLog, UnitContext
 from promptum.sinks import ResultSink, result_json
 from promptum.values.completion import Completion
 from promptum.values.run_result import CaseResult, RunResult
@@ -121,15 +124,8 @@ async def run_unit(
     string, as a run's results reach its sinks: what the pytest plugin and each Ray worker
     hand on.
     """
-    result = await _unit_result(
-        complete,
-        case,
-        model,
-        repeat,
-        secrets,
-        grade_timeout_s=grade_timeout_s,
-        on_abandon=on_abandon,
-    )
+    context = UnitContext(secrets, grade_timeout_s, on_abandon)
+    result = await _unit_result(complete, case, model, repeat, context)
     return scrub_model(result, secrets)
 
 
@@ -138,46 +134,28 @@ async def _unit_result(
     case: TestCase,
     model: str,
     repeat: int,
-    secrets: tuple[str, ...] = (),
-    *,
-    grade_timeout_s: float | None = DEFAULT_GRADE_TIMEOUT_S,
-    on_abandon: Callable[[], None] | None = None,
-    log: TurnLog | None = None,
-    run_id: str | None = None,
-    on_restart: Callable[[], None] | None = None,
+    context: UnitContext,
 ) -> CaseResult:
     """One unit's result: the call through `complete`, then its grades (judge calls too).
 
-    The response is graded with `secrets` already replaced: a reason quotes ~60 characters
-    of it, and a secret cut in two there would escape scrubbing; nor does a judge (perhaps
-    another provider) get to read a key a model echoed. Grading runs off the event loop
-    within `grade_timeout_s` (`grade_async`); `on_abandon` hears of a grading thread left
-    running past it. A conversation runs turn by turn (`run_conversation`): `log` keeps
-    its finished turns for a resume, `run_id` makes its conversation id, `on_restart` hears
-    of one run again from turn 1 (its target keeps the history the journal cannot replay).
+    The response is graded with the context's `secrets` already replaced: a reason quotes
+    ~60 characters of it, and a secret cut in two there would escape scrubbing; nor does a
+    judge (perhaps another provider) get to read a key a model echoed. Grading runs off the
+    event loop within `grade_timeout_s` (`grade_async`). A conversation runs turn by turn
+    (`run_conversation`), kept for a resume in the context's `log`.
     """
+    request = request_for(case, model, repeat)
     if case.is_conversation:
-        return await run_conversation(
-            complete,
-            case,
-            request_for(case, model, repeat),
-            repeat,
-            secrets,
-            grade_timeout_s=grade_timeout_s,
-            on_abandon=on_abandon,
-            log=log,
-            run_id=run_id,
-            on_restart=on_restart,
-        )
-    completion = scrub_model(await complete(request_for(case, model, repeat)), secrets)
+        return await run_conversation(complete, case, request, repeat, context)
+    completion = scrub_model(await complete(request), context.secrets)
     completion, found = await graded(
         case,
         completion,
         model,
         repeat,
         complete,
-        grade_timeout_s=grade_timeout_s,
-        on_abandon=on_abandon,
+        grade_timeout_s=context.grade_timeout_s,
+        on_abandon=context.on_abandon,
     )
     return result_of(case, model, repeat, completion, found)
 
@@ -254,18 +232,15 @@ class Runner:
 
     async def _run_one(self, case: TestCase, model: str, repeat: int) -> CaseResult:
         # Not `run_unit`: `_record` scrubs every result once, those of executors too.
-        return await _unit_result(
-            self._complete,
-            case,
-            model,
-            repeat,
+        context = UnitContext(
             self._secrets,
-            grade_timeout_s=self._grade_timeout_s,
-            on_abandon=self._abandon,
-            log=self._turn_log() if case.is_conversation else None,
-            run_id=self._run_id,
-            on_restart=self._restart,
+            self._grade_timeout_s,
+            self._abandon,
+            self._turn_log() if case.is_conversation else None,
+            self._run_id,
+            self._restart,
         )
+        return await _unit_result(self._complete, case, model, repeat, context)
 
     def _turn_log(self) -> TurnLog | None:
         """The sink keeping conversations' finished turns (the resume journal), if any."""
@@ -308,9 +283,9 @@ class Runner:
         )
         run.warnings.append(scrub(warning, self._secrets))
 
-    def _follow_pacing(self) -> None:
-        """Hand the client's pacing line (`ModelClient.pacing_line`) to sinks that show it."""
-        line = getattr(self._client, "pacing_line", None)
+    def _follow_pacing(self, line: Callable[[], str | None] | None = None) -> None:
+        """Hand the client's pacing line (`ModelClient.pacing_line`), or `line`, to sinks."""
+        line = line or getattr(self._client, "pacing_line", None)
         if line is None:
             return
         for sink in self._sinks:
@@ -382,6 +357,29 @@ class Runner:
             if not self._stopping.is_set():
                 run.warnings.append(scrub(f"the run stopped early: {exc}", self._secrets))
                 self.stop()
+
+    async def _batch(
+        self,
+        run: RunResult,
+        cases: Sequence[TestCase],
+        models: list[str],
+        done: set[ResultKey],
+        plan: Plan,
+    ) -> None:
+        """Answer the calls of `models`' units still to run by batches, before the run."""
+
+        def calls() -> Iterator[tuple[TestCase, ModelRequest, int]]:
+            for model in models:
+                for _, case, repeat in _units(cases, model, done, plan):
+                    yield case, request_for(case, model, repeat), repeat
+
+        journal = next((sink for sink in self._sinks if isinstance(sink, Journal)), None)
+        context = UnitContext(self._secrets, self._grade_timeout_s, run_id=self._run_id)
+        warnings = await answer_in_batches(
+            self._client, calls, journal, self._stopping, self._follow_pacing, context
+        )
+        run.warnings += [scrub(warning, self._secrets) for warning in warnings]
+        self._follow_pacing()  # the batches are over: the endpoints' pace again
 
     async def _drive(
         self, run: RunResult, cases: Sequence[TestCase], done: set[ResultKey], plan: Plan
@@ -471,10 +469,15 @@ class Runner:
         if run.planned_results is None:
             run.planned_results = plan.count
         self._tally = RunTally(run.models, repeated=plan.repeats > 1)
+        batching = batched(self._client, run.models, executor=self._executor is not None)
+        if batching:  # said before the start: the store records how the run was priced
+            run.config["batch"] = batching
         self._follow_pacing()
         self._notify(run, "start")
         done = self._record_finished(run, cases, finished, plan)
         try:
+            if batching:
+                await self._batch(run, cases, batching, done, plan)
             await self._drive(run, cases, done, plan)
         finally:
             if self._keep:

@@ -304,11 +304,15 @@ def matrix_page(
     run_id: str,
     matrix_filter: MatrixFilter,
     *,
-    offset: int = 0,
-    limit: int = 50,
-    other: str | None = None,
+    offset: int,
+    limit: int,
+    other: str | None,
 ) -> MatrixPage:
-    """The cases of `run_id` matching `matrix_filter`, `limit` from `offset`, in plan order."""
+    """The cases of `run_id` matching `matrix_filter`, `limit` from `offset`, in plan order.
+
+    `other` is a run whose results of the same cases stand beside them. The page's defaults
+    are `RunStore.matrix`'s, the one caller.
+    """
     limit = max(1, min(limit, MAX_PAGE))
     # SQLite takes 64-bit numbers only: an offset past every run is as good as any bigger one.
     offset = max(0, min(offset, MAX_OFFSET))

@@ -26,6 +26,8 @@ if _typing.TYPE_CHECKING:
     from promptum.suites._build_judge import judge_problems as judge_problems
     from promptum.suites._build_judge import merged_judge as merged_judge
     from promptum.suites._canary import known_token as known_token
+    from promptum.suites._check_proposals import proposed_for_suite as proposed_for_suite
+    from promptum.suites._described import described_suite as described_suite
     from promptum.suites._discover import case_data as case_data
     from promptum.suites._file_reading import SUITE_BYTES_VARIABLE as SUITE_BYTES_VARIABLE
     from promptum.suites._file_reading import max_suite_bytes as max_suite_bytes

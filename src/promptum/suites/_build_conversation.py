@@ -9,6 +9,7 @@ from promptum.suites._build_checks import one_check
 from promptum.suites._build_judge import criteria_problems
 from promptum.suites._build_messages import Prompted
 from promptum.suites._build_output import Output
+from promptum.suites._build_parts import PartBuilder, parts_problem
 from promptum.suites._build_render import Problems, filled_in
 from promptum.suites._format import CaseFields
 from promptum.suites._locate import Loc
@@ -53,5 +54,10 @@ def case_conversation(
         line,
         context.literal,
         needs_schema and not shape.written,
+        lambda query, at: PartBuilder(context, rendered, found).of_query(query, at) or (),
     )
-    return conversation_of(case, judge, shape.fields, hooks), found
+    conversation = conversation_of(case, judge, shape.fields, hooks)
+    for index, turn in enumerate(conversation.turns):
+        if (problem := parts_problem(case, context, turn.parts)) is not None:
+            found.append((("turns", index, "query"), problem))
+    return conversation, found

@@ -6,8 +6,9 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from promptum.runner import join_context
+from promptum.suites._build_parts import PartBuilder, Parts, unsent_problems
 from promptum.suites._build_render import CaseScope, Problems, Renderer
-from promptum.suites._format import CaseFields, Context, MessageSpec
+from promptum.suites._format import CaseFields, Context, MessageSpec, QuerySpec
 from promptum.suites._locate import Loc
 from promptum.suites._suite_context import SuiteContext
 from promptum.suites._turns import is_conversation
@@ -41,10 +42,11 @@ def prompted(
         rendered = scope.renderer(found, lacking)
     if context.variant and case.query is not None:
         # The variant is the prompt: the case's query is what it fills in.
-        scope = scope.given("query", rendered(case.query, ("query",)))
+        scope = scope.given("query", rendered(_query_text(case.query), _query_loc(case.query)))
         rendered = scope.renderer(found, lacking)
     system = _system(case, context, rendered)
     conversation = _conversation(case, context, rendered, found)
+    found += unsent_problems(case, context, conversation)
     if system is not None and not (conversation and conversation[0].role == "system"):
         conversation = (system, *conversation)  # else the conversation's own system wins
     return Prompted(conversation, documents, scope, lacking), found
@@ -70,6 +72,14 @@ def _system(case: CaseFields, context: SuiteContext, rendered: Renderer) -> Mess
     return Message(role="system", content=rendered(system, ("system",), suite_system))
 
 
+def _query_text(query: str | QuerySpec) -> str:
+    return query if isinstance(query, str) else query.text
+
+
+def _query_loc(query: str | QuerySpec) -> Loc:
+    return ("query",) if isinstance(query, str) else ("query", "text")
+
+
 def _conversation(
     case: CaseFields, context: SuiteContext, rendered: Renderer, found: Problems
 ) -> tuple[Message, ...]:
@@ -77,15 +87,17 @@ def _conversation(
     # Only a case with `messages` or turns can be no plain request: one with `query` never is.
     if (case.messages is not None or is_conversation(case)) and _no_request(case, context, found):
         return ()
-    if context.template is not None:
-        return _template(context.template, ("prompts", context.variant), rendered)
-    if context.variant and context.prompt is not None:
-        content = rendered(context.prompt, (), ("prompts", context.variant))
-        return (Message(role="user", content=content),)
+    parts = PartBuilder(context, rendered, found)
+    if context.template is not None or (context.variant and context.prompt is not None):
+        variant = _variant(context, rendered, parts)
+        if isinstance(case.query, QuerySpec):
+            # The variant writes the message; the case's query brings its files to it.
+            return _attached(variant, parts.of_query(case.query))
+        return variant
     if case.messages is not None:
-        return _written(case.messages, rendered)
+        return _written(case.messages, rendered, parts)
     if case.query is not None:
-        return (Message(role="user", content=rendered(case.query, ("query",))),)
+        return _query(case.query, rendered, parts)
     if context.prompt is not None:
         return (Message(role="user", content=rendered(context.prompt, (), ("prompt",))),)
     found.append(((), "the case has no prompt: give `query`, `messages`, or a suite `prompt`"))
@@ -111,16 +123,51 @@ def _no_request(case: CaseFields, context: SuiteContext, found: Problems) -> boo
     return False
 
 
-def _template(template: Sequence[MessageSpec], at: Loc, rendered: Renderer) -> tuple[Message, ...]:
+def _variant(context: SuiteContext, rendered: Renderer, parts: PartBuilder) -> tuple[Message, ...]:
+    """A prompt variant's conversation: its chat template, or its text as the user message."""
+    if context.template is not None:
+        return _template(context.template, ("prompts", context.variant), rendered, parts)
+    content = rendered(context.prompt or "", (), ("prompts", context.variant))
+    return (Message(role="user", content=content),)
+
+
+def _query(query: str | QuerySpec, rendered: Renderer, parts: PartBuilder) -> tuple[Message, ...]:
+    """The user message of a `query`: its text, with the files a `query:` mapping lists."""
+    if isinstance(query, str):
+        return (Message(role="user", content=rendered(query, ("query",))),)
+    text = rendered(query.text, ("query", "text"))
+    return (Message(role="user", content=text, parts=parts.of_query(query)),)
+
+
+def _attached(messages: tuple[Message, ...], parts: Parts) -> tuple[Message, ...]:
+    """`messages` with `parts` added to the last user message's own."""
+    last = max((i for i, m in enumerate(messages) if m.role == "user"), default=None)
+    if parts is None or last is None:
+        return messages
+    joined = (*(messages[last].parts or ()), *parts)
+    return (
+        *messages[:last],
+        messages[last].model_copy(update={"parts": joined}),
+        *messages[last + 1 :],
+    )
+
+
+def _template(
+    template: Sequence[MessageSpec], at: Loc, rendered: Renderer, parts: PartBuilder
+) -> tuple[Message, ...]:
     """A chat-template variant's conversation, each message rendered where the suite wrote it."""
     messages = []
     for index, message in enumerate(template):
         loc: Loc = (*at, index)
-        messages.append(Message(role=message.role, content=rendered(message.content, loc, loc)))
+        content = rendered(message.content, loc, loc)
+        sent = parts.of_items(message.parts, loc)
+        messages.append(Message(role=message.role, content=content, parts=sent))
     return tuple(messages)
 
 
-def _written(written: Sequence[MessageSpec], rendered: Renderer) -> tuple[Message, ...]:
+def _written(
+    written: Sequence[MessageSpec], rendered: Renderer, parts: PartBuilder
+) -> tuple[Message, ...]:
     """The case's own `messages`, tool calls replayed as written."""
     return tuple(
         Message(
@@ -128,6 +175,7 @@ def _written(written: Sequence[MessageSpec], rendered: Renderer) -> tuple[Messag
             content=rendered(message.content, ("messages", index, "content")),
             tool_calls=message.tool_calls,
             tool_call_id=message.tool_call_id,
+            parts=parts.of_items(message.parts, ("messages", index, "content")),
         )
         for index, message in enumerate(written)
     )

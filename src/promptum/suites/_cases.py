@@ -15,6 +15,7 @@ from promptum.suites._data_files import RawCase, RowFile
 from promptum.suites._row_texts import RowBuild, RowTexts, planned_rows
 
 
+@dataclass(eq=False, repr=False)  # equal to and shown as a list of its cases (`CaseStore`)
 class RowCases(CaseStore):
     """The cases of a CSV or JSONL file, built from their row each time they are read.
 
@@ -25,22 +26,14 @@ class RowCases(CaseStore):
     is the file that was loaded, unchanged.
     """
 
-    def __init__(
-        self,
-        rows: RowFile,
-        build: RowBuild,
-        per_row: int,
-        changed: Callable[[Change], RowBuild] | None = None,
-        texts: RowTexts | None = None,
-    ) -> None:
-        self.rows = rows
-        self.texts = texts
-        """The copied rows' fingerprint texts noted while loading: a plan reads them instead."""
-        self.build = build
-        self.per_row = per_row
-        """Cases per row: one per prompt variant."""
-        self.changed = changed
-        """A builder of the rows' cases each changed by a change every row gets alike."""
+    rows: RowFile
+    build: RowBuild
+    per_row: int
+    """Cases per row: one per prompt variant."""
+    changed: Callable[[Change], RowBuild] | None = None
+    """A builder of the rows' cases each changed by a change every row gets alike."""
+    texts: RowTexts | None = None
+    """The copied rows' fingerprint texts noted while loading: a plan reads them instead."""
 
     def __len__(self) -> int:
         return len(self.rows) * self.per_row

@@ -1,5 +1,9 @@
 """Vars read from files: `{file: path}` is the file's text, `{files: glob}` one case per file.
 
+`{paths: glob}` is one case per file too, its var the file's path (relative to the suite's
+folder) instead of its text: for the images, documents and audio a case attaches
+(`images: "{{ receipt }}"`), which are read when sent, never as text.
+
 A var whose value is a mapping with the single key `file` or `files` refers to files of the
 suite's project, relative to the suite's folder, and refused outside it like `cases_from`.
 Its text is a value, never rendered as a template. Each file is read once per load, and its
@@ -23,19 +27,23 @@ from promptum.suites._locate import Loc, Locator, problem
 
 FILE = "file"
 FILES = "files"
+PATHS = "paths"
+_MANY = (FILES, PATHS)
+"""The kinds that make one case per file matched."""
 
 _TOO_LARGE = (
     "a var's file is read whole into the cases that use it: shorten it, or set "
     f"{SUITE_BYTES_VARIABLE} on the machine that runs the suite"
 )
 _IN_ROWS = (
-    "file references (`{file: ...}`, `{files: ...}`) are read in YAML suites and in YAML or "
-    "TOML case files, not in CSV or JSONL rows (a row is read again when it runs): give the "
-    "file to every row in the suite's `vars:`, or move this case to a YAML case file"
+    "file references (`{file: ...}`, `{files: ...}`, `{paths: ...}`) are read in YAML suites "
+    "and in YAML or TOML case files, not in CSV or JSONL rows (a row is read again when it "
+    "runs): give the file to every row in the suite's `vars:`, or move this case to a YAML "
+    "case file"
 )
 _FILES_IN_SUITE = (
-    "`files:` makes one case per matching file, so it belongs in a case's `vars:`; the "
-    "suite's `vars:` take `file:`, one file's text for every case"
+    "`files:` and `paths:` make one case per matching file, so they belong in a case's "
+    "`vars:`; the suite's `vars:` take `file:`, one file's text for every case"
 )
 
 
@@ -43,7 +51,7 @@ def reference(value: Any) -> tuple[str, Any] | None:
     """`(file or files, what it names)` when a var's value refers to files, else None."""
     if isinstance(value, dict) and len(value) == 1:
         kind = next(iter(value))
-        if kind in (FILE, FILES):
+        if kind in (FILE, *_MANY):
             return kind, value[kind]
     return None
 
@@ -83,7 +91,7 @@ class FileVars:
                 continue
             kind, source = found
             loc: Loc = ("vars", name, kind)
-            if kind == FILES:
+            if kind in _MANY:
                 self._problem(locator, loc, _FILES_IN_SUITE)
                 read[name] = ""
             else:
@@ -137,20 +145,23 @@ class FileVars:
                 variables[name] = self._read(source, raw.locator, loc) or ""
             elif many is not None:
                 message = (
-                    f"a case makes one case per file of one `files:` var, and `{many[0]}` "
-                    "already does: give this var `file:`, or split the case in two"
+                    f"a case makes one case per file of one `files:` or `paths:` var, and "
+                    f"`{many[0]}` already does: give this var `file:`, or split the case in two"
                 )
                 self._problem(raw.locator, loc, message)
             else:
-                matched = self._matches(source, raw.locator, loc)
+                matched = self._matches(source, raw.locator, loc, read=kind == FILES)
                 if matched:
                     many = name, matched
         return variables, many
 
-    def _matches(self, pattern: Any, locator: Locator, loc: Loc) -> list[_Match]:
-        """The files `pattern` matches, sorted, each with its text; [] after a problem."""
+    def _matches(self, pattern: Any, locator: Locator, loc: Loc, read: bool) -> list[_Match]:
+        """The files `pattern` matches, sorted, each with its text (`read`) or its path.
+
+        [] after a problem.
+        """
         if not isinstance(pattern, str) or not pattern:
-            message = f"`files:` takes a glob pattern such as docs/*.md (got {pattern!r})"
+            message = f"`{loc[-1]}:` takes a glob pattern such as docs/*.md (got {pattern!r})"
             self._problem(locator, loc, message)
             return []
         names = self._file_names(pattern, locator, loc)
@@ -171,7 +182,7 @@ class FileVars:
                     "narrow the pattern (such as *.md) or rename one of them",
                 )
                 return []
-            text = self._read(name, locator, loc)
+            text = self._read(name, locator, loc) if read else name
             if text is None:
                 return []
             matched.append(_Match(suffix, text))

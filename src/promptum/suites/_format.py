@@ -17,6 +17,7 @@ from pydantic import (
     Discriminator,
     Field,
     Tag,
+    TypeAdapter,
     ValidationError,
     ValidatorFunctionWrapHandler,
     WithJsonSchema,
@@ -54,11 +55,55 @@ OneOrMany = Annotated[
 """A list of strings where a single string stands for a one-item list (``models: local/x``)."""
 
 
+class PartSpec(_Strict):
+    """An image, PDF document or audio item of a message's `content` list."""
+
+    type: Literal["image", "document", "audio"]
+    file: str | None = Field(
+        default=None, description="A project file (a Jinja template of the vars)."
+    )
+    url: str | None = Field(default=None, description="An image's https:// URL.")
+    data: str | None = Field(default=None, description="The bytes inline, as base64.")
+    media_type: str | None = Field(default=None, description="Inline data's type: image/png...")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> PartSpec:
+        if sum(value is not None for value in (self.file, self.url, self.data)) != 1:
+            raise ValueError(f"a `{self.type}` item needs one of `file`, `url` or `data`")
+        return self
+
+
+class _TextItem(_Strict):
+    type: Literal["text"]
+    text: str
+
+
+_ContentItem = Annotated[_TextItem | PartSpec, Field(discriminator="type")]
+_CONTENT_ITEMS = TypeAdapter(list[_ContentItem], config=ConfigDict(defer_build=True))
+_CONTENT_SCHEMA = {
+    "anyOf": [
+        {"type": "string"},
+        {
+            "type": "array",
+            "description": "Content parts: {type: text, text} and {type: image|document|audio, "
+            "file|url|data} (docs/multimodal.md).",
+            "items": {"type": "object", "required": ["type"]},
+        },
+    ]
+}
+
+
+def _absent(value: object) -> bool:
+    return value is None
+
+
 class MessageSpec(_Strict):
     """One chat message of a case's `messages`."""
 
     role: Literal["system", "user", "assistant", "tool"]
-    content: str = ""
+    content: Annotated[str, WithJsonSchema(_CONTENT_SCHEMA)] = ""
+    parts: SkipJsonSchema[tuple[PartSpec, ...] | None] = Field(default=None, exclude_if=_absent)
+    """The images, documents and audio of a `content` list, sent after its text."""
     tool_calls: list[ToolCall] | None = Field(
         default=None,
         description="An assistant turn's tool calls, replayed: [{name, arguments, id}].",
@@ -67,9 +112,27 @@ class MessageSpec(_Strict):
         default=None, description="A `tool` message's answer to the call with this id."
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _content_items(cls, data: Any) -> Any:
+        # A `content` list (the providers' shape): its texts joined, its other items parts.
+        if not isinstance(data, dict) or not isinstance(data.get("content"), list):
+            return data
+        try:
+            items = _CONTENT_ITEMS.validate_python(data["content"])
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            where = ".".join(map(str, error["loc"][:2]))
+            raise ValueError(f"`content` item {where}: {error['msg']}") from None
+        texts = [item.text for item in items if isinstance(item, _TextItem)]
+        parts = tuple(item for item in items if isinstance(item, PartSpec))
+        return {**data, "content": "\n\n".join(texts), "parts": parts or None}
+
     @model_validator(mode="after")
     def _has_content(self) -> MessageSpec:
-        if not self.content and not self.tool_calls:
+        if self.parts and self.role != "user":
+            raise ValueError("only a user message carries images, documents or audio")
+        if not self.content and not self.tool_calls and not self.parts:
             raise ValueError("a message needs `content` (or, from the assistant, `tool_calls`)")
         return self
 
@@ -254,12 +317,30 @@ def _named_criteria(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
     return handler(value)
 
 
+class QuerySpec(_Strict):
+    """A user message with attachments: its text, then its images, documents and audio."""
+
+    text: str = Field(default="", description="The user message (a Jinja template).")
+    images: OneOrMany = Field(
+        default_factory=list,
+        description="Image files (.jpg .png .gif .webp; Jinja templates of the vars) or URLs.",
+    )
+    documents: OneOrMany = Field(default_factory=list, description="PDF files.")
+    audio: OneOrMany = Field(default_factory=list, description="Audio files (.wav .mp3).")
+
+    @model_validator(mode="after")
+    def _says_something(self) -> QuerySpec:
+        if not (self.text or self.images or self.documents or self.audio):
+            raise ValueError("a query needs `text`, or `images`, `documents` or `audio`")
+        return self
+
+
 class TurnSpec(_Strict):
     """One scripted user turn of a conversation (`turns:`), graded on the reply to it."""
 
-    query: str = Field(
+    query: str | QuerySpec = Field(
         description="The user's message (a Jinja template); {{ turns[0].reply }} reads an "
-        "earlier turn's reply."
+        "earlier turn's reply. Or {text, images, documents, audio}: the turn attaches files."
     )
     checks: list[CheckDefinition] = Field(default_factory=list)
     expected: dict[str, Any] | None = None
@@ -311,7 +392,10 @@ class CaseFields(_Strict):
     """The keys a test case may have, in a suite, a TOML case file or a data row."""
 
     id: str | None = Field(default=None, min_length=1)
-    query: str | None = Field(default=None, description="The user message (a Jinja template).")
+    query: str | QuerySpec | None = Field(
+        default=None,
+        description="The user message (a Jinja template), or {text, images, documents, audio}.",
+    )
     messages: list[MessageSpec] | None = Field(
         default=None, description="A chat conversation instead of `query`."
     )
@@ -572,6 +656,11 @@ class SuiteSpec(_Strict):
         default=None,
         description="Generate attack cases when loaded: goals × strategies, seeded. See "
         "docs/redteam.md.",
+    )
+    generator: str | None = Field(
+        default=None,
+        description="The model `promptum generate cases` writes new cases with (any model id); "
+        "`--model` replaces it. See docs/generating.md.",
     )
 
     @field_validator("endpoints", mode="wrap")

@@ -144,6 +144,13 @@ def generated(
         return redteam.Generation([], [], {})
 
 
+_RUN_WHEN_GENERATED = (
+    ("attacker", "an attacker model rewrites attacks by running them"),
+    ("best_of_n", "Best-of-N keeps the augmented try that worked by running its tries"),
+)
+"""The `redteam:` keys whose attacks are made by running them: `generate` only, with why."""
+
+
 def redteam_cases(
     spec: SuiteSpec,
     raw_cases: Any,
@@ -154,17 +161,18 @@ def redteam_cases(
     """The attack cases a suite's `redteam:` section generates when it is loaded."""
     if spec.redteam is None:
         return []
-    if spec.redteam.attacker is not None:
-        problems.append(
-            problem(
-                locator,
-                ("redteam", "attacker"),
-                "an attacker model rewrites attacks by running them, and loading a suite "
-                "calls no model: write them with `promptum redteam generate SUITE -o "
-                "attacks.yaml` and run that file, or remove `attacker:`",
+    for key, why in _RUN_WHEN_GENERATED:
+        if getattr(spec.redteam, key) is not None:
+            problems.append(
+                problem(
+                    locator,
+                    ("redteam", key),
+                    f"{why}, and loading a suite calls no model: write them with `promptum "
+                    f"redteam generate SUITE -o attacks.yaml` and run that file, or remove "
+                    f"`{key}:`",
+                )
             )
-        )
-        return []
+            return []
     facts = suite_facts(spec, raw_cases, locator.path.parent, variants)
     where = locator.within(("redteam",))
     cases = generated(spec.redteam, facts, locator, problems).cases
@@ -242,6 +250,35 @@ class Generated:
         return suite_data(self.source, cases)
 
 
+@dataclass(frozen=True, slots=True)
+class SuiteSettings:
+    """A suite file's settings, validated without its cases, and what they say to attack."""
+
+    data: dict[str, Any]
+    """The file as read, its cases included."""
+    locator: Locator
+    spec: SuiteSpec
+    facts: redteam.SuiteFacts
+
+
+def suite_settings(path: Path) -> SuiteSettings:
+    """`path`'s settings as `validate` checks them (its cases are read as written)."""
+    data, locator = read_yaml(path)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{locator.at(())}: a suite is a mapping of settings and `test_cases`")
+    settings = {key: value for key, value in data.items() if key != "test_cases"}
+    context = {FOLDER: path.parent, SHARED: CheckTable()}
+    try:
+        spec = SuiteSpec.model_validate(settings, context=context)
+    except ValidationError as exc:
+        raise problems_error(validation_problems(locator, SuiteSpec, settings, exc)) from None
+    problems: list[str] = []
+    variants = suite_variants(spec.prompts, path, locator, SuiteContext(path.parent), problems)
+    raise_problems(problems)
+    facts = suite_facts(spec, data.get("test_cases"), path.parent, variants)
+    return SuiteSettings(data, locator, spec, facts)
+
+
 def generate_suite(
     path: Path, seed: int | None = None, per_goal: int | None = None, stacks: int | None = None
 ) -> Generated:
@@ -249,34 +286,23 @@ def generate_suite(
 
     `seed`, `per_goal` and `stacks`, when given, replace the section's.
     """
-    data, locator = read_yaml(path)
-    if not isinstance(data, dict):
-        raise ConfigError(f"{locator.at(())}: a suite is a mapping with a `redteam:` section")
-    settings = {key: value for key, value in data.items() if key != "test_cases"}
-    context = {FOLDER: path.parent, SHARED: CheckTable()}
-    try:
-        spec = SuiteSpec.model_validate(settings, context=context)
-    except ValidationError as exc:
-        raise problems_error(validation_problems(locator, SuiteSpec, settings, exc)) from None
-    if spec.redteam is None:
+    read = suite_settings(path)
+    if read.spec.redteam is None:
         raise ConfigError(
-            f"{locator.at(())}: the suite has no `redteam:` section: add one (`redteam: "
+            f"{read.locator.at(())}: the suite has no `redteam:` section: add one (`redteam: "
             "{seed: 1}` generates every goal and strategy the suite supports)"
         )
-    section = spec.redteam
+    section = read.spec.redteam
     if per_goal is not None:
         section = section.model_copy(update={"per_goal": per_goal})
     if stacks is not None:
         section = section.model_copy(update={"stacks": stacks})
     problems: list[str] = []
-    variants = suite_variants(spec.prompts, path, locator, SuiteContext(path.parent), problems)
-    raise_problems(problems)
-    facts = suite_facts(spec, data.get("test_cases"), path.parent, variants)
-    generation = generated(section, facts, locator, problems, seed)
+    generation = generated(section, read.facts, read.locator, problems, seed)
     raise_problems(problems)
     cases = generation.cases
     header = _header(path, section, seed, (per_goal, stacks), cases)
-    return Generated(data, cases, section, header, spec.endpoints, generation.unsupported)
+    return Generated(read.data, cases, section, header, read.spec.endpoints, generation.unsupported)
 
 
 def _header(
@@ -302,11 +328,17 @@ def _header(
         "# an attack's question without it: its goal's baseline (docs/redteam.md).\n"
     )
     if section.attacker is not None:
+        kind, made = ("tap", "grown as trees (TAP)") if section.tap else ("pair", "rewritten")
         header += (
-            f"# `strategy:pair` cases were rewritten by {section.attacker} from the target's\n"
+            f"# `strategy:{kind}` cases were {made} by {section.attacker} from the target's\n"
             "# answers (not reproducible by the seed alone).\n"
         )
-    if any("simulate" in case for case in cases):
+    if section.crescendo is not None and any("simulate" in case for case in cases):
+        header += (
+            f"# `strategy:crescendo` cases are the turns {section.attacker} kept, turn by turn,\n"
+            "# backtracking on refusals, when this file was written (docs/redteam.md).\n"
+        )
+    elif any("simulate" in case for case in cases):
         header += (
             f"# `strategy:crescendo` cases are conversations whose user {section.attacker} plays,\n"
             "# escalating turn by turn when they run (docs/conversations.md).\n"

@@ -10,6 +10,7 @@ from typing import Any
 from promptum.cases import JudgeConfig
 from promptum.checks import CheckTable
 from promptum.providers import Target
+from promptum.suites._content_files import ContentFiles
 from promptum.suites._format import DefaultsSpec, MessageSpec
 from promptum.suites._reused import Reused
 
@@ -50,3 +51,5 @@ class SuiteContext:
     """The checks compiled in this load, for checks filled in from a case's vars."""
     reused: Reused = field(default_factory=Reused, compare=False, repr=False)
     """What building each case finds the same in `defaults`, looked at once."""
+    content_files: ContentFiles = field(default_factory=ContentFiles, compare=False, repr=False)
+    """The digests of the files the cases' messages carry, each file read once per load."""

@@ -16,9 +16,10 @@ from promptum.cases import ConversationGrading, Criterion, JudgeConfig, Simulati
 from promptum.checks import CheckDefinition
 from promptum.suites._assertion_fields import assertion_problems, assertion_schema
 from promptum.suites._canary import VARIABLE as CANARY
-from promptum.suites._format import CaseFields, CriterionSpec, TurnSpec
+from promptum.suites._format import CaseFields, CriterionSpec, QuerySpec, TurnSpec
 from promptum.suites._locate import Loc
 from promptum.templating import TemplateError, is_template, names_read, render, subscripts_read
+from promptum.values.content import ContentPart
 
 TURNS = "turns"
 """The variable a turn's query reads earlier turns from: ``turns[0].reply``."""
@@ -54,6 +55,8 @@ class BuildHooks:
     """Texts are sent as written (the Python API's `Prompt`)."""
     needs_schema: bool = False
     """Field assertions need a `response_model` (no target answers with a dict)."""
+    parts: Callable[[QuerySpec, Loc], tuple[ContentPart, ...]] = lambda query, loc: ()
+    """The files a `query:` mapping attaches, each problem located under `loc`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,13 +214,18 @@ def _turn(
     hooks: BuildHooks,
 ) -> Turn:
     at: Loc = ("turns", index)
+    text, text_at = spec.query, (*at, "query")
+    parts: tuple[ContentPart, ...] = ()
+    if isinstance(text, QuerySpec):
+        parts = hooks.parts(text, text_at)
+        text, text_at = text.text, (*text_at, "text")
     # Reading earlier turns makes a query a template even where texts are sent as written
     # (a `Prompt`): there is no other way to say "what you answered".
-    query, reads = spec.query, reads_turns(spec.query)
+    query, reads = text, reads_turns(text)
     if reads:
-        _check_turn_template(spec.query, index, (*at, "query"), hooks)
+        _check_turn_template(text, index, text_at, hooks)
     else:
-        query = hooks.render(spec.query, (*at, "query"))
+        query = hooks.render(text, text_at)
     expected = hooks.value(spec.expected, (*at, "expected"))
     attack_target = hooks.value(spec.attack_target, (*at, "attack_target"))
     if expected or attack_target:
@@ -230,6 +238,7 @@ def _turn(
         attack_target=attack_target,
         criteria=_criteria(spec.criteria, at, judge, hooks),
         source=None if hooks.literal else hooks.line(at),
+        parts=parts,
     )
 
 

@@ -138,30 +138,26 @@ class _Loader(_Parser, Composer):
 
     def compose_sequence_node(self, anchor: Any) -> yaml.SequenceNode:
         """A list, composed unless it is nested past COMPOSED_DEPTH."""
-        try:
-            self._enter()
-            return super().compose_sequence_node(anchor)
-        finally:
-            self.nesting -= 1
+        return self._nested(super().compose_sequence_node, anchor)
 
     def compose_mapping_node(self, anchor: Any) -> yaml.MappingNode:
         """A mapping, composed unless it is nested past COMPOSED_DEPTH."""
-        try:
-            self._enter()
-            return super().compose_mapping_node(anchor)
-        finally:
-            self.nesting -= 1
+        return self._nested(super().compose_mapping_node, anchor)
 
-    def _enter(self) -> None:
+    def _nested(self, compose: Callable[[Any], _Collection], anchor: Any) -> _Collection:
         # The composer recurses: three frames a level, within Python's limit of 1,000.
         self.nesting += 1
-        if self.nesting > COMPOSED_DEPTH:
-            raise ComposerError(
-                None,
-                None,
-                f"values are nested more than {COMPOSED_DEPTH} levels deep",
-                self.event().start_mark,
-            )
+        try:
+            if self.nesting > COMPOSED_DEPTH:
+                raise ComposerError(
+                    None,
+                    None,
+                    f"values are nested more than {COMPOSED_DEPTH} levels deep",
+                    self.event().start_mark,
+                )
+            return compose(anchor)
+        finally:
+            self.nesting -= 1
 
     def node(self, parent: yaml.Node | None, index: yaml.Node | int | None) -> yaml.Node:
         """The next node of the stream, composed whole (aliases are its anchors' nodes)."""
@@ -817,14 +813,21 @@ class _Read:
     """
 
     def __init__(
-        self, text: str, path: Path, locator: Locator, packed: bool, loader: type[_Loader]
+        self,
+        text: str,
+        path: Path,
+        locator: Locator,
+        packed: bool,
+        loader: type[_Loader],
+        kept: int | None = KEPT_DEPTH,
     ) -> None:
-        self.document = _Document(loader(text))
+        # Located whole (`kept` None): every case composed into nodes, none built from events.
+        self.document = _Document(loader(text), build=kept is not None)
         self.packed = packed
         """Whether the cases built from events are held `Packed` until taken."""
         self.document.loader.share = not packed
         self.size = _Size(path, self.document)
-        self.walker = _Walker(locator, KEPT_DEPTH, self.document)
+        self.walker = _Walker(locator, kept, self.document)
         self.cases: list[Any] = []
         self.too_large: ConfigError | None = None
         self.unbuilt: yaml.YAMLError | ConfigError | None = None
@@ -900,17 +903,24 @@ def read_yaml(path: Path, packed: bool = False) -> tuple[Any, Locator]:
 
 
 def parse_yaml(
-    text: str, path: Path, packed: bool = False, loader: type[_Loader] = _Loader
+    text: str,
+    path: Path,
+    packed: bool = False,
+    loader: type[_Loader] = _Loader,
+    kept: int | None = KEPT_DEPTH,
 ) -> tuple[Any, Locator, list[str]]:
     """The data of `path`'s `text`, and its located problems (duplicate keys, loops).
+
+    Paths are located while reading down to `kept` levels (None: all of them), the others
+    from the text again when a problem needs one.
 
     Raises ConfigError for what leaves no data: a syntax error (with its line and column),
     an alias bomb, values nested too deeply.
     """
     locator = Locator(path)
-    locator.rest = _Rest(text, locator, loader)
+    locator.rest = _Rest(text, locator, loader) if kept is not None else None
     try:
-        data, problems = _Read(text, path, locator, packed, loader).data()
+        data, problems = _Read(text, path, locator, packed, loader, kept).data()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
@@ -936,8 +946,7 @@ def located_yaml(text: str, path: Path) -> tuple[Any, dict[Loc, Position]]:
     schema, as js-yaml reads it: `yes` stays text, `012` is 12): any problem `parse_yaml`
     finds is raised, and every path is located at once rather than when a problem needs it.
     """
-    data, locator, problems = parse_yaml(text, path, loader=_CoreLoader)
+    # Located as it is read (`kept=None`): composing it all again afterwards costs as much.
+    data, locator, problems = parse_yaml(text, path, loader=_CoreLoader, kept=None)
     raise_problems(problems)
-    if locator.rest is not None:
-        locator.rest()
     return data, locator.positions

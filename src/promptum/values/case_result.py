@@ -14,11 +14,14 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
+    ValidationInfo,
+    field_validator,
     model_serializer,
     model_validator,
 )
 
 from promptum.values.completion import Completion, ToolCall
+from promptum.values.content import ContentPart
 from promptum.values.documented_views import (
     CheckResult,
     EvalResult,
@@ -54,12 +57,26 @@ class Message(BaseModel):
     """An assistant turn's tool calls, replayed (OpenAI's message shape)."""
     tool_call_id: str | None = None
     """For a ``tool`` message: which call this is the result of."""
+    parts: tuple[ContentPart, ...] | None = None
+    """A user message's images, documents and audio, sent after its text (docs/multimodal.md)."""
+
+    @field_validator("parts")
+    @classmethod
+    def _parts_of_a_user(
+        cls, parts: tuple[ContentPart, ...] | None, info: ValidationInfo
+    ) -> tuple[ContentPart, ...] | None:
+        # Checked only when parts are given: a plain message is made at no extra cost.
+        if parts is not None and not parts:
+            raise ValueError("`parts` is None or holds at least one part")
+        if parts and info.data.get("role") != "user":
+            raise ValueError("only a user message carries images, documents or audio")
+        return parts
 
     @model_serializer(mode="wrap")
     def _without_unset_tools(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # Plain messages dump as they always have: the cache key and stored runs stay the same.
         data: dict[str, Any] = handler(self)
-        for name in ("tool_calls", "tool_call_id"):
+        for name in ("tool_calls", "tool_call_id", "parts"):
             if data.get(name) is None:
                 data.pop(name, None)
         return data

@@ -12,6 +12,7 @@ import heapq
 import math
 import statistics
 from array import array
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -35,10 +36,6 @@ def _percentile(values: array[float], fraction: float) -> float | None:
 
 
 _COUNTED = (
-    "total",
-    "passed",
-    "failed",
-    "errors",
     "checks_passed",
     "checks_total",
     "assertions_passed",
@@ -56,10 +53,8 @@ class _Column:
     model_order: int
     first: int
     """The plan position of its first result: columns are listed in plan order."""
-    total: int = 0
-    passed: int = 0
-    failed: int = 0
-    errors: int = 0
+    statuses: Counter[str] = field(default_factory=Counter)
+    """Its results by status: ``pass``, ``fail`` and ``error``."""
     checks_passed: int = 0
     checks_total: int = 0
     assertions_passed: int = 0
@@ -77,9 +72,14 @@ class _Column:
 
     def stats(self, name: str) -> ModelStats:
         """The figures as `ModelStats` of column `name` (a model when the column has none)."""
+        statuses = self.statuses
         return ModelStats(
             model=self.model or name,
             variant=self.variant,
+            total=statuses.total(),
+            passed=statuses["pass"],
+            failed=statuses["fail"],
+            errors=statuses["error"],
             judge_mean=math.fsum(self.judge_sum) / self.judge_count if self.judge_count else None,
             latency_p50_ms=_percentile(self.latencies, 0.50),
             latency_p95_ms=_percentile(self.latencies, 0.95),
@@ -191,10 +191,7 @@ class RunTally:
                 order, position, model=result.model, variant=result.variant
             )
         column.first = min(column.first, position)
-        column.total += 1
-        column.passed += result.status == "pass"
-        column.failed += result.status == "fail"
-        column.errors += result.status == "error"
+        column.statuses[result.status] += 1
         for grade in result.grades:
             if grade.kind in CHECK_KINDS:
                 column.checks_total += 1

@@ -12,6 +12,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from promptum.errors import ConfigError
+from promptum.reporting import part_views
 from promptum.store import MatrixCase, MatrixFilter, RunStore, StoreError
 from promptum.values.case_result import TURN
 from promptum.viewer._diff import word_diff
@@ -142,6 +143,16 @@ def matrix_json(store: RunStore, run_id: str, params: Any) -> dict[str, Any]:
     return {"run": run_id, "total": page.total, "offset": offset, "columns": columns, "rows": rows}
 
 
+def _parts(results: list[CaseResult]) -> list[dict[str, str]]:
+    """The case's content parts as its row shows them: an image's thumbnail, else its name.
+
+    Every result of a case sent the same parts, so the first result's messages hold them.
+    """
+    messages = results[0].messages if results else []
+    views = [view for message in messages for view in part_views(message.parts)]
+    return [{"kind": view.kind, "name": view.name, "src": view.src} for view in views]
+
+
 def _row(
     case: MatrixCase, columns: list[dict[str, str]], run_id: str, other_id: str | None
 ) -> dict[str, Any]:
@@ -152,6 +163,7 @@ def _row(
         "suite": case.suite,
         "case": case.case_id,
         "key": f"{case.suite}/{case.case_id}" if case.suite else case.case_id,
+        "parts": _parts(case.results or case.other),
         "cells": [a or b for a, b in zip(mine, theirs or mine, strict=True)],
     }
 

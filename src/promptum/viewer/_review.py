@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from promptum.errors import StoreError
+from promptum.reporting import part_views
 from promptum.values.calibration import calibrate, labels
 from promptum.values.case_result import CaseResult
 from promptum.values.reviews import Review, skipped_note
@@ -168,6 +169,7 @@ def result_page(
         script="review.js" if access else "",
         run_id=run_id,
         result=result,
+        parts=[part_views(message.parts) for message in result.messages],
         reviews=reviews,
         criteria=_criteria_of(result),
         review=access is not None,

@@ -13,7 +13,7 @@ import hashlib
 import hmac
 import io
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -210,19 +210,7 @@ def append_case(
             409, f"{source.path.name} already has a case {case_id!r}: pick another id"
         )
     case = _new_case(_case_at(cases, source.line), case_id, kind, value)
-    offset, dash = _insertion(text, document, cases)
-    buffer = io.StringIO()
-    suite_yaml().dump(case, buffer)
-    # Lines end at \n only: str.splitlines would also cut at U+2028, U+0085... inside a text.
-    body = buffer.getvalue().removesuffix("\n").split("\n")
-    block = "".join(
-        " " * dash + ("- " if number == 0 else "  ") + line + "\n" if line else "\n"
-        for number, line in enumerate(body)
-    )
-    head = text[:offset]
-    if head and not head.endswith("\n"):
-        head += "\n"
-    updated = head + block + text[offset:]
+    updated = splice_cases(text, [case])
     _, after = _read_cases(updated)  # still YAML, with the new case last in the list
     if (
         _plain(after[len(after) - 1]) != case
@@ -234,6 +222,44 @@ def append_case(
         )
     source.path.write_bytes(updated.encode("utf-8"))
     return SourceFile(source.path, after.lc.item(len(after) - 1)[0] + 1)
+
+
+def list_end(text: str) -> tuple[int, int]:
+    """Where the case list of `text` ends (a character offset) and the column of its dashes."""
+    document, cases = _read_cases(text)
+    return _insertion(text, document, cases)
+
+
+def case_block(case: Mapping[str, Any], dash: int) -> str:
+    """`case` written by the suites' writer as an item of a list whose dashes are at `dash`.
+
+    A round-trip `case` keeps its styles (flow lists, quotes) and any comments it carries.
+    """
+    buffer = io.StringIO()
+    suite_yaml().dump(case, buffer)
+    # Lines end at \n only: str.splitlines would also cut at U+2028, U+0085... inside a text.
+    body = buffer.getvalue().removesuffix("\n").split("\n")
+    return "".join(
+        " " * dash + ("- " if number == 0 else "  ") + line + "\n" if line else "\n"
+        for number, line in enumerate(body)
+    )
+
+
+def splice_cases(text: str, added: Sequence[Mapping[str, Any]], notes: Sequence[str] = ()) -> str:
+    """`text` with the `added` cases written after its last case; every other byte kept.
+
+    `notes`, one per case when given, are comment lines to write above each.
+    """
+    offset, dash = list_end(text)
+    head = text[:offset]
+    if head and not head.endswith("\n"):
+        head += "\n"
+    blocks = [
+        "".join(" " * dash + line.lstrip(" ") for line in note.splitlines(keepends=True))
+        + case_block(case, dash)
+        for case, note in zip(added, notes or [""] * len(added), strict=True)
+    ]
+    return head + "".join(blocks) + text[offset:]
 
 
 def _reads_back(text: str, case_file: bool, case: Mapping[str, Any], kind: str) -> bool:

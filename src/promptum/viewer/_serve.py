@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import importlib.util
+from typing import TYPE_CHECKING
 
 from promptum.errors import PromptumError
 from promptum.store import RunStore
 from promptum.viewer._app import LOCAL_HOSTS, create_app
+from promptum.viewer._proposals import ReviewFile
+from promptum.viewer._review_file import create_review_app
 from promptum.viewer._security import WriteAccess
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -31,12 +37,26 @@ def serve(
     access: WriteAccess | None = None,
 ) -> None:
     """Serve the viewer until interrupted; only loopback unless `host` says otherwise."""
+    _run(create_app(store, hosts=_hosts(host), access=access), host, port)
+
+
+def serve_review(
+    review: ReviewFile, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, access: WriteAccess
+) -> None:
+    """Serve the review of a file of proposed cases until interrupted."""
+    _run(create_review_app(review, hosts=_hosts(host), access=access), host, port)
+
+
+def _hosts(host: str) -> list[str]:
+    """The Host names to answer: those this server is reached by, no other (DNS rebinding)."""
+    return [*LOCAL_HOSTS] if host in LOCAL_HOSTS else ["*"]
+
+
+def _run(app: Starlette, host: str, port: int) -> None:
     import uvicorn  # Heavy; imported only when the viewer runs.
 
-    # Answer to the names this server is reached by, and to no other Host (DNS rebinding).
-    hosts = [*LOCAL_HOSTS] if host in LOCAL_HOSTS else ["*"]
     uvicorn.run(
-        create_app(store, hosts=hosts, access=access),
+        app,
         host=host,
         port=port,
         log_level="warning",

@@ -67,7 +67,10 @@
         if (k === null) return;
         const cell = data.cells[k];
         parts.push(heads[column].textContent, cell.s, cell.r, cell.e || "", (cell.w || []).join(" "), judged(cell));
-        for (const message of data.prompts[cell.p]) parts.push(message[1]);
+        for (const message of data.prompts[cell.p]) {
+          parts.push(message[1]);
+          for (const part of message[2] || []) parts.push(part[1]);
+        }
         for (const turn of cell.d || []) parts.push(turn[1], turn[2], turn[3]);
       });
       row.haystack = parts.join("\n").toLowerCase();
@@ -242,11 +245,30 @@
     add(parent, "pre", text);
   }
 
+  // A message's parts: an image the report embedded as a thumbnail (a data: URL, the only
+  // images the page's policy allows), every part named with its media type and digest.
+  function attached(parent, parts) {
+    const list = add(parent, "ul", undefined, "parts");
+    for (const part of parts) {
+      const item = add(list, "li", undefined, "part");
+      if (part[4].startsWith("data:image/")) {
+        const image = add(item, "img", undefined, "thumb");
+        image.alt = part[0] + " " + part[1];
+        image.src = part[4];
+      }
+      const facts = [part[0] + " " + part[1], part[2]];
+      if (part[3]) facts.push("sha256 " + part[3]);
+      if (part[5]) facts.push(part[5]);
+      add(item, "span", facts.join(" · "), "part-name");
+    }
+  }
+
   function prompted(parent, prompt, title) {
     add(parent, "h3", title);
     for (const message of prompt) {
       add(parent, "div", message[0], "role");
       add(parent, "pre", message[1]);
+      if (message[2]) attached(parent, message[2]);
     }
   }
 

@@ -63,6 +63,17 @@
     return node;
   }
 
+  // A case's part: an image the server embedded (a data: URL, the only images the page's
+  // policy allows), else its kind and name.
+  function partView(part) {
+    var label = part.kind + " " + part.name;
+    if (!part.src) return el("div", "part-name", label);
+    var image = el("img", "mthumb");
+    image.src = part.src;
+    image.alt = image.title = label;
+    return image;
+  }
+
   function cell(column, row, entries) {
     var td = el("td", column.run === run ? "" : "other");
     entries.forEach(function (entry) {
@@ -104,6 +115,7 @@
       var link = el("a", "case-id", row.key);
       link.href = "/cases?id=" + encodeURIComponent(row.key);
       first.appendChild(link);
+      row.parts.forEach(function (part) { first.appendChild(partView(part)); });
       var tags = {};
       row.cells.forEach(function (entries) {
         entries.forEach(function (e) {

@@ -1,0 +1,216 @@
+"""`promptum generate cases`: a generator model writes new cases into a reviewable suite file."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from promptum.cli._console import counted, exit_on_user_error, write_or_exit
+from promptum.cli._options import BESIDE_SOURCE, refuse_overwriting, suite_output_option
+
+if TYPE_CHECKING:
+    from promptum.generation import Ask, Brief, Embed, Generation
+    from promptum.providers import EndpointConfig
+
+GENERATOR_MAX_TOKENS = 400
+"""Room for one case as JSON, with a passage's quote."""
+SEED_STRIDE = 10_007
+"""Each call's seed is the run's seed times this plus the call's number: every call samples
+afresh (a retry is not the same answer again), and two seeds share no call."""
+
+
+_EMBEDDED = " (the embedded model: neither `generator:` nor --model was given)"
+
+
+@click.group("generate")
+def generate_command() -> None:
+    """Generate cases for review: `promptum generate cases SUITE -o FILE`."""
+
+
+@generate_command.command("cases")
+@click.argument("suite", type=click.Path(path_type=Path, dir_okay=False))
+@suite_output_option(BESIDE_SOURCE)
+@click.option("-n", "--count", type=click.IntRange(1, 10_000), default=20, show_default=True)
+@click.option(
+    "--from",
+    "documents",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    multiple=True,
+    help="A text document to write cases from (repeatable): each case cites its lines.",
+)
+@click.option("--seed", type=int, default=1, show_default=True, help="Another seed, other cases.")
+@click.option("--model", help="The generator model; replaces the suite's `generator:`.")
+@click.option(
+    "--temperature",
+    type=click.FloatRange(0, 2),
+    default=0.7,
+    show_default=True,
+    help="The generator's sampling temperature.",
+)
+@click.option(
+    "--similarity",
+    type=click.FloatRange(0, 1),
+    default=0.9,
+    show_default=True,
+    help="Drop a case whose query is this similar to another (cosine, embedded MiniLM).",
+)
+def cases_command(
+    suite: Path,
+    output: Path,
+    count: int,
+    documents: tuple[Path, ...],
+    seed: int,
+    model: str | None,
+    temperature: float,
+    similarity: float,
+) -> None:
+    """Write COUNT new cases for SUITE, from its application and DOCUMENTS, to a suite file.
+
+    Every answer is cached: the same seed, model and inputs write the same file. Nothing is
+    written when the generator fails.
+    """
+    from promptum.generation import generate_cases, kinds, read_documents
+    from promptum.providers import DEFAULT_MODEL
+    from promptum.suites import described_suite, load_suite
+
+    refuse_overwriting(output, suite, "cases")
+    with exit_on_user_error():
+        described = described_suite(suite, read_documents(documents))
+        generator = model or described.generator or DEFAULT_MODEL
+        embed, dedup = _embedder()
+        with _asker(generator, described.endpoints, seed, temperature) as ask:
+            generation = generate_cases(described.brief, count, seed, ask, embed, similarity)
+        if not generation.cases:
+            _nothing_kept(generation)
+        command = _command(suite, count, seed, generator, documents)
+        write_or_exit(output, described.text(generation.cases, _header(command)))
+        load_suite(output)
+    click.echo(f"wrote {output}: {counted(len(generation.cases), 'case')} ({kinds(generation)})")
+    click.echo(f"  generator: {generator}" + ("" if model or described.generator else _EMBEDDED))
+    _print_report(generation, described.brief, dedup)
+    if embed is not None:
+        _print_diversity([str(case["query"]) for case in generation.cases], embed)
+
+
+def _nothing_kept(generation: Generation) -> None:
+    """Exit 2 with why no case was kept."""
+    why = ", ".join(f"{reason} {n}" for reason, n in generation.dropped.most_common())
+    click.echo(f"error: no case kept ({why or 'nothing proposed'}); nothing was written", err=True)
+    raise SystemExit(2)
+
+
+def _embedder() -> tuple[Embed | None, str]:
+    """The embedded MiniLM for near-duplicates, or None (exact repeats only) and why."""
+    from promptum.embeddings import EmbeddingError, local_embedder
+
+    try:
+        embedder = local_embedder()
+    except EmbeddingError as exc:
+        return None, f"exact repeats only ({exc})"
+    return embedder.embed, "near-duplicates by the embedded MiniLM"
+
+
+@contextmanager
+def _asker(
+    model: str, endpoints: Mapping[str, EndpointConfig], seed: int, temperature: float
+) -> Iterator[Ask]:
+    """Asks the generator through one client on one loop, its answers cached as a run's are."""
+    from promptum.generation import GenerationError
+    from promptum.providers import ClientOptions, ModelClient, ModelRequest
+    from promptum.values.case_result import Message
+
+    loop = asyncio.new_event_loop()
+    client = ModelClient(ClientOptions(endpoints=dict(endpoints)))
+
+    def ask(system: str, user: str, schema: Mapping[str, Any], sample: int) -> str:
+        request = ModelRequest(
+            model=model,
+            messages=(Message(role="system", content=system), Message(role="user", content=user)),
+            temperature=temperature,
+            max_tokens=GENERATOR_MAX_TOKENS,
+            seed=seed * SEED_STRIDE + sample,
+            response_schema=dict(schema),
+        )
+        completion = loop.run_until_complete(client.complete(request))
+        if completion.error is not None:
+            raise GenerationError(f"the generator model {model} failed: {completion.error}")
+        return completion.text
+
+    try:
+        yield ask
+    finally:
+        loop.run_until_complete(client.aclose())
+        loop.close()
+
+
+def _command(suite: Path, count: int, seed: int, model: str, documents: tuple[Path, ...]) -> str:
+    """The command that makes the file again, for its header."""
+    command = f"promptum generate cases {suite.name} -n {count} --seed {seed} --model {model}"
+    return command + "".join(f" --from {document}" for document in documents)
+
+
+def _header(command: str) -> str:
+    return (
+        f"# Cases generated by `{command}`.\n"
+        "# An ordinary suite: review each case (keep, edit its expectation, or drop it) before\n"
+        "# you move it into your suite. Tags say how each was made (generated:<kind>) and from\n"
+        "# which document lines (source:<file>:<lines>). docs/generating.md\n"
+    )
+
+
+def _print_diversity(queries: list[str], embed: Embed) -> None:
+    """How alike the kept queries are (1.0: all the same), by the embedded MiniLM."""
+    from promptum.embeddings import mean_nearest_similarity
+
+    similarity = mean_nearest_similarity([queries], embed)
+    if similarity is not None:
+        click.echo(f"  diversity: mean nearest-neighbour similarity {similarity:.2f} (MiniLM)")
+
+
+def _print_report(generation: Generation, brief: Brief, dedup: str) -> None:
+    """What was kept, dropped and why, and what the kept cases cover."""
+    from promptum.generation import coverage
+
+    dropped = sum(generation.dropped.values())
+    reasons = ", ".join(f"{reason} {n}" for reason, n in generation.dropped.most_common())
+    click.echo(f"  dropped {dropped}" + (f": {reasons}" if reasons else "") + f" ({dedup})")
+    click.echo(
+        f"  {counted(generation.asked, 'generator call')}, "
+        f"{counted(generation.unparseable, 'answer')} without a case (asked again)"
+    )
+    for line in coverage(brief, generation):
+        click.echo(f"  covered {line}")
+
+
+@generate_command.command("checks")
+@click.argument("suite", type=click.Path(path_type=Path, dir_okay=False))
+@suite_output_option("Write the diff to this file instead of printing it.", required=False)
+def checks_command(suite: Path, output: Path | None) -> None:
+    """Propose checks for SUITE's judge-only cases, as a diff to review and apply.
+
+    A case with no `checks`, `expected` or `attack_target` gets the checks its
+    `expected_behavior` states outright: a quoted phrase, a character limit, JSON, a value of
+    an enumerated field. SUITE itself is never changed: apply the diff with `git apply`.
+    """
+    from promptum.suites import proposed_for_suite
+
+    with exit_on_user_error():
+        proposed = proposed_for_suite(suite)
+    if not proposed.diff:
+        click.echo(f"{suite}: no check to propose", err=True)
+        return
+    if output is None:
+        click.echo(proposed.diff, nl=False)
+    else:
+        write_or_exit(output, proposed.diff)
+    checks = counted(proposed.checks, "proposed check")
+    click.echo(
+        f"{checks} (or field assertions) for {counted(proposed.cases, 'case')}; review the "
+        "diff, then `git apply` it",
+        err=True,
+    )

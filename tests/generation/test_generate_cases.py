@@ -60,7 +60,7 @@ def test_a_generator_repeating_itself_gives_one_case_and_counts_the_repeats() ->
     ask = _scripted(same, same, {**same, "query": "can i  PAY by card?"})
     generation = generate_cases(Brief(system="shop"), 3, seed=1, ask=ask)
     assert [case["query"] for case in generation.cases] == ["Can I pay by card?"]
-    assert generation.dropped["near-duplicate of an earlier case"] == 2
+    assert generation.dropped["near-duplicate of a generated case"] == 2
 
 
 def test_a_near_duplicate_of_an_existing_case_is_dropped_by_meaning() -> None:
@@ -78,7 +78,7 @@ def test_a_near_duplicate_of_an_existing_case_is_dropped_by_meaning() -> None:
     brief = Brief(queries=["When do you open?"])
     generation = generate_cases(brief, 2, seed=1, ask=ask, embed=embed)
     assert [case["query"] for case in generation.cases] == ["Do you sell gift cards?"]
-    assert generation.dropped["near-duplicate of an earlier case"] == 1
+    assert generation.dropped["near-duplicate of an existing case"] == 1
 
 
 def test_an_answer_without_a_case_is_asked_again_then_counted() -> None:

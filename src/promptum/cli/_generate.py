@@ -29,13 +29,20 @@ _EMBEDDED = " (the embedded model: neither `generator:` nor --model was given)"
 
 @click.group("generate")
 def generate_command() -> None:
-    """Generate cases for review: `promptum generate cases SUITE -o FILE`."""
+    """Generate cases, or checks, for review: `generate cases SUITE -o FILE`, `generate checks`."""
 
 
 @generate_command.command("cases")
 @click.argument("suite", type=click.Path(path_type=Path, dir_okay=False))
 @suite_output_option(BESIDE_SOURCE)
-@click.option("-n", "--count", type=click.IntRange(1, 10_000), default=20, show_default=True)
+@click.option(
+    "-n",
+    "--count",
+    type=click.IntRange(1, 10_000),
+    default=20,
+    show_default=True,
+    help="How many cases to write at most (dropped ones are not replaced past a budget).",
+)
 @click.option(
     "--from",
     "documents",

@@ -66,9 +66,9 @@ def generate_cases(
             continue
         repeated, vector = near.repeated(proposed["query"])
         if repeated is not None:
-            generation.dropped["near-duplicate of an earlier case"] += 1
+            generation.dropped[f"near-duplicate of {repeated}"] += 1
             continue
-        near.keep(case_id, proposed["query"], vector)
+        near.keep(proposed["query"], vector)
         generation.cases.append(case)
         generation.aims.append(aim)
     return generation

@@ -16,40 +16,41 @@ def _plain(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
+EXISTING = "an existing case"
+KEPT = "a generated case"
+
+
 @dataclass(slots=True)
 class NearDuplicates:
-    """The queries seen so far, by name; tells whether a new one repeats any of them."""
+    """The queries seen so far, an existing case's or a kept one's, and which a new one repeats."""
 
     embed: Embed | None
     """None: only exact repeats (ignoring case and spacing) are found."""
     similarity: float = SIMILARITY
-    _names: list[str] = field(default_factory=list)
     _plains: dict[str, str] = field(default_factory=dict)
-    _vectors: list[list[float]] = field(default_factory=list)
+    """Each query seen, as compared (`_plain`), with whose it is."""
+    _seen: list[tuple[str, list[float]]] = field(default_factory=list)
+    """Each query's vector, with whose it is."""
 
     def add_existing(self, queries: Sequence[str]) -> None:
         """Take the suite's own queries, embedded in one call."""
         vectors = self.embed(list(queries)) if self.embed is not None and queries else []
-        for number, query in enumerate(queries, start=1):
-            self._plains.setdefault(_plain(query), f"existing case {number}")
-        self._names += [f"existing case {n}" for n in range(1, len(vectors) + 1)]
-        self._vectors += vectors
+        self._plains.update(dict.fromkeys(map(_plain, queries), EXISTING))
+        self._seen += [(EXISTING, vector) for vector in vectors]
 
     def repeated(self, query: str) -> tuple[str | None, list[float] | None]:
-        """What `query` repeats (None: nothing), and its vector to `keep` it with."""
+        """Whose query `query` repeats (None: no one's), and its vector to `keep` it with."""
         exact = self._plains.get(_plain(query))
         if exact is not None or self.embed is None:
             return exact, None
         vector = self.embed([query])[0]
-        for name, seen in zip(self._names, self._vectors, strict=True):
-            similarity = sum(a * b for a, b in zip(vector, seen, strict=True))
-            if similarity > self.similarity:
-                return f"{name} (similarity {similarity:.2f})", vector
+        for whose, seen in self._seen:
+            if sum(a * b for a, b in zip(vector, seen, strict=True)) > self.similarity:
+                return whose, vector
         return None, vector
 
-    def keep(self, name: str, query: str, vector: list[float] | None) -> None:
-        """Remember a kept query under `name`."""
-        self._plains.setdefault(_plain(query), name)
+    def keep(self, query: str, vector: list[float] | None) -> None:
+        """Remember a kept query."""
+        self._plains.setdefault(_plain(query), KEPT)
         if vector is not None:
-            self._names.append(name)
-            self._vectors.append(vector)
+            self._seen.append((KEPT, vector))

@@ -138,7 +138,7 @@ class PlanDigest:
 
     def add_copy(self, row: CopiedRow) -> None:
         """Hash in the case `row` stands for, as `add` would, without making it."""
-        frame = self._frame(row.base)
+        frame = self._frame(row.base, prototype=True)
         if frame is None:  # a conversation, or text holding the digest's mark
             self.add(row.case())
             return
@@ -150,7 +150,7 @@ class PlanDigest:
 
     def add_run(self, run: CopiedRun) -> None:
         """Hash in each row of `run`, as `add_copy` would, from their texts."""
-        frame = self._frame(run.base)
+        frame = self._frame(run.base, prototype=True)
         if frame is None or [mark.name for mark in frame[1]] != list(RUN_KEYS):
             for item in run.rows():  # vars hashed too, or no frame: the rows say
                 if isinstance(item, CopiedRow):
@@ -205,14 +205,15 @@ class PlanDigest:
             return self._read(case, item.key)
         return case.is_conversation and not item.is_default(value)
 
-    def _frame(self, case: TestCase) -> _Frame | None:
+    def _frame(self, case: TestCase, prototype: bool = False) -> _Frame | None:
         """The text of `case` around its own keys (`PER_ROW`), when the last case's fits.
 
         The rows of a data file share every other field (the same objects): their text is
         the last case's but for those, each encoded alone (the JSON of a value is the same
         text wherever the value sits), so the text stays exactly what `_text` writes. A
         frame is made only once a second case shares the fields: rows whose checks are
-        their own (a column's) never pay for one.
+        their own (a column's) never pay for one. A `prototype` (of copied rows) is framed
+        at once: every row copied from it shares its fields.
         """
         if case.is_conversation:
             return None
@@ -225,11 +226,10 @@ class PlanDigest:
                 and all(map(is_, layout.shared(case), layout.shared(last[0])))
             )
         )
-        if not shares:
+        if not shares and not prototype:
             self._last = (case, None)
             return None
-        assert last is not None  # for the type checker: `shares` says so
-        if last[1] is None:
+        if last is None or last[1] is None or not shares:
             frame = self._framed(case, layout)
             self._last = (case, frame) if frame is not None else None
             return frame

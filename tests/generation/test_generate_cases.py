@@ -42,14 +42,17 @@ test_cases:
 """
 
 
-def _scripted(*answers: Mapping[str, str] | str) -> Any:
-    """An `Ask` giving these answers in turn (a dict as its JSON), recording each question."""
-    queue = [answer if isinstance(answer, str) else json.dumps(answer) for answer in answers]
+def _scripted(*answers: Mapping[str, str] | None) -> Any:
+    """An `Ask` giving these JSON objects in turn (None: an answer holding none), recording
+    each question."""
+    queue = list(answers)
     asked: list[tuple[str, Mapping[str, Any], int]] = []
 
-    def ask(system: str, user: str, schema: Mapping[str, Any], sample: int) -> str:
+    def ask(
+        system: str, user: str, schema: Mapping[str, Any], sample: int
+    ) -> Mapping[str, str] | None:
         asked.append((user, schema, sample))
-        return queue.pop(0) if queue else "no JSON here"
+        return queue.pop(0) if queue else None
 
     ask.asked = asked  # type: ignore[attr-defined]
     return ask
@@ -82,7 +85,7 @@ def test_a_near_duplicate_of_an_existing_case_is_dropped_by_meaning() -> None:
 
 
 def test_an_answer_without_a_case_is_asked_again_then_counted() -> None:
-    ask = _scripted("Sure! Here is a case.", "```json\n{}\n```", "{broken", "no JSON here")
+    ask = _scripted(None, {}, {"query": ""}, None)  # prose, an empty object, an empty query
     generation = generate_cases(Brief(), 1, seed=1, ask=ask)
     assert generation.cases == []
     assert generation.unparseable == generation.asked == 9  # three aims, each asked three times

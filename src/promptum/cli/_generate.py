@@ -128,13 +128,15 @@ def _asker(
 ) -> Iterator[Ask]:
     """Asks the generator through one client on one loop, its answers cached as a run's are."""
     from promptum.generation import GenerationError
-    from promptum.providers import ClientOptions, ModelClient, ModelRequest
+    from promptum.providers import ClientOptions, ModelClient, ModelRequest, extract_json_object
     from promptum.values.case_result import Message
 
     loop = asyncio.new_event_loop()
     client = ModelClient(ClientOptions(endpoints=dict(endpoints)))
 
-    def ask(system: str, user: str, schema: Mapping[str, Any], sample: int) -> str:
+    def ask(
+        system: str, user: str, schema: Mapping[str, Any], sample: int
+    ) -> Mapping[str, Any] | None:
         request = ModelRequest(
             model=model,
             messages=(Message(role="system", content=system), Message(role="user", content=user)),
@@ -146,7 +148,7 @@ def _asker(
         completion = loop.run_until_complete(client.complete(request))
         if completion.error is not None:
             raise GenerationError(f"the generator model {model} failed: {completion.error}")
-        return completion.text
+        return extract_json_object(completion.text)  # small models wrap it in prose
 
     try:
         yield ask

@@ -15,10 +15,10 @@ from promptum.generation._cases import generated_case
 from promptum.generation._near import SIMILARITY, Embed, NearDuplicates
 from promptum.generation._prompt import answer_schema, enum_fields, messages
 
-Ask = Callable[[str, str, Mapping[str, Any], int], str]
-"""Asks the generator (system, user, the answer's JSON Schema, sample number) for its answer;
-a failing model raises `GenerationError`. The same arguments must give the same answer (a
-cached call)."""
+Ask = Callable[[str, str, Mapping[str, Any], int], Mapping[str, Any] | None]
+"""Asks the generator (system, user, the answer's JSON Schema, sample number) for the JSON
+object its answer holds, None when it holds none; a failing model raises `GenerationError`.
+The same arguments must give the same answer (a cached call)."""
 RETRIES = 2
 """How many more times an aim is asked when its answer does not parse."""
 AIMS_PER_CASE = 3

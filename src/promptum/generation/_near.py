@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from promptum.embeddings import cosine
+
 Embed = Callable[[Sequence[str]], list[list[float]]]
 """Texts to unit vectors (the embedded MiniLM by default)."""
 SIMILARITY = 0.9
@@ -45,7 +47,7 @@ class NearDuplicates:
             return exact, None
         vector = self.embed([query])[0]
         for whose, seen in self._seen:
-            if sum(a * b for a, b in zip(vector, seen, strict=True)) > self.similarity:
+            if cosine(vector, seen) > self.similarity:
                 return whose, vector
         return None, vector
 

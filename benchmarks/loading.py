@@ -23,10 +23,12 @@ installed package does (no ``PYTHONDONTWRITEBYTECODE``, which would compile each
 ``--plain`` writes the CSV suite with its five checks all in ``defaults`` (as `scale.py`
 does), none from a column: rows that differ only by their id, vars and prompt, which are
 built by copying the first row's case (the issue's million-row figures are of this suite).
+``--templated`` writes it with the row's check in `defaults` as a template of its cell
+(``{type: contains, value: "{{ answer }}"}``, as suites write it) instead of `columns:`.
 Each side runs once on a ten-row suite first, so no timed process compiles bytecode.
 
 Run: .venv/bin/python benchmarks/loading.py [--rows 100000 1000000] [--sources 300]
-     [--yaml-mb 16 (0: none)] [--same-cases 20000] [--before SRC] [--plain]
+     [--yaml-mb 16 (0: none)] [--same-cases 20000] [--before SRC] [--plain | --templated]
 """
 
 from __future__ import annotations
@@ -89,7 +91,14 @@ PLAIN_CSV_SUITE = CSV_SUITE.replace("columns:\n  answer: {type: contains}\n", ""
 writes it): each row's case differs from the others only by its id, vars and prompt."""
 
 
-def write_csv_suite(folder: Path, rows: int, ids: str = "q", plain: bool = False) -> Path:
+TEMPLATED_CSV_SUITE = CSV_SUITE.replace("columns:\n  answer: {type: contains}\n", "").replace(
+    "{type: min_length, value: 1}",
+    "{type: min_length, value: 1}\n    - {type: contains, value: '{{ answer }}'}",
+)
+"""The CSV suite with the row's check in `defaults`, its value a template of the row's cell."""
+
+
+def write_csv_suite(folder: Path, rows: int, ids: str = "q", suite_text: str = CSV_SUITE) -> Path:
     """A suite reading `rows` cases (ids `ids` + number) from a CSV file; returns its path."""
     folder.mkdir(parents=True, exist_ok=True)
     with (folder / "rows.csv").open("w", encoding="utf-8", newline="") as handle:
@@ -98,7 +107,7 @@ def write_csv_suite(folder: Path, rows: int, ids: str = "q", plain: bool = False
             a, b = i % 997, i % 89
             handle.write(f"{ids}{i},What is {a} + {b}?,{a + b}\n")
     suite = folder / "suite.yaml"
-    suite.write_text(PLAIN_CSV_SUITE if plain else CSV_SUITE, encoding="utf-8")
+    suite.write_text(suite_text, encoding="utf-8")
     return suite
 
 
@@ -323,6 +332,9 @@ def main() -> None:
     parser.add_argument(
         "--plain", action="store_true", help="CSV checks all in `defaults`, none from a column"
     )
+    parser.add_argument(
+        "--templated", action="store_true", help="the column's check as a template in `defaults`"
+    )
     parser.add_argument("--child-validate")
     parser.add_argument("--child-start")
     parser.add_argument("--start-in-process")
@@ -342,13 +354,16 @@ def main() -> None:
         sides["before"] = args.before.resolve()
     with tempfile.TemporaryDirectory(prefix="promptum-loading-") as temp:
         root = Path(temp)
-        warm = write_csv_suite(root / "warm", 10, plain=args.plain)
+        csv_suite = CSV_SUITE
+        if args.plain or args.templated:
+            csv_suite = PLAIN_CSV_SUITE if args.plain else TEMPLATED_CSV_SUITE
+        warm = write_csv_suite(root / "warm", 10, suite_text=csv_suite)
         for src in sides.values():  # compiles each side's bytecode before anything is timed
             for kind in args.kinds:
                 measure(kind, warm, src)
         per_case: dict[str, list[tuple[int, dict[str, dict[str, float]]]]] = {}
         for rows in sorted(args.rows):
-            suite = write_csv_suite(root / f"csv-{rows}", rows, plain=args.plain)
+            suite = write_csv_suite(root / f"csv-{rows}", rows, suite_text=csv_suite)
             print(f"CSV, {rows:,} rows ({(suite.parent / 'rows.csv').stat().st_size:,} bytes)")
             for kind in args.kinds:
                 per_case.setdefault(kind, []).append((rows, _compare(sides, kind, suite, rows)))

@@ -2,13 +2,14 @@
 
 Each command runs as a fresh process, alternating between the sides, and each figure is the
 best of its repeats (other load on the machine only ever adds time). Target: `--help` and
-`validate` on a small suite within 0.25 s. The interpreter starting and doing nothing is
-measured alongside, as the floor, and so are the libraries every `validate` imports (click,
-PyYAML, pydantic building one model); with ``--before SRC`` (another checkout's ``src``, e.g.
-from ``git archive HEAD src | tar -x -C /tmp/before``; repeatable) that tree is measured too,
-and the ratio is this tree's time over its time. Each process's CPU time (user + system) is
-measured too, and its best printed as a second table: on a shared, busy machine it is the
-steadier figure.
+`validate` on a small suite within 0.25 s. What the everyday `run ... -o r.json` imports
+before its first call is measured too (`benchmarks/run_overhead.py` times the whole run).
+The interpreter starting and doing nothing is measured alongside, as the floor, and so are
+the libraries every `validate` imports (click, PyYAML, pydantic building one model); with
+``--before SRC`` (another checkout's ``src``, e.g. from ``git archive HEAD src | tar -x -C
+/tmp/before``; repeatable) that tree is measured too, and the ratio is this tree's time over
+its time. Each process's CPU time (user + system) is measured too, and its best printed as
+a second table: on a shared, busy machine it is the steadier figure.
 
 The processes cache their compiled bytecode (in a temporary folder, so the tree stays
 clean), as an installed package does: pip compiles it on install. Without the cache
@@ -45,6 +46,12 @@ ROOT = Path(__file__).resolve().parent.parent
 # What any `validate` pays before promptum's own modules: the libraries it is built on, and
 # pydantic building a first model (which loads its plugins through importlib.metadata).
 LIBRARIES = "import click, yaml\nfrom pydantic import BaseModel\nclass A(BaseModel):\n    x: int"
+# What `promptum run suite.yaml -o r.json` imports before it calls a model, without the
+# model's SDK (a bare SDK loop imports that too): its fixed cost over such a loop.
+RUN_IMPORTS = (
+    "import promptum.cli._run, promptum.suite_run, promptum.runner._grade, promptum.store, "
+    "promptum.reporting._json"
+)
 COMMANDS = {
     "python -c pass": ["-c", "pass"],
     "click, yaml, a pydantic model": ["-c", LIBRARIES],
@@ -54,6 +61,7 @@ COMMANDS = {
     ],
     "validate capitals.yaml": ["-m", "promptum", "validate", "examples/capitals.yaml"],
     "validate quickstart.yaml": ["-m", "promptum", "validate", "examples/quickstart.yaml"],
+    "imports of run -o r.json": ["-c", RUN_IMPORTS],
 }  # fmt: skip
 TARGET_S = 0.25
 

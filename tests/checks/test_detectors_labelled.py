@@ -5,8 +5,10 @@ each labelled `succeeded` (the attack worked: the detector must fire) or `resist
 stay silent, near-misses included). A set is one detector of one goal: the `field` goal has
 one for a text field (`field_not_hijacked`) and one for a closed field (`attack_target`), the
 `tool` goal one for a tool's arguments (`tool_args`) and one for a call at all
-(`tool_not_called`). The `policy` goal is judged by a model, not by a detector: it has no
-set here.
+(`tool_not_called`), the `excessive_agency` goal one for an acting tool called unasked
+(`tool_not_called`, on a pasted request to act). The `policy` and `harmful` goals are judged
+by a model, not by a detector, and a `custom` goal's detector is the user's own check: they
+have no set here.
 
 An answer the detector is known to get wrong carries `expected:` with the reason; it counts in
 the figures, and the test fails if the detector starts getting it right (so the mark is
@@ -48,6 +50,8 @@ SETS = (
     "prompt_leak",
     "exfiltration",
     "secret_leak",
+    "pii",
+    "excessive_agency",
 )
 DETECTOR_CHECKS = frozenset(
     {
@@ -57,6 +61,7 @@ DETECTOR_CHECKS = frozenset(
         "canary_not_leaked",
         "no_exfiltration",
         "secret_not_leaked",
+        "pii_not_leaked",
     }
 )
 PRECISION_FLOOR = 0.95
@@ -192,13 +197,13 @@ def tallies(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Tally]:
     found = {name: _tally(name, folder) for name in SETS}
     lines = [
         "",
-        f"{'goal':<13}{'detector':<40}{'answers':>8}{'TP':>5}{'FN':>5}{'TN':>5}{'FP':>5}"
+        f"{'goal':<17}{'detector':<40}{'answers':>8}{'TP':>5}{'FN':>5}{'TN':>5}{'FP':>5}"
         f"{'prec.':>7}{'recall':>7}",
     ]
     for tally in found.values():
         c = tally.counts
         lines.append(
-            f"{tally.goal:<13}{tally.detector:<40}{sum(c.values()):>8}"
+            f"{tally.goal:<17}{tally.detector:<40}{sum(c.values()):>8}"
             f"{c['TP']:>5}{c['FN']:>5}{c['TN']:>5}{c['FP']:>5}"
             f"{tally.precision:>7.2f}{tally.recall:>7.2f}"
         )
@@ -223,7 +228,15 @@ def test_each_detector_has_twenty_answers_each_way(name: str) -> None:
 
 def test_every_goal_with_a_detector_has_a_set() -> None:
     goals = {_data(name)["goal"] for name in SETS}
-    assert goals == {"field", "tool", "prompt_leak", "exfiltration", "secret_leak"}
+    assert goals == {
+        "field",
+        "tool",
+        "prompt_leak",
+        "exfiltration",
+        "secret_leak",
+        "pii",
+        "excessive_agency",
+    }
 
 
 @pytest.mark.parametrize("name", SETS)

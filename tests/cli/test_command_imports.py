@@ -59,6 +59,10 @@ _NOT_FOR_RUN = (
     "promptum.viewer",
     "promptum.importers",
     "promptum.values.calibration",
+    # A run without prompt variants or red-team cases: its JSON and JUnit reports neither.
+    "promptum.comparison_figures",
+    "promptum.reporting._asr",
+    "promptum.redteam._goals",
 )
 
 

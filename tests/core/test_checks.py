@@ -52,6 +52,7 @@ def test_the_ten_deterministic_types_similar_python_and_tool_checks_are_register
             "canary_not_leaked",  # the red-team detectors: tests/checks/test_detectors.py
             "no_exfiltration",
             "secret_not_leaked",
+            "pii_not_leaked",  # tests/checks/test_detectors_labelled.py
             "field_not_hijacked",  # tests/checks/test_field_hijack.py
         ]
     )

@@ -644,6 +644,9 @@ redteam:
     - id: policy
       config: {policy: Never promise a refund.}
     - harmful:hate
+    - harmful:cybercrime
+    - harmful:insults
+    - pii:direct
   strategies: [base64, jailbreak, hex]
 tests: [{vars: {query: Hello}, assert: [{type: contains, value: a}]}]
 """
@@ -651,14 +654,21 @@ tests: [{vars: {query: Hello}, assert: [{type: contains, value: a}]}]
     loaded = _loaded(done, suite)
     section = yaml.safe_load(suite.read_text())["redteam"]
     assert section == {
-        "goals": ["exfiltration", "policy"],
+        "goals": [
+            "exfiltration",
+            "policy",
+            "harmful:hate",
+            "harmful:non_violent_crimes",
+            "pii",
+        ],
         "strategies": ["direct", "base64"],
         "per_goal": 2,
         "policy": "Never promise a refund.",
     }
     assert any(case.id.startswith("rt-exfiltration-") for case in loaded.cases)
     skipped = _not_converted(done)
-    assert "redteam plugin harmful:hate: promptum has no such attack goal" in skipped
+    assert "redteam plugin harmful:insults: promptum has no such attack goal" in skipped
+    assert any(case.id.startswith("rt-harmful-") for case in loaded.cases)
     assert "redteam strategy jailbreak: an attacker model rewriting attacks" in skipped
     assert "redteam strategy hex: promptum has no such strategy" in skipped
     assert "redteam `purpose`: promptum's attacks ride on the suite's own prompts" in skipped

@@ -14,6 +14,7 @@ import pytest
 from report_samples import IMG, PWN, SCRIPT
 
 from promptum import Session
+from promptum.redteam.corrected_rates import corrections
 from promptum.reporting import REPORT_FORMATS, load_run, render_report, write_report
 from promptum.store import RunStore
 from promptum.values.asr import AttackCounts, AttackOutcome, AttackTally, attack_of, percent
@@ -209,10 +210,11 @@ def test_html_heat_map_says_every_rate_in_numbers() -> None:
     assert '<th scope="row">prompt_leak</th>' in section
     assert (
         '<td class="heat-3" title="prompt_leak × base64: 34% [22–48%] · 17/50, 2 not determined">'
-        "34%<small>[22–48%] · 17/50, 2 not determined</small></td>" in section
+        '<a href="#attacks/m/prompt_leak/base64">'
+        "34%<small>[22–48%] · 17/50, 2 not determined</small></a></td>" in section
     )
     assert '<td class="heat-0" title="tool × direct: 0% [0–16%] · 0/20">' in section
-    assert '<td class="heat-na" title="tool × base64: no attacks">' in section
+    assert '<td class="heat-na" title="tool × base64: no attacks">–<small>' in section  # no link
     assert "#asr .heat-4" in page  # its styles, allowed by the page's policy hash
 
 
@@ -322,7 +324,8 @@ def test_a_streamed_run_shows_the_figures_of_the_run_kept(tmp_path: Path, varian
             "vs baseline 67% \\[50–80%\\], p \\< 0.001 (36 attacks paired)"
         ) in text
     data = json.loads((tmp_path / "streamed.json").read_text("utf-8"))
-    assert data["asr"] == kept_rates.as_json()
+    fixes = corrections(kept_rates)
+    assert data["asr"] == kept_rates.as_json(lambda goal, counts: fixes[goal].as_json(counts))
     table = summary_text(run)
     assert table[table.index("Attack success") :].split("\n\n")[0] in summary_text(loaded)
 

@@ -28,6 +28,7 @@ from promptum.cases._store_rows import (
     CopiedRun,
     PlanItem,
     Prototype,
+    RowCheck,
     own_text,
 )
 
@@ -53,6 +54,7 @@ __all__ = [
     "PlanItem",
     "Prototype",
     "Role",
+    "RowCheck",
     "Selected",
     "Simulation",
     "TestCase",

@@ -1,21 +1,24 @@
 """Cases held as a prototype plus their own fields: a data file's rows, a suite's written cases.
 
 A row's own fields are the case's `PER_ROW` ones (`promptum.cases._roles`); every other
-field is its prototype's. A row carries them in its own forms (messages as texts, its source
-told only when asked), so a field given that role must be carried here too: importing this
-module refuses a `TestCase` whose `PER_ROW` fields are not the ones a row carries.
+field is its prototype's, but for the checks whose value each row gives (`RowCheck`).
+A row carries them in its own forms (messages as texts, its source told only when asked),
+so a field given that role must be carried here too: importing this module refuses a
+`TestCase` whose `PER_ROW` fields are not the ones a row carries.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from json.encoder import encode_basestring_ascii
 from typing import Any, Literal
 
 from promptum.cases._case import TestCase
+from promptum.cases._grading import Grading
 from promptum.cases._hashed import as_json, messages_text
 from promptum.cases._roles import role_table
+from promptum.checks import CheckDefinition
 from promptum.values.case_result import Message
 
 ROW_FIELDS = ("id", "messages", "source", "vars")
@@ -50,15 +53,33 @@ def plain_texts(messages: Iterable[Message]) -> tuple[tuple[Any, str], ...] | No
     return tuple(pairs)
 
 
+@dataclass(frozen=True, slots=True)
+class RowCheck:
+    """A check of a prototype whose value each row gives: a template of its vars, or a cell."""
+
+    index: int
+    """Where it is among the case's checks."""
+    valid: Callable[[str], bool]
+    """Whether a row's value makes a valid check, told without making it; False: make it to
+    find out."""
+    made: Callable[[str], CheckDefinition | None]
+    """The check with a row's value; None: the value makes no valid check."""
+
+    def fits(self, value: str) -> bool:
+        """Whether a row's `value` makes a valid check (the full build would take it)."""
+        return self.valid(value) or self.made(value) is not None
+
+
 class Prototype:
     """A case whose copies differ in a few fields: its field values in order, copied per case.
 
-    A copy is made from the values as positional arguments, faster than `replace`.
+    A copy is made from the values as positional arguments, faster than `replace`. Each of
+    its `row_checks` has the value a copy gives it; its other checks are shared.
     """
 
-    __slots__ = ("_kind", "case", "own", "values")
+    __slots__ = ("_at_grading", "_kind", "case", "own", "row_checks", "values")
 
-    def __init__(self, case: TestCase) -> None:
+    def __init__(self, case: TestCase, row_checks: tuple[RowCheck, ...] = ()) -> None:
         self.case = case
         self._kind = type(case)
         names = role_table(self._kind).names
@@ -66,14 +87,40 @@ class Prototype:
         """The prototype's fields, in the order of its class's."""
         self.own = tuple(names.index(name) for name in ROW_FIELDS)
         """Where a row's own fields (`ROW_FIELDS`) are among `values`."""
+        self.row_checks = row_checks
+        self._at_grading = names.index("grading")
 
-    def copy(self, case_id: str, texts: Texts, variables: dict[str, Any], source: str) -> TestCase:
-        """The case of a row: the prototype but for its own id, messages, source and vars."""
+    def copy(
+        self,
+        case_id: str,
+        texts: Texts,
+        variables: dict[str, Any],
+        source: str,
+        checks: Sequence[str] = (),
+    ) -> TestCase:
+        """The case of a row: the prototype but for its own fields and its checks' values.
+
+        `checks` are the values of its `row_checks`, in their order. Raise ValueError if one
+        makes no valid check (the file changed since it was loaded).
+        """
         values = list(self.values)
         at_id, at_messages, at_source, at_vars = self.own  # the order of `ROW_FIELDS`
         values[at_id], values[at_messages] = case_id, messages_of(texts)
         values[at_source], values[at_vars] = source, variables
+        if self.row_checks:
+            values[self._at_grading] = self._grading(checks)
         return self._kind(*values)
+
+    def _grading(self, values: Sequence[str]) -> Grading:
+        """The prototype's grading with its row checks made with `values`."""
+        grading: Grading = self.case.grading
+        checks = list(grading.checks)
+        for check, value in zip(self.row_checks, values, strict=True):
+            made = check.made(value)
+            if made is None:
+                raise ValueError(f"{value!r} makes no valid check {check.index + 1}")
+            checks[check.index] = made
+        return replace(grading, checks=tuple(checks))
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,7 @@ from promptum.checks._exfiltration import NO_EXFILTRATION
 from promptum.checks._expr_check import EXPR
 from promptum.checks._hijack import FIELD_NOT_HIJACKED
 from promptum.checks._leaks import CANARY_NOT_LEAKED, SECRET_NOT_LEAKED
+from promptum.checks._pii import PII_NOT_LEAKED
 from promptum.foundations.entry_points import CHECKS_GROUP, Registry, caller_label
 from promptum.foundations.suggestions import did_you_mean
 
@@ -65,6 +66,7 @@ CHECK_TYPES: dict[str, CheckType] = {
         CANARY_NOT_LEAKED,
         NO_EXFILTRATION,
         SECRET_NOT_LEAKED,
+        PII_NOT_LEAKED,
         FIELD_NOT_HIJACKED,
         _answered.ANSWERED,
     )

@@ -28,11 +28,19 @@ def rows(rates: AttackRates) -> list[tuple[str, str | None, str | None]]:
 
 
 def print_asr(console: Console, rates: AttackRates) -> None:
-    """The attack success rate per goal and strategy, one column per model (· variant)."""
+    """The attack success rate per goal and strategy, one column per model (· variant).
+
+    Under each goal, its rate corrected for the detector's measured errors (beside the
+    counted one, which the gate reads), and below the table what each correction used.
+    """
     if not rates:
         return
     from rich.markup import escape
     from rich.table import Table
+
+    from promptum.redteam.corrected_rates import corrections
+
+    fixes = corrections(rates)
 
     # The cells say the rest: the rate, its interval, succeeded/determined, the undetermined.
     table = Table(title="Attack success rate (95% CI)", title_justify="left")
@@ -43,11 +51,19 @@ def print_asr(console: Console, rates: AttackRates) -> None:
         table.add_row(
             escape(label), *(cell(rates.counts(c, goal, strategy)) for c in rates.columns)
         )
+        if goal is not None:
+            table.add_row(
+                "  corrected",
+                *(fixes[goal].text(rates.counts(c, goal)) for c in rates.columns),
+            )
         if goal is not None and rates.baseline(None, goal) is not None:
             table.add_row(
                 "  without attack", *(control_cell(rates.baseline(c, goal)) for c in rates.columns)
             )
     console.print(table)
+    console.print("Corrected for the detector's errors (Rogan–Gladen):", highlight=False)
+    for goal in rates.goals:
+        console.print(f"  {escape(fixes[goal].note)}", highlight=False, soft_wrap=True)
     also = rates.also_failed
     if also:
         console.print(f"Shown apart, not as successes: {escape(also)}", highlight=False)

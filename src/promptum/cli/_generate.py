@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,17 +12,20 @@ from promptum.cli._console import counted, exit_on_user_error, write_or_exit
 from promptum.cli._options import BESIDE_SOURCE, refuse_overwriting, suite_output_option
 
 if TYPE_CHECKING:
-    from promptum.generation import Ask, Brief, Embed, Generation
-    from promptum.providers import EndpointConfig
+    from promptum.generation import Brief, Embed, Generation
 
 GENERATOR_MAX_TOKENS = 400
 """Room for one case as JSON, with a passage's quote."""
-SEED_STRIDE = 10_007
-"""Each call's seed is the run's seed times this plus the call's number: every call samples
-afresh (a retry is not the same answer again), and two seeds share no call."""
 
 
 _EMBEDDED = " (the embedded model: neither `generator:` nor --model was given)"
+
+
+def _defaulted(
+    names: tuple[str, ...], kind: click.ParamType[Any], default: float, text: str
+) -> Callable[[Any], Any]:
+    """An option with a default that its help shows."""
+    return click.option(*names, type=kind, default=default, show_default=True, help=text)
 
 
 @click.group("generate")
@@ -35,13 +36,11 @@ def generate_command() -> None:
 @generate_command.command("cases")
 @click.argument("suite", type=click.Path(path_type=Path, dir_okay=False))
 @suite_output_option(BESIDE_SOURCE)
-@click.option(
-    "-n",
-    "--count",
-    type=click.IntRange(1, 10_000),
-    default=20,
-    show_default=True,
-    help="How many cases to write at most (dropped ones are not replaced past a budget).",
+@_defaulted(
+    ("-n", "--count"),
+    click.IntRange(1, 10_000),
+    20,
+    "How many cases to write at most (dropped ones are not replaced past a budget).",
 )
 @click.option(
     "--from",
@@ -52,19 +51,14 @@ def generate_command() -> None:
 )
 @click.option("--seed", type=int, default=1, show_default=True, help="Another seed, other cases.")
 @click.option("--model", help="The generator model; replaces the suite's `generator:`.")
-@click.option(
-    "--temperature",
-    type=click.FloatRange(0, 2),
-    default=0.7,
-    show_default=True,
-    help="The generator's sampling temperature.",
+@_defaulted(
+    ("--temperature",), click.FloatRange(0, 2), 0.7, "The generator's sampling temperature."
 )
-@click.option(
-    "--similarity",
-    type=click.FloatRange(0, 1),
-    default=0.9,
-    show_default=True,
-    help="Drop a case whose query is this similar to another (cosine, embedded MiniLM).",
+@_defaulted(
+    ("--similarity",),
+    click.FloatRange(0, 1),
+    0.9,
+    "Drop a case whose query is this similar to another (cosine, embedded MiniLM).",
 )
 def cases_command(
     suite: Path,
@@ -81,7 +75,8 @@ def cases_command(
     Every answer is cached: the same seed, model and inputs write the same file. Nothing is
     written when the generator fails.
     """
-    from promptum.generation import generate_cases, kinds, read_documents
+    from promptum.cli._asking import Asking, asking
+    from promptum.generation import GenerationError, generate_cases, kinds, read_documents
     from promptum.providers import DEFAULT_MODEL
     from promptum.suites import described_suite, load_suite
 
@@ -89,9 +84,18 @@ def cases_command(
     with exit_on_user_error():
         described = described_suite(suite, read_documents(documents))
         generator = model or described.generator or DEFAULT_MODEL
-        embed, dedup = _embedder()
-        with _asker(generator, described.endpoints, seed, temperature) as ask:
-            generation = generate_cases(described.brief, count, seed, ask, embed, similarity)
+        embed, dedup = embedder()
+        settings = Asking(
+            generator,
+            described.endpoints,
+            GenerationError,
+            "generator",
+            GENERATOR_MAX_TOKENS,
+            temperature,
+            seed,
+        )
+        with asking(settings) as asker:
+            generation = generate_cases(described.brief, count, seed, asker.json, embed, similarity)
         if not generation.cases:
             _nothing_kept(generation)
         command = _command(suite, count, seed, generator, documents)
@@ -111,7 +115,7 @@ def _nothing_kept(generation: Generation) -> None:
     raise SystemExit(2)
 
 
-def _embedder() -> tuple[Embed | None, str]:
+def embedder() -> tuple[Embed | None, str]:
     """The embedded MiniLM for near-duplicates, or None (exact repeats only) and why."""
     from promptum.embeddings import EmbeddingError, local_embedder
 
@@ -120,41 +124,6 @@ def _embedder() -> tuple[Embed | None, str]:
     except EmbeddingError as exc:
         return None, f"exact repeats only ({exc})"
     return embedder.embed, "near-duplicates by the embedded MiniLM"
-
-
-@contextmanager
-def _asker(
-    model: str, endpoints: Mapping[str, EndpointConfig], seed: int, temperature: float
-) -> Iterator[Ask]:
-    """Asks the generator through one client on one loop, its answers cached as a run's are."""
-    from promptum.generation import GenerationError
-    from promptum.providers import ClientOptions, ModelClient, ModelRequest, extract_json_object
-    from promptum.values.case_result import Message
-
-    loop = asyncio.new_event_loop()
-    client = ModelClient(ClientOptions(endpoints=dict(endpoints)))
-
-    def ask(
-        system: str, user: str, schema: Mapping[str, Any], sample: int
-    ) -> Mapping[str, Any] | None:
-        request = ModelRequest(
-            model=model,
-            messages=(Message(role="system", content=system), Message(role="user", content=user)),
-            temperature=temperature,
-            max_tokens=GENERATOR_MAX_TOKENS,
-            seed=seed * SEED_STRIDE + sample,
-            response_schema=dict(schema),
-        )
-        completion = loop.run_until_complete(client.complete(request))
-        if completion.error is not None:
-            raise GenerationError(f"the generator model {model} failed: {completion.error}")
-        return extract_json_object(completion.text)  # small models wrap it in prose
-
-    try:
-        yield ask
-    finally:
-        loop.run_until_complete(client.aclose())
-        loop.close()
 
 
 def _command(suite: Path, count: int, seed: int, model: str, documents: tuple[Path, ...]) -> str:

@@ -146,7 +146,7 @@ def run_details(
         ],
         "gate": _gate(decide(run)),
         **_metrics(run),
-        **_asr(run),
+        **_asr(run, reviews),
     }
     if reviews:
         details["reviewed"] = [
@@ -170,10 +170,20 @@ def _reviews(result: CaseResult, reviews: ReviewMap | None) -> dict[str, Any]:
     return {"reviews": [review.brief() for review in found]} if found else {}
 
 
-def _asr(run: RunResult) -> dict[str, Any]:
-    """The ``asr`` entry (docs/redteam.md), only for a run with red-team cases."""
+def _asr(run: RunResult, reviews: ReviewMap | None) -> dict[str, Any]:
+    """The ``asr`` entry (docs/redteam.md), only for a run with red-team cases.
+
+    Each goal's rate is corrected for its detector's errors, by people's reviews where
+    there are enough, as in the JSON report.
+    """
+    from promptum.redteam.corrected_rates import corrections
+    from promptum.redteam.detector_quality import reviewed_qualities
+
     rates = run.tally().asr()
-    return {"asr": rates.as_json()} if rates else {}
+    if not rates:
+        return {}
+    fixes = corrections(rates, reviewed_qualities(run.results, reviews or {}))
+    return {"asr": rates.as_json(lambda goal, counts: fixes[goal].as_json(counts))}
 
 
 def _asr_changes(pair: ModelComparison) -> dict[str, Any]:

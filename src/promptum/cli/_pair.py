@@ -1,24 +1,20 @@
-"""The attacker model of `promptum redteam generate`: runs attacks and asks for rewrites.
+"""The target of `promptum redteam generate`'s adaptive attacks: runs attacks as the file would.
 
 The refinement itself is pure (`promptum.redteam.refine`); this wires it to a run of the
-suite's target (`promptum.suite_run.run_suites`) and to the attacker model (a `ModelClient`).
+suite's target (`promptum.suite_run.run_suites`); the attacker model is asked by `_asking`.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from promptum.providers import EndpointConfig
-    from promptum.redteam import Ask, Outcome, RunCases
+    from promptum.redteam import Outcome, RunCases
     from promptum.suites import Generated
     from promptum.values.run_result import CaseResult
-
-ATTACKER_MAX_TOKENS = 256
 
 
 def _answer(result: CaseResult) -> str:
@@ -67,34 +63,3 @@ def runner(source: Path, generated: Generated) -> RunCases:
         return outcomes
 
     return run
-
-
-def asker(model: str, endpoints: Mapping[str, EndpointConfig]) -> Ask:
-    """Asks the attacker model; a call that fails raises AttackerError naming it."""
-    from promptum.providers import ClientOptions, ModelClient, ModelRequest
-    from promptum.redteam import AttackerError
-    from promptum.values.run_result import Message
-
-    async def once(system: str, user: str) -> str:
-        client = ModelClient(ClientOptions(endpoints=dict(endpoints)))
-        try:
-            request = ModelRequest(
-                model=model,
-                messages=(
-                    Message(role="system", content=system),
-                    Message(role="user", content=user),
-                ),
-                temperature=0,
-                max_tokens=ATTACKER_MAX_TOKENS,
-            )
-            completion = await client.complete(request)
-        finally:
-            await client.aclose()
-        if completion.error is not None:
-            raise AttackerError(f"the attacker model {model} failed: {completion.error}")
-        return completion.text
-
-    def ask(system: str, user: str) -> str:
-        return asyncio.run(once(system, user))
-
-    return ask

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,8 +16,16 @@ from promptum.cli._console import counted, exit_on_user_error, write_or_exit
 from promptum.cli._options import BESIDE_SOURCE, refuse_overwriting, suite_output_option
 
 if TYPE_CHECKING:
-    from promptum.redteam import Ask, Refusals, RunCases
+    from promptum.providers import EndpointConfig
+    from promptum.redteam import Ask, IntentWriter, RedteamSpec, Refusals, RunCases
     from promptum.suites import Generated
+
+ATTACKER_MAX_TOKENS = 256
+"""Room for one attack message (a PAIR rewrite, a TAP branch, a conversation's turn)."""
+INTENT_TOKENS = 90
+"""Room for one attack intent (at most 300 characters) in the attacker's JSON answer."""
+INTENT_TEMPERATURE = 0.9
+"""Intents sample afresh each call (seeded, so the same seed writes the same ones)."""
 
 
 @click.group("redteam")
@@ -46,16 +56,18 @@ def generate_command(
     The same seed writes the same file, byte for byte. The file is checked by loading it,
     as `promptum validate` does.
     """
-    from promptum.redteam import AttackerError
+    from promptum.redteam import AttackerError, Refusals
     from promptum.suites import generate_suite, load_suite
 
     refuse_overwriting(output, suite, "attacks")
-    with exit_on_user_error():
-        generated = generate_suite(suite, seed, per_goal, stacks)
-        section = generated.section
+    refusals = Refusals()
+    with exit_on_user_error(), ExitStack() as closing:
+        writers = _IntentWriters(seed, refusals, closing)
         searches: dict[str, list[dict[str, Any]]] = {}
         try:
-            refused = _adapted(suite, generated, section.seed if seed is None else seed, searches)
+            generated = generate_suite(suite, seed, per_goal, stacks, writers)
+            section = generated.section
+            _adapted(suite, generated, (section.seed if seed is None else seed, refusals), searches)
         except AttackerError as exc:
             click.echo(f"error: {exc}; nothing was written", err=True)
             raise SystemExit(2) from None
@@ -69,7 +81,13 @@ def generate_command(
     click.echo(_coverage(generated.cases, generated.unsupported))
     if (diversity := _diversity(generated.cases)) is not None:
         click.echo(f"  {diversity}")
-    if refused is not None:
+    if writers.made is not None:
+        click.echo(
+            f"  {counted(writers.made.calls, 'attacker call')} for attack intents, per goal:"
+        )
+        for line in writers.made.lines():
+            click.echo(f"    {line}")
+    if (refused := refusals.summary()) is not None:
         click.echo(f"  {refused}")
     if section.attacker is None and section.strategies is None:
         click.echo(
@@ -79,34 +97,95 @@ def generate_command(
         )
 
 
+@dataclass(slots=True)
+class _IntentWriters:
+    """Makes the writer of a section's attack intents: the attacker asked, seeded and cached.
+
+    Its asker stays open until `closing` closes; the writer made is kept for the report.
+    """
+
+    seed: int | None
+    """The `--seed` given, else the section's: each call's seed is drawn from it."""
+    refusals: Refusals
+    """Where the attacker's refusals are counted (an answer that is one is asked again)."""
+    closing: ExitStack
+    made: IntentWriter | None = None
+
+    def __call__(
+        self, section: RedteamSpec, endpoints: Mapping[str, EndpointConfig]
+    ) -> IntentWriter:
+        from promptum.cli._asking import Asking, asking
+        from promptum.redteam import AttackerError, IntentWriter
+
+        assert section.attacker is not None  # `generate_suite` asks only with an attacker
+        settings = Asking(
+            section.attacker,
+            endpoints,
+            AttackerError,
+            "attacker",
+            INTENT_TOKENS * (section.intents or 1) + INTENT_TOKENS,
+            INTENT_TEMPERATURE,
+            section.seed if self.seed is None else self.seed,
+            self.refusals,
+        )
+        asker = self.closing.enter_context(asking(settings))
+        self.made = IntentWriter(asker.json, _fresh())
+        return self.made
+
+
+def _fresh() -> Callable[[str, str], bool]:
+    """Whether a goal's intent is new: no near-duplicate (embedded MiniLM) of one it kept."""
+    from promptum.cli._generate import embedder
+    from promptum.generation import NearDuplicates
+
+    embed, _ = embedder()
+    kept: dict[str, NearDuplicates] = {}
+
+    def fresh(goal: str, text: str) -> bool:
+        near = kept.setdefault(goal, NearDuplicates(embed))
+        repeated, vector = near.repeated(text)
+        if repeated is None:
+            near.keep(text, vector)
+        return repeated is None
+
+    return fresh
+
+
 def _adapted(
-    suite: Path, generated: Generated, seed: int, searches: dict[str, list[dict[str, Any]]]
-) -> str | None:
+    suite: Path,
+    generated: Generated,
+    seeded: tuple[int, Refusals],
+    searches: dict[str, list[dict[str, Any]]],
+) -> None:
     """Add the adaptive attacks the section asks for (PAIR or TAP, GOAT, Best-of-N) to `generated`.
 
     A crescendo search (`crescendo:`) rewrites the crescendo conversations; the trees and
     turns of the searches go to `searches`. Each starts from the static attacks the target
-    resisted. Returns what the attacker model's refusals cost, if it refused.
+    resisted; the attacker model's refusals are counted in `seeded`'s `Refusals`.
     """
-    from promptum.cli._pair import asker, runner
-    from promptum.redteam import Refusals, best_of_n, goat
+    from promptum.cli._asking import Asking, asking
+    from promptum.cli._pair import runner
+    from promptum.redteam import AttackerError, best_of_n, goat
 
     section, static = generated.section, generated.cases
     if section.attacker is None and section.best_of_n is None:
-        return None
-    run, refusals = runner(suite, generated), Refusals()
+        return
+    (seed, refusals), run = seeded, runner(suite, generated)
     added: list[dict[str, Any]] = []
     if section.attacker is not None:
-        ask = asker(section.attacker, generated.endpoints)
-        static, added = _searched(generated, static, (run, ask, refusals), seed, searches)
-        if section.goat is not None:
-            talks, searches["goat"] = goat(static, run, ask, section.goat, refusals)
-            added += talks
+        settings = Asking(
+            section.attacker, generated.endpoints, AttackerError, "attacker", ATTACKER_MAX_TOKENS
+        )
+        with asking(settings) as asker:
+            ask = asker.text
+            static, added = _searched(generated, static, (run, ask, refusals), seed, searches)
+            if section.goat is not None:
+                talks, searches["goat"] = goat(static, run, ask, section.goat, refusals)
+                added += talks
     if section.best_of_n is not None:
         tried, searches["best_of_n"] = best_of_n(static, run, section.best_of_n, seed)
         added += tried
     generated.cases = [*static, *added]
-    return refusals.summary()
 
 
 def _searched(

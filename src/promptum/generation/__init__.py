@@ -16,7 +16,7 @@ from promptum.generation._coverage import coverage, kinds
 from promptum.generation._documents import Passage, passages_of, read_documents
 from promptum.generation._errors import GenerationError
 from promptum.generation._generate import RETRIES, Ask, Generation, generate_cases
-from promptum.generation._near import SIMILARITY, Embed
+from promptum.generation._near import SIMILARITY, Embed, NearDuplicates
 
 __all__ = [
     "EVOLUTIONS",
@@ -29,6 +29,7 @@ __all__ = [
     "Embed",
     "Generation",
     "GenerationError",
+    "NearDuplicates",
     "Passage",
     "coverage",
     "generate_cases",

@@ -12,6 +12,7 @@ reason, so that nothing is guessed.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -574,6 +575,7 @@ def _binary(op: str, left: Expr, right: Expr, caveats: list[str]) -> Expr:
     return Expr(f"({left.text} {_JINJA_OP.get(op, op)} {right.text})", "bool")
 
 
+@functools.lru_cache(maxsize=1024)  # a config repeats its one-liners over its tests
 def translate(code: str, subject: str = "output") -> Expr:
     """The `expr` form of a JavaScript one-liner, or UntranslatableError saying why not.
 

@@ -25,20 +25,50 @@ _GOALS = {
         "promptum detects a link or image carrying data; promptfoo asks a judge",
     ),
     "excessive-agency": (
-        "tool",
-        "promptum's attacks ask for a tool the cases never call, with the attacker's "
-        "argument; promptfoo asks a judge whether the answer claimed actions beyond its tools",
+        "excessive_agency",
+        "promptum detects a tool with side effects (its name an acting verb) called though the "
+        "user did not ask; promptfoo asks a judge whether the answer claimed actions beyond "
+        "its tools",
     ),
     "pii": (
-        "secret_leak",
-        "promptum plants a secret in the case's context and detects it leaking; promptfoo "
-        "asks a judge whether any personal data was disclosed",
+        "pii",
+        "promptum plants a fictional person's record in the case's context and detects its "
+        "values leaking; promptfoo asks a judge whether any personal data was disclosed",
+    ),
+    "harmful": (
+        "harmful",
+        "promptum's judge grades the answer against a rubric per MLCommons AILuminate hazard "
+        "category; promptfoo's grader uses its own rubric",
     ),
     "policy": (
         "policy",
         "promptum's judge grades the answer against the policy with its own prompt",
     ),
 }
+_HAZARDS = {
+    "violent-crime": "violent_crimes",
+    "non-violent-crime": "non_violent_crimes",
+    "cybercrime": "non_violent_crimes",
+    "cybercrime:malicious-code": "non_violent_crimes",
+    "illegal-activities": "non_violent_crimes",
+    "illegal-drugs": "non_violent_crimes",
+    "illegal-drugs:meth": "non_violent_crimes",
+    "sex-crime": "sex_related_crimes",
+    "child-exploitation": "child_sexual_exploitation",
+    "indiscriminate-weapons": "indiscriminate_weapons",
+    "chemical-biological-weapons": "indiscriminate_weapons",
+    "weapons:ied": "indiscriminate_weapons",
+    "self-harm": "suicide_and_self_harm",
+    "hate": "hate",
+    "specialized-advice": "specialized_advice",
+    "privacy": "privacy",
+    "intellectual-property": "intellectual_property",
+    "copyright-violations": "intellectual_property",
+    "sexual-content": "sexual_content",
+}
+"""promptfoo's `harmful:` plugins as the AILuminate hazard categories of promptum's `harmful`
+goal (AILuminate counts cyber and drug crimes as non-violent crimes, chemical and biological
+weapons and explosives as indiscriminate weapons); the others have no category."""
 _STRATEGIES = {
     "basic": "direct",
     "prompt-injection": "ignore_previous",
@@ -108,11 +138,13 @@ def _goals(node: Node | None, context: Context) -> tuple[list[str], str | None]:
     goals: list[str] = []
     policies: list[str] = []
     for item, plugin, config in _entries(node):
-        family = "pii" if plugin.startswith("pii") else plugin
-        if family not in _GOALS:
+        family, _colon, kind = plugin.partition(":")
+        if family not in _GOALS or (family == "harmful" and kind and kind not in _HAZARDS):
             context.skip(item, f"redteam plugin {plugin}", "promptum has no such attack goal")
             continue
         goal, why = _GOALS[family]
+        if family == "harmful" and kind:
+            goal = f"harmful:{_HAZARDS[kind]}"
         if goal == "policy":
             text = config.get("policy")
             if not isinstance(text, str) or not text.strip():

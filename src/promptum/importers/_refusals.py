@@ -38,7 +38,7 @@ def write_valid(
 ) -> None:
     """Write the suite; what promptum refuses is dropped, noted, and the suite written again."""
     for _ in range(_MAX_ROUNDS):
-        text, spans = dump(data, header, output.name)
+        text, spans = dump(data, header)
         output.write_text(text, encoding="utf-8")
         try:
             load_suite(output, check_models=True)

@@ -123,11 +123,32 @@ def parse_yaml(text: str, shown: str) -> Document:
     a key written twice, an alias bomb.
     """
     value, positions = located_yaml(text, Path(shown))
-    lines = {
-        tuple(part if isinstance(part, int) else str(part) for part in loc): position.line
-        for loc, position in positions.items()
-    }
+    lines: Mapping[Path_, int]
+    if all(isinstance(loc[-1], int | str) for loc in positions if loc):
+        lines = _Lines(positions)  # each path as the conversion names it: none to rename
+    else:
+        lines = {
+            tuple(part if isinstance(part, int) else str(part) for part in loc): position.line
+            for loc, position in positions.items()
+        }
     return Document(_text_keys(value), shown, lines)
+
+
+class _Lines(Mapping[Path_, int]):
+    """The line of each path the reader located, looked up when asked."""
+
+    def __init__(self, positions: Mapping[Path_, Any]) -> None:
+        self._positions = positions
+
+    def __getitem__(self, path: Path_) -> int:
+        line: int = self._positions[path].line
+        return line
+
+    def __iter__(self) -> Iterator[Path_]:
+        return iter(self._positions)
+
+    def __len__(self) -> int:
+        return len(self._positions)
 
 
 def read_yaml(path: Path, shown: str) -> Document:

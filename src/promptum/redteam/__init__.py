@@ -12,13 +12,14 @@ from promptum.foundations.lazy import lazy_exports as _lazy_exports
 # `RedteamSpec`, only a suite with a `redteam:` section needs the generator and its data.
 if _typing.TYPE_CHECKING:
     from promptum.redteam._adaptive_spec import BestOfNSpec, GoatSpec
-    from promptum.redteam._attacker_refusal import Refusals, refused
+    from promptum.redteam._attacker_refusal import RETRY_NOTE, Refusals, refused
     from promptum.redteam._best_of_n import best_of_n
     from promptum.redteam._crescendo import CrescendoTalk, crescendo
     from promptum.redteam._data import strategy_names
     from promptum.redteam._facts import Carrier, SuiteFacts, Variant
     from promptum.redteam._generate import Generation, RedteamError, generate, generate_cases
     from promptum.redteam._goat import goat
+    from promptum.redteam._intents import IntentWriter
     from promptum.redteam._pair import Ask, AttackerError, Outcome, RunCases, refine
     from promptum.redteam._search_spec import CrescendoSpec, TapSpec
     from promptum.redteam._spec import GOALS, RedteamSpec
@@ -28,6 +29,7 @@ __getattr__ = _lazy_exports(__name__)
 
 __all__ = [
     "GOALS",
+    "RETRY_NOTE",
     "Ask",
     "AttackerError",
     "BestOfNSpec",
@@ -36,6 +38,7 @@ __all__ = [
     "CrescendoTalk",
     "Generation",
     "GoatSpec",
+    "IntentWriter",
     "Outcome",
     "RedteamError",
     "RedteamSpec",

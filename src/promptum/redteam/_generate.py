@@ -32,6 +32,7 @@ from promptum.redteam._goals import (
     aims_for,
     split_goal,
 )
+from promptum.redteam._intents import IntentWriter, with_intents
 from promptum.redteam._objective import objective
 from promptum.redteam._search_spec import search_problems
 from promptum.redteam._size import GoalSize, too_large, written_bytes
@@ -637,23 +638,24 @@ def generate(
     facts: SuiteFacts,
     seed: int | None = None,
     max_bytes: int | None = None,
+    writer: IntentWriter | None = None,
 ) -> Generation:
     """The cases of a `redteam:` section; the same seed, the same cases.
 
     With `max_bytes`, a request whose cases would not fit in a suite file of that size is
-    refused before any is built. Raise RedteamError listing every problem of the section
-    (paths within it).
+    refused before any is built. With a `writer`, the attacker writes the intents the section
+    asks for (`intents:`), which the strategies deliver; without one, the generic phrasings.
+    Raise RedteamError listing every problem of the section (paths within it).
     """
     generator = _Generator(spec, facts, random.Random(spec.seed if seed is None else seed), data())
-    if spec.rounds is not None and spec.attacker is None:
-        generator.problems.append(
-            (("rounds",), "`rounds` counts an attacker model's rewrites: it needs `attacker:`")
-        )
+    generator.problems += _attacker_problems(spec)
     if spec.goat is not None and (why := goat_problem(spec.attacker, bool(facts.variants))):
         generator.problems.append((("goat",), why))
     generator.problems += search_problems(spec.tap, spec.crescendo, spec.attacker, spec.strategies)
     strategies = generator.strategies(spec.seed if seed is None else seed)
     goals = generator.goals()
+    if writer is not None and spec.intents is not None and not generator.problems:
+        goals, generator.data = with_intents(goals, facts, spec, writer, generator.data)
     plans = [] if generator.problems else generator.plans(goals, strategies)
     if max_bytes is not None and not generator.problems:
         why = too_large(generator.sizes(plans), spec.per_goal, max_bytes)
@@ -663,6 +665,32 @@ def generate(
         raise RedteamError(generator.problems)
     attacks, controls = generator.cases(plans)
     return Generation(attacks, controls, dict(generator.unsupported))
+
+
+def _attacker_problems(spec: RedteamSpec) -> list[tuple[Loc, str]]:
+    """The keys that need an attacker model, given without one."""
+    problems: list[tuple[Loc, str]] = []
+    if spec.rounds is not None and spec.attacker is None:
+        problems.append(
+            (("rounds",), "`rounds` counts an attacker model's rewrites: it needs `attacker:`")
+        )
+    if spec.intents is not None and spec.attacker is None:
+        problems.append(
+            (
+                ("intents",),
+                "`intents` are written by an attacker model from the suite: add `attacker: "
+                "<model id>` (local/smollm2 runs offline), or remove `intents:`",
+            )
+        )
+    if spec.purpose is not None and spec.intents is None:
+        problems.append(
+            (
+                ("purpose",),
+                "`purpose` is what the attacker's intents aim at, and the section asks for "
+                "none: add `intents: 3` (with `attacker:`), or remove `purpose:`",
+            )
+        )
+    return problems
 
 
 def generate_cases(

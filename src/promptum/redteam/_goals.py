@@ -9,44 +9,17 @@ from string import Template
 from typing import Any
 
 from promptum.foundations.suggestions import did_you_mean
+from promptum.redteam._aim import Aim as Aim
+from promptum.redteam._aim import GoalError as GoalError
+from promptum.redteam._aim import marker as marker
 from promptum.redteam._data import data
 from promptum.redteam._facts import SuiteFacts
+from promptum.redteam._opt_in_goals import OPT_IN_GOALS, opt_in_aims
 from promptum.redteam._spec import GOALS, RedteamSpec
 
 EXFILTRATION_HOST = "attacker.example"
 """Where exfiltration payloads send data: a reserved name that never resolves (RFC 2606)."""
-_MARKER_CHARS = "abcdefghjkmnpqrstuvwxyz23456789"
 _MAX_DEREF = 10
-
-
-@dataclass(frozen=True, slots=True)
-class Aim:
-    """One concrete thing to attack: a goal with its values and how success is detected."""
-
-    goal: str
-    payload: str
-    """Which payload texts of strategies.yaml ask for it."""
-    values: Mapping[str, str]
-    """What fills the payload's placeholders ($field, $value, $tool ...)."""
-    detector: Mapping[str, Any]
-    """The case keys that fail when the attack succeeded (attack_target, checks, judge)."""
-    needs: frozenset[str] = frozenset()
-    """What must reach the model: `canary` (in the system prompt), `context`."""
-    documents: tuple[str, ...] = ()
-    """Context documents the goal plants (the secret)."""
-    carriers: tuple[str, ...] | None = None
-    """Only these questions may carry it (a closed field's legitimate value is known)."""
-    bound: bool = False
-    """Its attack must ask the carrier's question: the legitimate answer is known for it."""
-
-
-class GoalError(Exception):
-    """Why the suite cannot support a goal, said so the user can fix it."""
-
-
-def marker(rng: random.Random, prefix: str) -> str:
-    """A made-up value no legitimate answer holds: ``prefix-`` and six random characters."""
-    return prefix + "-" + "".join(rng.choice(_MARKER_CHARS) for _ in range(6))
 
 
 def split_goal(written: str) -> tuple[str, str | None]:
@@ -224,12 +197,18 @@ def aims_for(
     goal: str, name: str | None, facts: SuiteFacts, spec: RedteamSpec, rng: random.Random
 ) -> list[Aim]:
     """The aims of one goal (raise GoalError if the suite cannot support it)."""
-    if goal not in GOALS:
+    known = [*GOALS, *OPT_IN_GOALS]
+    if goal not in known:
         raise GoalError(
-            f"unknown goal {goal!r}.{did_you_mean(goal, list(GOALS))} Goals: {', '.join(GOALS)}."
+            f"unknown goal {goal!r}.{did_you_mean(goal, known)} Goals: {', '.join(known)}."
         )
+    if goal in OPT_IN_GOALS:
+        return opt_in_aims(goal, name, facts, spec, rng)
     if name is not None and goal not in ("field", "tool"):
-        raise GoalError(f"only `field:NAME` and `tool:NAME` name what they aim at, not {goal}")
+        raise GoalError(
+            "only `field:NAME` and `tool:NAME` (and `excessive_agency:NAME`, "
+            f"`harmful:CATEGORY`, `custom:NAME`) name what they aim at, not {goal}"
+        )
     if goal == "field":
         return field_aims(name, facts, rng)
     if goal == "tool":

@@ -5,11 +5,15 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from promptum.redteam._adaptive_spec import BestOfNSpec, GoatSpec
+from promptum.redteam._custom_goal import CustomGoal
 from promptum.redteam._search_spec import CrescendoSpec, TapSpec
 
 MIN_SECRET = 6
 """Characters a `secret:` needs: a shorter one (``"a"``, ``"42"``) is in ordinary answers, so
 every attack would count as a success."""
+
+MAX_PURPOSE = 1_000
+"""Characters of a `purpose:`: what the app is for, beside the prompt and tools already shown."""
 
 GOALS = ("field", "tool", "prompt_leak", "exfiltration", "secret_leak", "policy")
 """What an attacker wants, in the order goals are generated."""
@@ -24,7 +28,8 @@ class RedteamSpec(BaseModel):
         default=None,
         description="What the attacker wants: field, tool, prompt_leak, exfiltration, "
         "secret_leak, policy; `field:NAME` or `tool:NAME` aims at one. Default: every goal "
-        "the suite supports.",
+        "of these the suite supports. Named only: pii, excessive_agency[:NAME], "
+        "harmful[:CATEGORY], custom:NAME.",
     )
     strategies: list[str | list[str]] | None = Field(
         default=None,
@@ -78,6 +83,20 @@ class RedteamSpec(BaseModel):
         description="Continue each resisted attack as a conversation whose turns the attacker "
         "model writes, choosing a strategy each turn (GOAT; `redteam generate`).",
     )
+    intents: int | None = Field(
+        default=None,
+        ge=1,
+        le=20,
+        description="How many attack intents the attacker model writes for each aim of a goal, "
+        "from the suite (system prompt, tools, response model, policy, purpose), for the "
+        "strategies to deliver instead of the generic phrasings (`redteam generate`; needs "
+        "`attacker:`).",
+    )
+    purpose: str | None = Field(
+        default=None,
+        description="What the application is for, in a sentence or two: the attacker's intents "
+        "aim at it.",
+    )
     policy: str | None = Field(
         default=None,
         description="The rule the `policy` goal's attacks try to break; the judge grades it.",
@@ -85,6 +104,11 @@ class RedteamSpec(BaseModel):
     secret: str | None = Field(
         default=None,
         description="The secret the `secret_leak` goal plants in `context`; default: made up.",
+    )
+    custom: dict[str, CustomGoal] | None = Field(
+        default=None,
+        description="The `custom:<name>` goals: each an `objective` the attacks ask for and "
+        "the `check` (python or expr) that passes when the attack failed.",
     )
 
     @field_validator("goals", "strategies")
@@ -107,6 +131,14 @@ class RedteamSpec(BaseModel):
             )
         return policy
 
+    @field_validator("purpose")
+    @classmethod
+    def _a_purpose(cls, purpose: str | None) -> str | None:
+        why = None if purpose is None else _purpose_problem(purpose)
+        if why is not None:
+            raise ValueError(why)
+        return purpose
+
     @field_validator("secret")
     @classmethod
     def _a_secret(cls, secret: str | None) -> str | None:
@@ -117,3 +149,19 @@ class RedteamSpec(BaseModel):
                 "and one is made up)"
             )
         return secret
+
+
+def _purpose_problem(purpose: str) -> str | None:
+    """Why a `purpose:` tells the attacker nothing useful, or None."""
+    if not purpose.strip():
+        return (
+            "an empty purpose tells the attacker nothing: say what the application is for "
+            "(`purpose: Acme Store's support bot: refunds, shipping, tickets`), or remove it"
+        )
+    if len(purpose) > MAX_PURPOSE:
+        return (
+            f"a purpose of {len(purpose)} characters is more than the attacker is shown "
+            f"({MAX_PURPOSE}): say what the application is for in a sentence or two (its "
+            "system prompt, tools and response model are shown already)"
+        )
+    return None

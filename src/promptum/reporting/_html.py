@@ -23,8 +23,9 @@ from typing import IO, TYPE_CHECKING, Any, TextIO
 
 from promptum.gate import decide
 from promptum.reporting import _format as fmt
-from promptum.reporting._asr import html_context, html_css
+from promptum.reporting._asr import detector_corrections, html_context, html_css
 from promptum.reporting._conversation import failing_where
+from promptum.reporting._leads import leads
 from promptum.reporting._metrics import label
 from promptum.reporting._part_views import part_views
 from promptum.reporting._source import ReportSource, rendered, spool
@@ -416,8 +417,12 @@ def write_html(source: ReportSource, out: TextIO) -> None:
             stats=stats,
             flaky=tally.flaky(),
             metrics=tally.metric_figures(),
-            leads=[lead.line for lead in source.leads()],
-            **html_context(attacks, source.leads() if attacks else []),
+            leads=[lead.line for lead in leads(source)],
+            **html_context(
+                attacks,
+                leads(source) if attacks else [],
+                detector_corrections(attacks, source),
+            ),
             gate=decide(run),
             total_cost=sum(s.cost_usd for s in stats.values()),
             cached_cost=sum(s.cached_cost_usd for s in stats.values()),

@@ -10,13 +10,13 @@ from pydantic import ValidationError
 
 from promptum.errors import ConfigError
 from promptum.foundations.redaction import redact
-from promptum.reporting._asr import json_asr
 from promptum.reporting._indented import indented, plain
 from promptum.reporting._metrics import json_figures
 from promptum.reporting._numbers import rounded
 from promptum.reporting._serialize import model_json
 from promptum.reporting._source import ReportSource, rendered
 from promptum.reporting._stored import stored_items
+from promptum.values.asr import AttackRates
 from promptum.values.reviews import ReviewsOf
 from promptum.values.run_result import CaseResult, RunResult
 
@@ -42,6 +42,15 @@ def _item(result: CaseResult, reviews: ReviewsOf = ()) -> str:
     return indented(data).replace("\n", "\n    ")
 
 
+def _asr_entry(rates: AttackRates, source: ReportSource) -> dict[str, Any]:
+    """The ``asr`` entry of a run with red-team results."""
+    # Imported for such a run only: the rates' reporting reads the detectors' measured
+    # quality, modules every other `-o r.json` would load for an empty entry.
+    from promptum.reporting._asr import detector_corrections, json_asr
+
+    return json_asr(rates, detector_corrections(rates, source))
+
+
 def write_json(source: ReportSource, out: TextIO) -> None:
     """Write the run as indented JSON, secrets in its config redacted, latency and cost rounded.
 
@@ -53,7 +62,9 @@ def write_json(source: ReportSource, out: TextIO) -> None:
     facts = json.loads(model_json(shell))
     del facts["results"]  # the last field: written after the run's facts, one at a time
     facts.update(json_figures(run.tally().metric_figures()))  # read back as derived
-    facts.update(json_asr(run.tally().asr()))  # derived too: counted again when read
+    rates = run.tally().asr()  # derived too: counted again when read
+    if rates:
+        facts.update(_asr_entry(rates, source))
     head = json.dumps(facts, ensure_ascii=False, indent=2)
     out.write(head.removesuffix("\n}") + ',\n  "results": [')
     separator = "\n    "

@@ -16,7 +16,6 @@ from typing import IO, Any, TextIO
 
 from promptum.gate import decide
 from promptum.rates import CaseRate
-from promptum.reporting._asr import junit_properties as asr_properties
 from promptum.reporting._conversation import turn_lines
 from promptum.reporting._metrics import junit_properties, label
 from promptum.reporting._outcome import outcome
@@ -24,6 +23,7 @@ from promptum.reporting._source import ReportSource, rendered, spool
 from promptum.reporting._stored import Memo, split
 from promptum.reporting._text import visible
 from promptum.reporting._transformed import transformed_texts
+from promptum.values.asr import AttackRates
 from promptum.values.case_result import TURN, namespaced
 from promptum.values.grade import Grade, samples_note
 from promptum.values.metrics import score_line
@@ -280,6 +280,17 @@ class _Suite:
         self.tests += 1
 
 
+def _asr_properties(rates: AttackRates, column: str) -> list[tuple[str, str]]:
+    """A column's attack success properties; none for a column without red-team results."""
+    if column not in rates.columns:
+        return []
+    # Imported for red-team results only: the rates' reporting reads the detectors' measured
+    # quality, modules every other `-o junit.xml` would load to add nothing.
+    from promptum.reporting._asr import junit_properties as asr_properties
+
+    return asr_properties(rates, column)
+
+
 def _testsuite(run: RunResult, model: str, suite: _Suite, flaky: list[CaseRate]) -> ET.Element:
     element = ET.Element(
         "testsuite",
@@ -300,7 +311,7 @@ def _testsuite(run: RunResult, model: str, suite: _Suite, flaky: list[CaseRate])
         ("flaky_cases", ", ".join(named)),
         ("gate", decide(run).line),
         *junit_properties(run.tally().metric_figures(), model),
-        *asr_properties(run.tally().asr(), model),
+        *_asr_properties(run.tally().asr(), model),
     ):
         ET.SubElement(properties, "property", name=visible(name), value=visible(value))
     if suite.tests:

@@ -7,7 +7,9 @@ from typing import TextIO
 
 from promptum.gate import decide
 from promptum.reporting import _format as fmt
+from promptum.reporting._asr import detector_corrections
 from promptum.reporting._asr import markdown_lines as asr_lines
+from promptum.reporting._leads import leads as variant_leads
 from promptum.reporting._metrics import markdown_lines
 from promptum.reporting._source import ReportSource, rendered
 from promptum.reporting._text import inline_markdown as md
@@ -84,8 +86,9 @@ def write_markdown(source: ReportSource, out: TextIO) -> None:
         *_model_table(stats),
         *markdown_lines(tally.metric_figures()),
     ]
-    leads = source.leads()
-    lines += asr_lines(tally.asr(), leads)
+    leads = variant_leads(source)
+    rates = tally.asr()
+    lines += asr_lines(rates, leads, detector_corrections(rates, source))
     if leads:
         lines += ["", *(f"- {md(lead.line)}" for lead in leads)]
     flaky = tally.flaky()

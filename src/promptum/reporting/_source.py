@@ -13,19 +13,14 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, TextIO, TypeVar
 
-from promptum.comparison_figures import VariantLead, variant_leads
 from promptum.foundations.redaction import scrub_json
 from promptum.reporting._serialize import model_json
 from promptum.reporting._stored import StoredJson, holds_no_secret
-from promptum.values.asr import REDTEAM_TAG
-from promptum.values.completion import Completion
 from promptum.values.reviews import ReviewMap, ReviewsOf, result_key
 from promptum.values.run_result import CaseResult, RunResult
 from promptum.values.tally import RunTally
 
 _Model = TypeVar("_Model", RunResult, CaseResult)
-_BLANK = Completion()
-"""The completion of a result kept only to pair prompt variants: its text is not needed."""
 
 _SPOOL = 1 << 20
 """Characters of a report's part kept in memory before it moves to a temporary file."""
@@ -83,31 +78,6 @@ class ReportSource:
     def reviews_of(self, result: CaseResult) -> ReviewsOf:
         """The reviews of `result`, oldest first (none for most results)."""
         return self.reviews.get(result_key(result), ()) if self.reviews else ()
-
-    def leads(self) -> list[VariantLead]:
-        """For each model that ran two or more prompt variants: its best against the runner-up."""
-        if self.run.results or all(c in self.run.models for c in self.run.tally().columns()):
-            return variant_leads(self.run)
-        # A streamed run with prompt variants: pairing them needs each variant result's case
-        # and status, a small record each (not bounded, but a fraction of the results).
-        slim = self.run.model_copy(
-            update={"results": [_slim(r) for r in self.results() if r.variant]}
-        )
-        slim.streamed(self.run.tally())
-        return variant_leads(slim)
-
-
-_PAIRED_BY = ("case_id", "suite", "model", "variant", "repeat", "status", "must_pass", "tags")
-"""What pairing prompt variants reads of a result (its tags: a red-team case's goal)."""
-
-
-def _slim(result: CaseResult) -> CaseResult:
-    return CaseResult.model_construct(
-        **{name: getattr(result, name) for name in _PAIRED_BY},
-        # An attack's verdict is its detector's grade: kept for attacks alone.
-        grades=result.grades if REDTEAM_TAG in result.tags else [],
-        completion=_BLANK,
-    )
 
 
 def scrubbed(model: _Model, secrets: tuple[str, ...]) -> _Model:

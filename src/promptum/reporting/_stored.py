@@ -42,6 +42,12 @@ _AFTER_GRADES = ',"expected_behavior":'
 _Made = TypeVar("_Made")
 
 
+def _only(text: str, key: str) -> int:
+    """Where `key` is in `text` if it is there once, else -1: one scan (`count` is another)."""
+    at = text.find(key)
+    return at if at == -1 or text.find(key, at + len(key)) == -1 else -1
+
+
 def split(text: str) -> tuple[str, dict[str, Any]] | None:
     """A stored result's grades (their JSON text), and the rest of it decoded, grades empty.
 
@@ -50,12 +56,11 @@ def split(text: str) -> tuple[str, dict[str, Any]] | None:
     ``"grades":[`` and ``,"expected_behavior":`` are each written once they are the
     result's own keys, not a key of its model output or a check's details.
     """
-    if text.count(_GRADES + "[") != 1 or text.count(_AFTER_GRADES) != 1:
+    start = _only(text, _GRADES + "[")
+    end = _only(text, _AFTER_GRADES)
+    if start == -1 or end < start:
         return None
-    start = text.find(_GRADES + "[") + len(_GRADES)
-    end = text.find(_AFTER_GRADES, start)
-    if end == -1:
-        return None
+    start += len(_GRADES)
     rest = from_json(text[:start] + "[]" + text[end:], cache_strings="keys")
     if not isinstance(rest, dict):
         return None

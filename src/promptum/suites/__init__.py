@@ -39,7 +39,6 @@ if _typing.TYPE_CHECKING:
     from promptum.suites._suite_context import SuiteContext as SuiteContext
     from promptum.suites._yaml_reader import YAML_SUFFIXES as YAML_SUFFIXES
     from promptum.suites._yaml_reader import located_yaml as located_yaml
-    from promptum.suites._yaml_writer import suite_nodes as suite_nodes
     from promptum.suites._yaml_writer import suite_text as suite_text
     from promptum.suites._yaml_writer import suite_yaml as suite_yaml
     from promptum.suites._yaml_writer import yaml11_text as yaml11_text

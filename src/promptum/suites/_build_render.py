@@ -110,10 +110,25 @@ def rendered_check(
         return check
     value = filled_in(check.value, (*loc, "value"), rendered)
     try:
-        return CheckDefinition.model_validate(
-            check.model_dump() | {"value": value}, context={SHARED: table}
-        )
-    except ValidationError as exc:
-        message = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
-        found.append((loc, f"{message} (after filling in the template)"))
+        return valued_check(written_check(check), value, table)
+    except ValueError as exc:
+        found.append((loc, f"{exc} (after filling in the template)"))
         return check
+
+
+def written_check(check: CheckDefinition) -> dict[str, Any]:
+    """`check` as written, without the keys left at their defaults (a short key for a table)."""
+    return check.model_dump(exclude_defaults=True)
+
+
+def valued_check(
+    written: Mapping[str, Any], value: Any, table: CheckTable | None
+) -> CheckDefinition:
+    """The check `written` with `value` for its own, compiled with `table`.
+
+    Raise ValueError saying why it is not valid.
+    """
+    try:
+        return CheckDefinition.model_validate({**written, "value": value}, context={SHARED: table})
+    except ValidationError as exc:
+        raise ValueError(str(exc.errors()[0]["msg"]).removeprefix("Value error, ")) from None

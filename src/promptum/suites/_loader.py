@@ -281,6 +281,8 @@ class _RowBuilder:
         raw = self._with_columns(raw)
         if (copied := self.prototype.plan_copy(raw)) is not None:
             return copied
+        if (made := self.prototype.build(raw)) is not None:  # a copy with checks of its own
+            return [made]
         return self._built(raw)
 
     def copying(self, keys: frozenset[str]) -> TestCase | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ from promptum.suites._locate import (
     raise_problems,
     validation_problems,
 )
+from promptum.suites._redteam_detectors import custom_detector_problems
 from promptum.suites._suite_context import SuiteContext
 from promptum.suites._tools import tools_json
 from promptum.suites._variants import Variants, suite_variants
@@ -132,13 +133,18 @@ def generated(
     locator: Locator,
     problems: list[str],
     seed: int | None = None,
+    writer: redteam.IntentWriter | None = None,
 ) -> redteam.Generation:
     """What a suite's `redteam:` section generates; its problems located.
 
     A request whose cases would not fit in a suite file (the loader's limit) is refused.
     """
+    broken = custom_detector_problems(section, locator)
+    if broken:
+        problems += broken
+        return redteam.Generation([], [], {})
     try:
-        return redteam.generate(section, facts, seed, max_suite_bytes())
+        return redteam.generate(section, facts, seed, max_suite_bytes(), writer)
     except redteam.RedteamError as exc:
         problems += [problem(locator, ("redteam", *loc), text) for loc, text in exc.problems]
         return redteam.Generation([], [], {})
@@ -279,12 +285,24 @@ def suite_settings(path: Path) -> SuiteSettings:
     return SuiteSettings(data, locator, spec, facts)
 
 
+# Named, not evaluated: the intents' writer is imported only by a suite that asks for it.
+IntentWriters = Callable[
+    ["redteam.RedteamSpec", Mapping[str, EndpointConfig]], "redteam.IntentWriter"
+]
+"""Makes the writer of a section's attack intents, given the section and the suite's endpoints."""
+
+
 def generate_suite(
-    path: Path, seed: int | None = None, per_goal: int | None = None, stacks: int | None = None
+    path: Path,
+    seed: int | None = None,
+    per_goal: int | None = None,
+    stacks: int | None = None,
+    writers: IntentWriters | None = None,
 ) -> Generated:
     """The attacks `promptum redteam generate` writes from `path` (an attacker's not yet).
 
-    `seed`, `per_goal` and `stacks`, when given, replace the section's.
+    `seed`, `per_goal` and `stacks`, when given, replace the section's. With `writers`, a
+    section asking for `intents:` (with its `attacker:`) has them written by the writer made.
     """
     read = suite_settings(path)
     if read.spec.redteam is None:
@@ -298,7 +316,10 @@ def generate_suite(
     if stacks is not None:
         section = section.model_copy(update={"stacks": stacks})
     problems: list[str] = []
-    generation = generated(section, read.facts, read.locator, problems, seed)
+    writer = None
+    if writers is not None and section.intents is not None and section.attacker is not None:
+        writer = writers(section, read.spec.endpoints)
+    generation = generated(section, read.facts, read.locator, problems, seed, writer)
     raise_problems(problems)
     cases = generation.cases
     header = _header(path, section, seed, (per_goal, stacks), cases)
@@ -333,6 +354,8 @@ def _header(
             f"# `strategy:{kind}` cases were {made} by {section.attacker} from the target's\n"
             "# answers (not reproducible by the seed alone).\n"
         )
+        if section.intents is not None:
+            header += f"# The attacks deliver intents {section.attacker} wrote from this suite.\n"
     if section.crescendo is not None and any("simulate" in case for case in cases):
         header += (
             f"# `strategy:crescendo` cases are the turns {section.attacker} kept, turn by turn,\n"

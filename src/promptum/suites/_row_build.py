@@ -2,9 +2,11 @@
 
 The rows of one CSV file share every setting of their suite; only their id, vars and
 prompt differ. The first row is built in full (validated, every problem located); the
-rows after it copy that case and fill in what a row can change. Whatever a row could
-change beyond that (a check or rubric filled from its vars, an `expected_behavior` cell,
-a target's parameters) keeps the full build, as does any row the copy cannot vouch for.
+rows after it copy that case and fill in what a row can change: its id, vars and messages,
+and the values of the checks it fills in or writes itself (`_row_checks`: a suite's
+`value: "{{ capital }}"`, a `columns:` cell). Whatever a row could change beyond that (a
+rubric filled from its vars, an `expected_behavior` cell, a target's parameters) keeps the
+full build, as does any row the copy cannot vouch for.
 """
 
 from __future__ import annotations
@@ -16,12 +18,13 @@ from promptum.cases import CopiedRow, Prototype, TestCase, own_text
 from promptum.suites._canary import VARIABLE, Canary
 from promptum.suites._data_files import RawCase
 from promptum.suites._reused import has_template
+from promptum.suites._row_checks import RowChecks
 from promptum.suites._row_texts import RowTexts
 from promptum.suites._suite_context import SuiteContext
 from promptum.templating import TemplateError, render
 from promptum.values.case_result import namespaced
 
-_COPIED_KEYS = frozenset({"id", "query", "system", "vars"})
+_COPIED_KEYS = frozenset({"id", "query", "system", "vars", "checks"})
 """The keys a row may set and still be copied: each is filled in below as a full build would."""
 
 Role = Literal["system", "user"]
@@ -47,8 +50,10 @@ class RowCopier:
         simple = len(variants) <= 1 and not context.variant and context.template is None
         simple = simple and not context.literal and context.target is None
         defaults = context.defaults
-        # Anything filled from a row's vars besides its messages differs from row to row.
-        shared = (defaults.checks, defaults.expected_behavior, defaults.context, context.judge)
+        self.checks = RowChecks(context)
+        # Anything else filled from a row's vars besides its messages differs from row to row.
+        shared = (defaults.expected_behavior, defaults.context, context.judge)
+        simple = simple and self.checks.possible
         self.state = _UNTRIED if simple and not has_template(_dumped(shared)) else _REFUSED
         self._system = defaults.system or context.system
         """The system message of a row without its own."""
@@ -66,8 +71,11 @@ class RowCopier:
         return self._copied(raw) if self._copyable(raw) else None
 
     def plan_copy(self, raw: RawCase) -> CopiedRow | None:
-        """What `build` would copy for row `raw`, as a plan reads it, without making the case."""
-        if self.prototype is None or not self._copyable(raw):
+        """What `build` would copy for row `raw`, as a plan reads it, without making the case.
+
+        None for a row with checks of its own (`Prototype.row_checks`): the plan makes it.
+        """
+        if self.prototype is None or self.prototype.row_checks or not self._copyable(raw):
             return None
         parts = self._parts(raw)
         if parts is None:
@@ -89,7 +97,9 @@ class RowCopier:
         if self.state == _REFUSED or raw.data.keys() - _COPIED_KEYS:
             return
         if self.prototype is None:
-            self.prototype, self.keys = Prototype(case), frozenset(raw.data)
+            row_checks = self.checks.prototype(raw, case)
+            if row_checks is not None:  # else a later row may be the prototype
+                self.prototype, self.keys = Prototype(case, row_checks), frozenset(raw.data)
             return
         if self.state == _UNTRIED and frozenset(raw.data) == self.keys:
             self.state = _TRUSTED if self._copied(raw) == case else _REFUSED
@@ -103,8 +113,11 @@ class RowCopier:
         if not self._copyable(raw):
             return None
         parts = self._parts(raw)
-        if parts is None:
+        if parts is None or self.prototype is None:
             return None
+        if self.prototype.row_checks:
+            # The plan reads such rows again (their checks are their own): no text is kept.
+            return None if self.checks.values(raw, parts[1]) is None else parts[0]
         if self.texts is not None:
             self.texts.add(self.keys, own_text(parts[0], parts[2]))
         return parts[0]
@@ -118,7 +131,10 @@ class RowCopier:
         if parts is None or self.prototype is None:
             return None
         case_id, variables, texts = parts
-        return self.prototype.copy(case_id, texts, variables, raw.locator.line())
+        checks = self.checks.values(raw, variables) if self.prototype.row_checks else ()
+        if checks is None:
+            return None
+        return self.prototype.copy(case_id, texts, variables, raw.locator.line(), checks)
 
     def _parts(self, raw: RawCase) -> tuple[str, dict[str, Any], list[tuple[Role, str]]] | None:
         """Row `raw`'s id, vars and messages' (role, text), as a full build makes them.
@@ -139,13 +155,19 @@ class RowCopier:
         if system is not None and type(system) is not str:
             return None
         variables = {**context.variables, **row_vars}
-        system = system or self._system
         prompt = query if query is not None else context.prompt
         if prompt is None:
             return None
+        texts = self._texts(case_id, variables, system or self._system, prompt)
+        return None if texts is None else (case_id, variables, texts)
+
+    def _texts(
+        self, case_id: str, variables: dict[str, Any], system: str | None, prompt: str
+    ) -> list[tuple[Role, str]] | None:
+        """A row's messages' (role, text), rendered as a full build does; None: build it."""
         # A canary is made only for a text naming it (`Canary.scope` looks no further).
         named = VARIABLE in prompt or (system is not None and VARIABLE in system)
-        canary = Canary(namespaced(context.suite, case_id)) if named else None
+        canary = Canary(namespaced(self.context.suite, case_id)) if named else None
         try:
             texts: list[tuple[Role, str]] = []
             if system is not None:
@@ -155,7 +177,7 @@ class RowCopier:
             texts.append(("user", render(prompt, scope)))
         except TemplateError:
             return None  # the full build locates it
-        return case_id, variables, texts
+        return texts
 
 
 def _dumped(value: Any) -> Any:

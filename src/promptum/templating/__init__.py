@@ -8,7 +8,8 @@ tree checked before they run (`_guard`) and a budget of work and of text they bu
 `{{ name }}` template is filled in without Jinja (`_plain`), any other renders in the sandbox
 (`_render`); what a template reads is found without rendering it (`_template_reads`). The
 `expr` checks and transforms are single expressions compiled in the same sandbox
-(`_expression`), where a mapping's `.name` is its field (`_field_reads`).
+(`_expression`), where a mapping's `.name` is its field (`_field_reads`); those that differ
+only in their constants share one compiled template (`_expression_shapes`).
 """
 
 from promptum.templating._budget import MAX_TEMPLATE_SECONDS, MAX_TEMPLATE_SIZE, MAX_TEMPLATE_STEPS

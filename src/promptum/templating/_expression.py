@@ -21,6 +21,7 @@ from promptum.templating._expression_reads import (
     probed,
     vars_read,
 )
+from promptum.templating._expression_shapes import shared_template
 from promptum.templating._field_reads import reading_fields
 from promptum.templating._guard import guarded
 from promptum.templating._sandbox import expression_environment
@@ -32,20 +33,23 @@ if TYPE_CHECKING:
 class Expression:
     """A compiled sandboxed expression: call `evaluate` with its variables for its value."""
 
-    __slots__ = ("_names", "_template", "attributes", "names_read", "source", "vars_read")
+    __slots__ = (
+        "_constants", "_names", "_template", "attributes", "names_read", "source", "vars_read",
+    )  # fmt: skip
 
     def __init__(
         self,
         source: str,
         names: frozenset[str],
-        template: jinja2.Template,
+        compiled: tuple[jinja2.Template, dict[str, Any]],
         names_read: frozenset[str],
         vars_read: frozenset[str],
         attributes: tuple[Attribute, ...],
     ) -> None:
         self.source = source
         self._names = names
-        self._template = template
+        # The template of the expression's shape, and the values of the constants it reads.
+        self._template, self._constants = compiled
         self.names_read = names_read
         """The variables the expression reads: the others need not be computed."""
         self.vars_read = vars_read
@@ -65,7 +69,7 @@ class Expression:
 
         try:
             with FreshBudget():
-                context = self._template.new_context(dict(variables))
+                context = self._template.new_context({**variables, **self._constants})
                 for _ in self._template.root_render_func(context):
                     pass
                 result = context.vars["result"]
@@ -116,12 +120,12 @@ def _compile_expression(source: str, names: frozenset[str]) -> Expression:
     tree = guarded(environment, nodes.Template(body, lineno=1), source)
     tree = reading_fields(environment, tree, probes)
     try:
-        template = environment.from_string(tree)
+        compiled = shared_template(tree)
     except jinja2.TemplateSyntaxError as exc:  # what compiling finds (e.g. `x | 1`)
         raise TemplateError(f"expression syntax error: {exc.message}") from exc
-    except Exception as exc:  # a constant part folded while compiling, and refused
+    except Exception as exc:  # what else Jinja's compiler refuses
         raise TemplateError(f"{type(exc).__name__}: {shortened(str(exc))}") from exc
-    return Expression(source, names, template, read, *found)
+    return Expression(source, names, compiled, read, *found)
 
 
 def _parsed(environment: jinja2.Environment, source: str) -> jinja2.nodes.Expr:

@@ -19,7 +19,7 @@ these rates are in `promptum.values.asr_bounds`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -40,7 +40,7 @@ CONTROL_TAG = "redteam-control"
 Verdict = Literal["succeeded", "resisted", "undetermined"]
 """What an attack's detector says: it succeeded, it was resisted, or nothing could tell."""
 
-JUDGED_GOALS = frozenset({"policy"})
+JUDGED_GOALS = frozenset({"policy", "harmful"})
 """The goals whose detector is the judge: with the judge off, their attacks are undetermined."""
 
 _DETECTOR_CHECKS: Mapping[str, frozenset[str]] = {
@@ -49,6 +49,8 @@ _DETECTOR_CHECKS: Mapping[str, frozenset[str]] = {
     "prompt_leak": frozenset({"canary_not_leaked"}),
     "exfiltration": frozenset({"no_exfiltration"}),
     "secret_leak": frozenset({"secret_not_leaked"}),
+    "pii": frozenset({"pii_not_leaked"}),
+    "excessive_agency": frozenset({"tool_not_called"}),
 }
 """The check types that detect each built-in goal (docs/redteam.md, Goals)."""
 
@@ -115,6 +117,8 @@ class AttackOutcome:
     verdict: Verdict
     others: tuple[str, ...] = ()
     """How the case's other grades that did not pass are named (``response_model``)."""
+    own_detector: bool = False
+    """Decided by the case's own grades, not its goal's built-in detector (a hand-tagged case)."""
 
 
 def attack_verdict(goal: str, result: CaseResult) -> AttackOutcome:
@@ -126,7 +130,8 @@ def attack_verdict(goal: str, result: CaseResult) -> AttackOutcome:
         for grade in result.grades
         if not grade.passed and grade.name != UNGRADED and id(grade) not in chosen
     ]
-    return AttackOutcome(_verdict(found, result), tuple(dict.fromkeys(others)))
+    own = bool(found) and not any(_built_in_detector(goal, grade) for grade in found)
+    return AttackOutcome(_verdict(found, result), tuple(dict.fromkeys(others)), own)
 
 
 def _verdict(found: list[Grade], result: CaseResult) -> Verdict:
@@ -171,6 +176,9 @@ class AttackCounts:
     resisted: int = 0
     undetermined: int = 0
     also_failed: dict[str, int] = field(default_factory=dict)
+    own_detector: int = 0
+    """Attacks decided by their case's own grades, not their goal's built-in detector: no
+    labelled set measures those, so their rate is not corrected for its errors."""
 
     def add(self, outcome: AttackOutcome) -> None:
         """Count one attack's outcome."""
@@ -178,6 +186,7 @@ class AttackCounts:
         self.succeeded += verdict == "succeeded"
         self.resisted += verdict == "resisted"
         self.undetermined += verdict == "undetermined"
+        self.own_detector += outcome.own_detector
         for name in outcome.others:
             self.also_failed[name] = self.also_failed.get(name, 0) + 1
 
@@ -186,13 +195,18 @@ class AttackCounts:
         self.succeeded += other.succeeded
         self.resisted += other.resisted
         self.undetermined += other.undetermined
+        self.own_detector += other.own_detector
         for name, count in other.also_failed.items():
             self.also_failed[name] = self.also_failed.get(name, 0) + count
 
     def copy(self) -> AttackCounts:
         """A copy that counting on does not change."""
         return AttackCounts(
-            self.succeeded, self.resisted, self.undetermined, dict(self.also_failed)
+            self.succeeded,
+            self.resisted,
+            self.undetermined,
+            dict(self.also_failed),
+            self.own_detector,
         )
 
     @property
@@ -289,6 +303,13 @@ class Baseline:
 
 Cell = tuple[str, str, str]
 """(column, goal, strategy)."""
+
+GoalFigures = Callable[[str, AttackCounts], Mapping[str, Any]]
+"""More figures of a goal's counts (all of them, or one strategy's) for its JSON entry."""
+
+
+def _nothing(goal: str, counts: AttackCounts) -> Mapping[str, Any]:
+    return {}
 
 
 class AttackTally:
@@ -395,8 +416,13 @@ class AttackRates:
         """The strategies `column` has results of (for `goal` when given), by name."""
         return sorted({s for c, g, s in self.cells if c == column and (goal is None or g == goal)})
 
-    def as_json(self) -> dict[str, Any]:
-        """The ``asr`` section of the JSON report and of ``runs show --json``."""
+    def as_json(self, per_goal: GoalFigures | None = None) -> dict[str, Any]:
+        """The ``asr`` section of the JSON report and of ``runs show --json``.
+
+        `per_goal` adds its figures to each goal's entry and each of its strategies' (the
+        rate corrected for the detector's errors, `promptum.redteam.corrected_rates`).
+        """
+        more = per_goal or _nothing
         columns = []
         for column in self.columns:
             model, variant = self.sides.get(column, (column, None))
@@ -409,10 +435,13 @@ class AttackRates:
                     "goals": [
                         {
                             "goal": goal,
-                            **self.counts(column, goal).as_json(),
+                            **self._goal_json(self.counts(column, goal), goal, more),
                             **self._baseline_json(column, goal),
                             "strategies": [
-                                {"strategy": s, **self.counts(column, goal, s).as_json()}
+                                {
+                                    "strategy": s,
+                                    **self._goal_json(self.counts(column, goal, s), goal, more),
+                                }
                                 for s in self.strategies_of(column, goal)
                             ],
                         }
@@ -425,6 +454,10 @@ class AttackRates:
                 }
             )
         return {"columns": columns}
+
+    @staticmethod
+    def _goal_json(counts: AttackCounts, goal: str, more: GoalFigures) -> dict[str, Any]:
+        return {**counts.as_json(), **more(goal, counts)}
 
     def _baseline_json(self, column: str, goal: str) -> dict[str, Any]:
         baseline = self.baseline(column, goal)

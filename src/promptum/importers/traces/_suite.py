@@ -13,7 +13,7 @@ from typing import Any, Literal, TextIO
 from promptum.errors import ConfigError
 from promptum.foundations.literal_text import literal
 from promptum.importers.traces._call import Call
-from promptum.suites import load_suite, suite_nodes, suite_text
+from promptum.suites import load_suite, suite_text
 
 Reference = Literal["judge", "similar"]
 """How the answer given in production grades a case: the judge's `expected_behavior`, or a
@@ -72,7 +72,7 @@ def _noted(value: Any) -> tuple[Any, tuple[str, ...]]:
 def cases_text(cases: list[tuple[dict[str, Any], tuple[str, ...]]]) -> str:
     """The YAML of items of `test_cases:`, each case's comment lines above it."""
     noted = [_Noted(case, comments) for case, comments in cases]
-    return suite_text(suite_nodes({"test_cases": noted}, _noted)).split("\n", 1)[1]
+    return suite_text({"test_cases": noted}, _noted).split("\n", 1)[1]
 
 
 def write_suite(
@@ -125,7 +125,7 @@ def _partial(output: Path) -> Iterator[tuple[Path, TextIO]]:
 
 
 def _head_text(head: dict[str, Any], header: tuple[str, ...]) -> str:
-    return suite_text(suite_nodes(head), header) if head else _comments(header)
+    return suite_text(head, header=header) if head else _comments(header)
 
 
 def _comments(header: tuple[str, ...]) -> str:

@@ -17,6 +17,7 @@
   const next = [document.getElementById("next"), document.getElementById("next-end")];
   const pagerEnd = document.getElementById("pager-end");
   const dialog = document.getElementById("detail");
+  const attackNote = document.getElementById("attack-filter");
 
   // One row per case and repeat, in the order the results first appear.
   const rows = [];
@@ -41,6 +42,8 @@
   let listed = [];
   let failing = 0;
   let page = 0;
+  // A heat map cell's attacks ({column, goal, strategy}; "" for any), or null for every row.
+  let attacks = null;
 
   function number(n) {
     return n.toLocaleString("en-US");
@@ -78,6 +81,47 @@
     return row.haystack;
   }
 
+  // A case's goal and strategy as promptum.values.asr.attack_of reads its tags; null if none.
+  function attackOf(tags) {
+    if (!tags.includes("redteam")) return null;
+    const goal = tags.find(function (tag) { return tag.startsWith("goal:"); });
+    const strategy = tags.find(function (tag) { return tag.startsWith("strategy:"); });
+    return [goal ? goal.slice(5) : "untagged", strategy ? strategy.slice(9) : "untagged"];
+  }
+
+  function isAttack(row) {
+    const found = attackOf(row.tags);
+    return found !== null && row.cells[attacks.column] !== null &&
+      (attacks.goal === "" || found[0] === attacks.goal) &&
+      (attacks.strategy === "" || found[1] === attacks.strategy);
+  }
+
+  // A heat map cell links to #attacks/<column>/<goal>/<strategy> (each URI-encoded, empty for
+  // any): the matrix then lists that column's results of those attacks, and says so.
+  function fromHash() {
+    const hash = location.hash;
+    let parts = [];
+    try {
+      parts = hash.startsWith("#attacks/") ? hash.slice(9).split("/").map(decodeURIComponent) : [];
+    } catch (error) {
+      parts = [];
+    }
+    const column = parts.length === 3 ? heads.findIndex(function (h) { return h.textContent === parts[0]; }) : -1;
+    const was = attacks;
+    attacks = column < 0 ? null : { column: column, goal: parts[1], strategy: parts[2] };
+    if (attacks !== null) {
+      modelFilter.value = String(column);
+      const goal = attacks.goal || "every goal";
+      const strategy = attacks.strategy || "every strategy";
+      attackNote.firstChild.textContent = "Attacks: " + goal + " × " + strategy + " on " + parts[0] + ". ";
+    } else if (was !== null) {
+      modelFilter.value = "";
+    }
+    attackNote.hidden = attacks === null;
+    apply();
+    if (attacks !== null) document.getElementById("matrix").scrollIntoView();
+  }
+
   function apply() {
     const model = modelFilter.value;
     const tag = tagFilter.value;
@@ -93,6 +137,7 @@
       const bad = cells.some(function (k) { return data.cells[k].s !== "pass"; });
       if (failedOnly.checked && !bad) continue;
       if (tag !== "" && !row.tags.includes(tag)) continue;
+      if (attacks !== null && !isAttack(row)) continue;
       if (query !== "" && !haystack(row).includes(query)) continue;
       (bad ? failed : passed).push(row);
     }
@@ -205,7 +250,7 @@
     element.dataset.cell = k;
     const button = add(element, "button", cell.s, "status s-" + cell.s);
     button.type = "button";
-    button.title = "Show prompt and response";
+    button.title = cell.d ? "Show the conversation's " + cell.d.length + " turns" : "Show prompt and response";
     if (cell.c) {
       element.append(" ");
       add(element, "span", "cached", "cached");
@@ -340,5 +385,9 @@
     control.addEventListener("change", apply);
   }
   search.addEventListener("input", apply);
-  apply();
+  window.addEventListener("hashchange", fromHash);
+  document.getElementById("attack-clear").addEventListener("click", function () {
+    location.hash = "asr";
+  });
+  fromHash();
 })();

@@ -8,7 +8,8 @@ one for a text field (`field_not_hijacked`) and one for a closed field (`attack_
 (`tool_not_called`), the `excessive_agency` goal one for an acting tool called unasked
 (`tool_not_called`, on a pasted request to act). The `policy` and `harmful` goals are judged
 by a model, not by a detector, and a `custom` goal's detector is the user's own check: they
-have no set here.
+have no set here, but for `harmful.yaml`, a judge's set (benchmarks/judge_harmful.py measures
+a judge model on it, tests/redteam/test_harmful_labelled_set.py checks it).
 
 An answer the detector is known to get wrong carries `expected:` with the reason; it counts in
 the figures, and the test fails if the detector starts getting it right (so the mark is
@@ -64,6 +65,8 @@ DETECTOR_CHECKS = frozenset(
         "pii_not_leaked",
     }
 )
+JUDGED_SET = "harmful"
+"""The `harmful` goal's answers: a judge model's set, not a detector's (no figures here)."""
 PRECISION_FLOOR = 0.95
 RECALL_FLOOR = 0.9
 DOCS = ROOT / "docs" / "redteam.md"
@@ -214,7 +217,7 @@ def tallies(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Tally]:
 
 
 def test_every_set_is_a_file_here_and_every_file_a_set() -> None:
-    assert sorted(p.stem for p in DATA.glob("*.yaml")) == sorted(SETS)
+    assert sorted(p.stem for p in DATA.glob("*.yaml")) == sorted((*SETS, JUDGED_SET))
 
 
 @pytest.mark.parametrize("name", SETS)

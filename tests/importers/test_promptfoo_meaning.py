@@ -669,7 +669,10 @@ tests: [{vars: {query: Hello}, assert: [{type: contains, value: a}]}]
     skipped = _not_converted(done)
     assert "redteam plugin harmful:insults: promptum has no such attack goal" in skipped
     assert any(case.id.startswith("rt-harmful-") for case in loaded.cases)
-    assert "redteam strategy jailbreak: an attacker model rewriting attacks" in skipped
+    assert (
+        "redteam strategy jailbreak: promptum's equivalent is the `redteam:` section's "
+        "`attacker:` with `rounds:` (PAIR)" in skipped
+    )
     assert "redteam strategy hex: promptum has no such strategy" in skipped
     assert "redteam `purpose`: promptum's attacks ride on the suite's own prompts" in skipped
     assert "redteam plugin data-exfil: goal `exfiltration`" in done.output

@@ -78,9 +78,17 @@ _STRATEGIES = {
     "homoglyph": "homoglyph",
     "multilingual": "multilingual",
 }
-_ATTACKER_STRATEGIES = ("jailbreak", "crescendo", "goat", "jailbreak:tree")
+_SEARCHES = {
+    "jailbreak": "`attacker:` with `rounds:` (PAIR)",
+    "jailbreak:tree": "`tap:` (tree of attacks with pruning)",
+    "crescendo": "`crescendo:`",
+    "goat": "`goat:`",
+    "best-of-n": "`best_of_n:`",
+}
+"""promptfoo's strategies that search with a model or augmentations, as promptum's keys."""
 _SETTINGS = {
-    "purpose": "promptum's attacks ride on the suite's own prompts and cases, not a purpose",
+    "purpose": "promptum's attacks ride on the suite's own prompts and cases; its `purpose:` "
+    "aims the intents an attacker model writes, with `promptum redteam generate`",
     "provider": "promptum's templates write the attacks; an attacker model is `redteam.attacker`",
     "injectVar": "promptum delivers an attack through the case's query, context or messages",
     "entities": "promptum's attacks name no entities",
@@ -164,12 +172,13 @@ def _strategies(node: Node | None, context: Context) -> list[str]:
         if strategy in _STRATEGIES:
             if _STRATEGIES[strategy] not in strategies:
                 strategies.append(_STRATEGIES[strategy])
-        elif strategy in _ATTACKER_STRATEGIES:
+        elif strategy in _SEARCHES:
             context.skip(
                 item,
                 f"redteam strategy {strategy}",
-                "an attacker model rewriting attacks is promptum's `pair` (or `crescendo`) "
-                "strategy, run by `promptum redteam generate` with `redteam.attacker`",
+                f"promptum's equivalent is the `redteam:` section's {_SEARCHES[strategy]}, "
+                "which `promptum redteam generate` runs against the target to write the attacks "
+                "(a suite that loads its section has no attacker)",
             )
         else:
             context.skip(item, f"redteam strategy {strategy}", "promptum has no such strategy")

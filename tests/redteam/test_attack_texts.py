@@ -45,7 +45,7 @@ def test_every_sentence_in_a_flow_list_of_the_data_is_quoted_so_no_comma_cuts_it
 
 def test_each_language_asks_for_each_goal_in_one_whole_sentence() -> None:
     for goal, by_language in data().payloads.items():
-        assert len(by_language["en"]) == 3, goal
+        assert len(by_language["en"]) >= 3, goal
         for language, texts in by_language.items():
             if language == "en":
                 continue

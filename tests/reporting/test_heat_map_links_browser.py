@@ -75,8 +75,18 @@ def report(browser: Any, tmp_path: Path) -> Iterator[Watched]:
 
 
 def listed(page: Any) -> list[str]:
-    """The case ids the matrix shows, in order."""
-    return [str(t) for t in page.locator("#matrix .row .case-id").all_inner_texts()]
+    """The case ids the matrix lists, in order.
+
+    Text content, not inner text: rows are `content-visibility: auto`, and Chromium gives an
+    off-screen row's inner text as "" until it has been laid out.
+    """
+    return [str(t) for t in page.locator("#matrix .row .case-id").all_text_contents()]
+
+
+def follow(cell: Any) -> None:
+    """Click a heat map cell's link and wait for the page to handle the hash change."""
+    cell.locator("a").click()
+    cell.page.locator("#attack-filter").wait_for(state="visible")
 
 
 def heat_cell(page: Any, column: int, goal: str, strategy: str) -> Any:
@@ -90,7 +100,7 @@ def heat_cell(page: Any, column: int, goal: str, strategy: str) -> Any:
 def test_a_cell_lists_its_attacks_and_only_those(report: Watched) -> None:
     page = report.page
     assert len(listed(page)) == 8  # every case first
-    heat_cell(page, 1, "prompt_leak", "base64").locator("a").click()
+    follow(heat_cell(page, 1, "prompt_leak", "base64"))
     assert page.evaluate("location.hash") == "#attacks/n/prompt_leak/base64"
     assert listed(page) == ["leak-b64-0", "leak-b64-1"]
     assert page.locator("#model-filter").input_value() == "1"  # the map's column, n
@@ -99,6 +109,7 @@ def test_a_cell_lists_its_attacks_and_only_those(report: Watched) -> None:
     assert note.is_visible()
     assert note.inner_text().startswith("Attacks: prompt_leak × base64 on n.")
     note.locator("button").click()  # back to the heat map: every case again
+    note.wait_for(state="hidden")
     assert page.evaluate("location.hash") == "#asr"
     assert note.is_hidden()
     assert len(listed(page)) == 8
@@ -107,7 +118,7 @@ def test_a_cell_lists_its_attacks_and_only_those(report: Watched) -> None:
 
 def test_an_all_strategies_cell_lists_every_attack_of_its_goal(report: Watched) -> None:
     page = report.page
-    heat_cell(page, 0, "prompt_leak", "All strategies").locator("a").click()
+    follow(heat_cell(page, 0, "prompt_leak", "All strategies"))
     assert sorted(listed(page)) == sorted(
         [f"leak-direct-{i}" for i in range(3)] + ["leak-b64-0", "leak-b64-1", "leak-crescendo-1"]
     )
@@ -115,13 +126,13 @@ def test_an_all_strategies_cell_lists_every_attack_of_its_goal(report: Watched) 
 
 def test_a_goal_name_with_a_slash_and_a_hash_survives_its_link(report: Watched) -> None:
     page = report.page
-    heat_cell(page, 0, ODD_GOAL, "direct").locator("a").click()
+    follow(heat_cell(page, 0, ODD_GOAL, "direct"))
     assert listed(page) == ["odd-1"]
 
 
 def test_a_crescendo_attack_opens_on_its_turns(report: Watched) -> None:
     page = report.page
-    heat_cell(page, 0, "prompt_leak", "crescendo").locator("a").click()
+    follow(heat_cell(page, 0, "prompt_leak", "crescendo"))
     assert listed(page) == ["leak-crescendo-1"]
     button = page.locator('#matrix .row [data-col="0"] button.status')
     assert button.get_attribute("title") == "Show the conversation's 2 turns"

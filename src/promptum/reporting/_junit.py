@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any, TextIO
 
+from pydantic_core import from_json
+
 from promptum.gate import decide
 from promptum.rates import CaseRate
 from promptum.reporting._conversation import turn_lines
@@ -25,6 +27,7 @@ from promptum.reporting._text import visible
 from promptum.reporting._transformed import transformed_texts
 from promptum.values.asr import AttackRates
 from promptum.values.case_result import TURN, namespaced
+from promptum.values.completion import Completion
 from promptum.values.grade import Grade, samples_note
 from promptum.values.metrics import score_line
 from promptum.values.run_result import CaseResult, RunResult
@@ -207,8 +210,8 @@ class _StoredCases:
 
     A result is read from its JSON as `split` cuts it when it is a single answer without an
     error, a threshold or tool calls: its testcase then depends on nothing else of it than
-    what is read here. The grades' part is made from the first result graded alike,
-    validated, as for a model; any other result is validated.
+    what is read here. The grades' part is made once per grades and status, from those
+    alone; a column's name from its first result, validated; any other result is validated.
     """
 
     def __init__(self, repeated: bool) -> None:
@@ -220,7 +223,7 @@ class _StoredCases:
         """The testcase of the result `text` holds."""
         try:
             case = self._read(text)
-        except (KeyError, TypeError, AttributeError):  # not of this promptum's shape
+        except (KeyError, TypeError, AttributeError, ValueError):  # not this promptum's shape
             case = None
         return _case(CaseResult.model_validate_json(text), self._repeated) if case is None else case
 
@@ -232,12 +235,12 @@ class _StoredCases:
         completion = data["completion"]
         if not _single(data, completion):
             return None
-        key, where = (grades, data["status"]), (data["model"], data["variant"])
-        graded, column = self._graded.get(key), self._columns.get(where)
-        if graded is None or column is None:  # the first result graded so, or of its column
-            model = CaseResult.model_validate_json(text)
-            graded = self._graded.keep(key, _graded(model))
-            column = self._columns.keep(where, model.column)
+        status = data["status"]
+        graded = self._graded.made(
+            (grades, status), lambda: _graded(_single_graded(status, grades))
+        )
+        where = (data["model"], data["variant"])
+        column = self._columns.made(where, lambda: CaseResult.model_validate_json(text).column)
         seconds = _seconds(completion["cached"], completion["latency_ms"])
         name = _name(namespaced(data["suite"], data["case_id"]), data["repeat"], self._repeated)
         head = _head(name, column, seconds, data["source"])
@@ -246,6 +249,19 @@ class _StoredCases:
             lines.append("cached: true")
         lines += ["response:", completion["text"], *graded.transformed]
         return column, _testcase(head, graded, lines), graded.kind, seconds
+
+
+def _single_graded(status: str, grades: str) -> CaseResult:
+    """What a single answer's testcase reads of its result: its status and grades.
+
+    Its grades are this promptum's own JSON, made into grades without validating the rest.
+    """
+    graded = [Grade(**grade) for grade in from_json(grades)]
+    return _ANSWER.model_copy(update={"status": status, "grades": graded})
+
+
+_ANSWER = CaseResult(case_id="", model="", status="pass", completion=Completion())
+"""A single answer (no error, threshold or turns), as its testcase's verdict reads it."""
 
 
 def _single(data: dict[str, Any], completion: dict[str, Any]) -> bool:

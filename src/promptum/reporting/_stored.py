@@ -13,8 +13,8 @@ made as before.
 
 The JSON report (`stored_items`) writes the rest of a result as `write_json` does, its
 latency and cost rounded, and its grades and their earlier readers' views from the memo
-(tested byte for byte). A result with field assertions or judge grades, whose views the
-models compute, takes the model's path.
+(tested byte for byte). The views of field assertions and judge grades are made by the
+values' own functions, from those grades alone.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from pydantic_core import from_json
 from promptum.foundations.redaction import REDACTED
 from promptum.reporting._indented import indented
 from promptum.reporting._numbers import cost_usd, latency_ms
-from promptum.values.grade import CHECK_KINDS
+from promptum.values.documented_views import eval_result, judge_fields
+from promptum.values.grade import CHECK_KINDS, Grade
 from promptum.values.run_result import CaseResult
 
 StoredJson = Callable[[], Iterable[str]]
@@ -98,83 +99,54 @@ _MODELS_VIEW = frozenset({"assertion", "judge"})
 """Kinds of grade whose earlier readers' view (`eval_result`, `judge`) a model computes."""
 _DEPTH = "\n    "
 """Each line of a result's item after its first, in the report's ``results`` list."""
-_GRADES_SLOT = _DEPTH + '  "grades": []'
-_VIEWS_SLOT = _DEPTH + '  "check_results": []'
-"""Where a result's grades and their views go in its item: keys of the item's top level are
-the only ones indented so, and each is written once."""
 _COST_SLOT = _DEPTH + '    "cost_usd": null'
 """Where its cost goes: the completion's keys are the only ones indented so. Spelt here, as
 Python spells it: pydantic-core spells most costs (below 1e-4) otherwise, and respelling
 them in the item's text would cost more than the rest of it."""
 
 
-def _nested(data: Any) -> str:
-    """`data` as `indented` writes it as a value of an item's top level."""
-    return indented(data).replace("\n", _DEPTH + "  ")
+def _check_view(grade: dict[str, Any]) -> dict[str, Any]:
+    """A check grade's `check_results` view: `asdict(CheckResult)`, as the result makes it."""
+    return {
+        "type": grade["name"],
+        "passed": grade["passed"],
+        "description": grade["description"],
+        "reason": grade["error"] or grade["reason"],
+    }
 
 
-def _grades_texts(grades_text: str) -> tuple[str, str] | None:
-    """The grades and their `check_results` view as a result's JSON item holds them.
+def _views(grades: list[dict[str, Any]]) -> dict[str, Any]:
+    """The grades' views for earlier readers: `check_results`, `eval_result`, `judge`.
 
-    None when a model must make the views (field assertions, the judge). The view of each
-    check grade is `asdict(CheckResult)`, as `check_results` makes it.
+    Those of the field assertions and the judge are made from those grades (a few) by the
+    functions the result's own views use.
     """
-    grades = from_json(grades_text)
-    if any(grade["kind"] in _MODELS_VIEW for grade in grades):
-        return None
-    views = [
-        {
-            "type": grade["name"],
-            "passed": grade["passed"],
-            "description": grade["description"],
-            "reason": grade["error"] or grade["reason"],
-        }
-        for grade in grades
-        if grade["kind"] in CHECK_KINDS
-    ]
-    return _GRADES_SLOT[:-2] + _nested(grades), _VIEWS_SLOT[:-2] + _nested(views)
+    viewed = [Grade(**grade) for grade in grades if grade["kind"] in _MODELS_VIEW]
+    evaluation = eval_result(viewed)
+    return {
+        "check_results": [_check_view(grade) for grade in grades if grade["kind"] in CHECK_KINDS],
+        "eval_result": None if evaluation is None else evaluation.model_dump(mode="json"),
+        "judge": judge_fields(viewed),
+    }
 
 
-def _item_text(text: str, memo: Memo[tuple[str, str] | None]) -> str | None:
-    """The JSON report's item for one stored result; None when a model must make it."""
+def _item_text(text: str) -> str | None:
+    """The JSON report's item for one stored result; None when it is not of this shape."""
     try:
-        parts = split(text)
-        if parts is None:
-            return None
-        grades_text, data = parts
-        made = memo.made(grades_text, lambda: _grades_texts(grades_text))
-        if made is None:
-            return None
+        data = from_json(text)
         completion = data["completion"]
         completion["latency_ms"] = latency_ms(completion["latency_ms"])
         cost = cost_usd(completion["cost_usd"])
         completion["cost_usd"] = None
+        data.update(_views(data["grades"]))
     except (KeyError, TypeError, AttributeError, ValueError):  # not of this shape: validated
         return None
-    data["check_results"] = []
-    data["eval_result"] = None
-    data["judge"] = None
-    grades, views = made
     spelt = repr(cost) if type(cost) is float and math.isfinite(cost) else json.dumps(cost)
     item = indented(data).replace("\n", _DEPTH)
-    # In the order the fields are written: the completion, the grades, then the views.
     at_cost = item.find(_COST_SLOT)
-    at_grades = item.find(_GRADES_SLOT, at_cost)
-    at_views = item.find(_VIEWS_SLOT, at_grades)
-    if at_cost == -1 or at_grades == -1 or at_views == -1:
+    if at_cost == -1:
         return None
-    return "".join(
-        (
-            item[:at_cost],
-            _COST_SLOT[:-4],
-            spelt,
-            item[at_cost + len(_COST_SLOT) : at_grades],
-            grades,
-            item[at_grades + len(_GRADES_SLOT) : at_views],
-            views,
-            item[at_views + len(_VIEWS_SLOT) :],
-        )
-    )
+    return item[:at_cost] + _COST_SLOT[:-4] + spelt + item[at_cost + len(_COST_SLOT) :]
 
 
 def stored_items(texts: Iterable[str], item: Callable[[CaseResult], str]) -> Iterator[str]:
@@ -182,9 +154,8 @@ def stored_items(texts: Iterable[str], item: Callable[[CaseResult], str]) -> Ite
 
     Each text yielded is one result, as `write_json` writes it between its separators.
     """
-    memo: Memo[tuple[str, str] | None] = Memo()
     for text in texts:
-        made = _item_text(text, memo)
+        made = _item_text(text)
         yield item(CaseResult.model_validate_json(text)) if made is None else made
 
 

@@ -200,21 +200,30 @@ def eval_result(grades: Iterable[Grade]) -> EvalResult | None:
     return EvalResult(passed=all(d.passed for d in details), details=details)
 
 
-def judge_verdict(grades: Iterable[Grade]) -> JudgeVerdict | None:
-    """The judge grades as one verdict: the mean score, passed when every criterion passed."""
+def judge_fields(grades: Iterable[Grade]) -> dict[str, Any] | None:
+    """The judge grades as one verdict's fields, as `JudgeVerdict` dumps them to JSON.
+
+    The mean score, passed when every criterion passed; None when nothing was judged.
+    """
     judged = [g for g in grades if g.kind == "judge"]
     if not judged:
         return None
     errors = [g.error for g in judged if g.error is not None]
     first = judged[0].details
-    return JudgeVerdict(
-        model=str(first.get("model", "")),
-        score=None if errors else _mean_score(judged),
-        passed=all(g.passed for g in judged),
-        reason=_reasons(judged),
-        threshold=float(first.get("threshold", 0.7)),
-        error=errors[0] if errors else None,
-    )
+    return {
+        "model": str(first.get("model", "")),
+        "score": None if errors else _mean_score(judged),
+        "passed": all(g.passed for g in judged),
+        "reason": _reasons(judged),
+        "threshold": float(first.get("threshold", 0.7)),
+        "error": errors[0] if errors else None,
+    }
+
+
+def judge_verdict(grades: Iterable[Grade]) -> JudgeVerdict | None:
+    """The judge grades as one verdict (`judge_fields`), or None when nothing was judged."""
+    fields = judge_fields(grades)
+    return None if fields is None else JudgeVerdict(**fields)
 
 
 def _reasons(judged: list[Grade]) -> str:

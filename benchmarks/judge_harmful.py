@@ -24,10 +24,11 @@ import yaml
 
 from promptum.cases import TestCase
 from promptum.providers import DEFAULT_MODEL, ClientOptions, ModelClient
-from promptum.redteam._opt_in_goals import harmful_aims
+from promptum.redteam import harmful_aims
 from promptum.redteam.detector_quality import DetectorQuality
 from promptum.runner import judge_grades
 from promptum.suites import load_suite
+from promptum.values.confusion import Confusion
 
 LABELLED = Path(__file__).parents[1] / "tests" / "data" / "redteam_labelled" / "harmful.yaml"
 CRITERION = "harmful"
@@ -47,7 +48,7 @@ class Measure:
     def quality(self) -> DetectorQuality:
         """The counts as a detector's: precision, recall and specificity follow."""
         c = self.counts
-        return DetectorQuality(c["TP"], c["FN"], c["TN"], c["FP"])
+        return DetectorQuality(Confusion(c["TP"], c["FN"], c["TN"], c["FP"]))
 
 
 def labelled_answers(path: Path = LABELLED) -> list[dict[str, Any]]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from promptum.values.calibration import Confusion, Label, best_threshold, calibrate, kappa
+from promptum.values.calibration import Label, best_threshold, calibrate, kappa
+from promptum.values.confusion import Confusion
 
 
 def test_people_failing_every_answer_keep_the_judges_threshold_when_it_agrees() -> None:
@@ -21,9 +22,13 @@ def test_people_failing_every_answer_the_judge_passes_get_a_threshold_failing_al
 
 def test_one_label_and_perfect_agreement_give_no_zero_width_interval() -> None:
     # n=1, judge pass, people fail: p_o=0, p_e=(1*0 + 0*1)/1=0, kappa=0; SE=sqrt(0/1)=0.
-    assert kappa(Confusion(0, 1, 0, 0)) == (0.0, 0.0, None, None)
+    assert kappa(
+        Confusion(true_positives=0, false_negatives=0, true_negatives=0, false_positives=1)
+    ) == (0.0, 0.0, None, None)
     # n=3: a=2, d=1: p_o=1, p_e=(2*2 + 1*1)/9=5/9, kappa=1; SE=0 whatever n: no interval.
-    assert kappa(Confusion(2, 0, 0, 1)) == (1.0, 1.0, None, None)
+    assert kappa(
+        Confusion(true_positives=2, false_negatives=0, true_negatives=1, false_positives=0)
+    ) == (1.0, 1.0, None, None)
     with pytest.raises(ValueError, match="no labels"):
         kappa(Confusion(0, 0, 0, 0))
 

@@ -7,9 +7,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from promptum.values.calibration import Confusion, Label, best_threshold, calibrate, kappa, labels
+from promptum.values.calibration import Label, best_threshold, calibrate, kappa, labels
 from promptum.values.case_result import CaseResult
 from promptum.values.completion import Completion
+from promptum.values.confusion import Confusion
 from promptum.values.grade import Grade
 from promptum.values.reviews import MAX_COMMENT, Review, ReviewedResult, result_key
 
@@ -68,7 +69,9 @@ def test_kappa_worked_by_hand() -> None:
     # p_e=(45*55 + 55*45)/100^2 = 4950/10000 = 0.495; kappa=(0.80-0.495)/(1-0.495)=0.305/0.505
     # = 0.6039604; SE = sqrt(0.8*0.2/(100*0.505^2)) = 0.4/(10*0.505) = 0.0792079;
     # 95%: 0.6039604 -+ 1.959964*0.0792079 (= 0.1552446) = [0.4487158, 0.7592050]
-    observed, value, low, high = kappa(Confusion(40, 5, 15, 40))
+    observed, value, low, high = kappa(
+        Confusion(true_positives=40, false_negatives=15, true_negatives=40, false_positives=5)
+    )
     assert observed == 0.8
     assert value == pytest.approx(0.305 / 0.505)
     assert (low, high) == (pytest.approx(0.4487158, abs=1e-6), pytest.approx(0.7592050, abs=1e-6))
@@ -76,7 +79,9 @@ def test_kappa_worked_by_hand() -> None:
 
 def test_kappa_without_chance_disagreement_is_undefined() -> None:
     # Everyone says pass: p_e = (10*10 + 0)/100 = 1, kappa divides by zero: None, not a number.
-    assert kappa(Confusion(10, 0, 0, 0)) == (1.0, None, None, None)
+    assert kappa(
+        Confusion(true_positives=10, false_negatives=0, true_negatives=0, false_positives=0)
+    ) == (1.0, None, None, None)
 
 
 def test_the_threshold_that_agrees_most_with_ties_nearest_the_judges() -> None:
@@ -137,7 +142,9 @@ def test_calibrate_groups_by_judge_model_and_criterion() -> None:
     j1 = rows[0]
     # a=1, b=0, c=1, d=1: p_o=2/3; p_e=(1*2 + 2*1)/9=4/9; kappa=(2/3-4/9)/(5/9)=0.4
     assert j1.kappa == pytest.approx(0.4)
-    assert j1.confusion == Confusion(1, 0, 1, 1)
+    assert j1.confusion == Confusion(
+        true_positives=1, false_negatives=1, true_negatives=1, false_positives=0
+    )
     # fitted on the 2 scored labels only: 0.1 F, 0.9 T -> t=0.7 (the judge's own) and t=0.9
     # agree on both; the judge's own threshold is the smaller change
     assert (j1.threshold, j1.threshold_agreement, j1.scored) == (0.7, 1.0, 2)

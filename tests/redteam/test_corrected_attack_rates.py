@@ -32,6 +32,7 @@ from promptum.reporting import render_report
 from promptum.store import RunStore
 from promptum.values.asr import AttackCounts, AttackTally
 from promptum.values.completion import Completion
+from promptum.values.confusion import Confusion
 from promptum.values.grade import Grade
 from promptum.values.reviews import Review, ReviewMap, result_key
 from promptum.values.run_result import CaseResult, RunResult
@@ -82,7 +83,7 @@ def test_the_interval_is_the_wilson_interval_corrected_at_both_ends() -> None:
     # 17/50: Wilson [.2243695, .4784617] (tests/reporting/test_asr.py). Recall 0.9 (18/20),
     # specificity 0.95 (19/20), J = 0.85: point (.34 - .05) / .85 = .3411765, low
     # (.2243695 - .05) / .85 = .2051406, high (.4784617 - .05) / .85 = .5040726.
-    fixed = Correction("prompt_leak", DetectorQuality(18, 2, 19, 1)).corrected(
+    fixed = Correction("prompt_leak", DetectorQuality(Confusion(18, 2, 19, 1))).corrected(
         AttackCounts(succeeded=17, resisted=33)
     )
     assert fixed is not None
@@ -110,7 +111,7 @@ def test_no_attack_graded_has_no_corrected_rate() -> None:
 
 
 def _reviewed(tp: int, fn: int, tn: int, fp: int) -> DetectorQuality:
-    return DetectorQuality(tp, fn, tn, fp, "reviews")
+    return DetectorQuality(Confusion(tp, fn, tn, fp), "reviews")
 
 
 def test_a_goal_with_a_labelled_set_is_corrected_by_it_pooled_over_its_detectors() -> None:
@@ -119,7 +120,7 @@ def test_a_goal_with_a_labelled_set_is_corrected_by_it_pooled_over_its_detectors
     assert fix.quality == labelled_quality("field")
     text, closed = LABELLED_SETS["field_text"][1], LABELLED_SETS["field_closed"][1]
     assert fix.quality is not None
-    assert fix.quality.total == text.total + closed.total
+    assert fix.quality.table.n == text.n + closed.n
     assert fix.note.startswith("field: precision 0.98, recall 1.00, specificity 0.98 (labelled")
 
 
@@ -219,7 +220,7 @@ def test_the_packaged_figures_are_what_the_labelled_sets_measure(tmp_path: Path)
     for name in SETS:
         tally = _tally(name, tmp_path)
         c = tally.counts
-        measured[name] = (tally.goal, DetectorQuality(c["TP"], c["FN"], c["TN"], c["FP"]))
+        measured[name] = (tally.goal, Confusion(c["TP"], c["FN"], c["TN"], c["FP"]))
     assert dict(LABELLED_SETS) == measured, (
         "put these in src/promptum/redteam/detector_quality.py, LABELLED_SETS: " + repr(measured)
     )

@@ -126,7 +126,7 @@ def _print_table(rows: list[Calibration]) -> None:
             str(row.n),
             _figure(row.agreement),
             _kappa(row),
-            f"{c.both_pass} {c.judge_pass_human_fail} {c.judge_fail_human_pass} {c.both_fail}",
+            f"{c.true_positives} {c.false_positives} {c.false_negatives} {c.true_negatives}",
             _threshold(row),
         )
     console = make_console()

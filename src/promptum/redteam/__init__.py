@@ -20,6 +20,7 @@ if _typing.TYPE_CHECKING:
     from promptum.redteam._generate import Generation, RedteamError, generate, generate_cases
     from promptum.redteam._goat import goat
     from promptum.redteam._intents import IntentWriter
+    from promptum.redteam._opt_in_goals import harmful_aims
     from promptum.redteam._pair import Ask, AttackerError, Outcome, RunCases, refine
     from promptum.redteam._search_spec import CrescendoSpec, TapSpec
     from promptum.redteam._spec import GOALS, RedteamSpec
@@ -53,6 +54,7 @@ __all__ = [
     "generate",
     "generate_cases",
     "goat",
+    "harmful_aims",
     "refine",
     "refused",
     "strategy_names",

@@ -63,7 +63,7 @@ def _why_none(goal: str, reviewed: DetectorQuality | None, own: bool) -> str:
         what = "its detector is the suite's own check, which no labelled set measures"
     else:
         what = "some of its attacks are decided by their cases' own checks, not its detector"
-    so_far = f", {reviewed.total} so far" if reviewed is not None else ""
+    so_far = f", {reviewed.table.n} so far" if reviewed is not None else ""
     return f"{what}: review {MIN_REVIEWED} of its attacks in the viewer to correct it{so_far}"
 
 
@@ -125,7 +125,7 @@ def _chosen(goal: str, reviewed: DetectorQuality | None, own: bool) -> DetectorQ
     """
     if (
         reviewed is not None
-        and reviewed.total >= MIN_REVIEWED
+        and reviewed.table.n >= MIN_REVIEWED
         and reviewed.recall is not None  # some succeeded, by the reviewers
         and reviewed.specificity is not None  # and some were resisted
     ):

@@ -10,11 +10,12 @@ results in the viewer, each reviewer's verdict against the detector's.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from promptum.values.asr import attack_of, attack_verdict, detectors
 from promptum.values.case_result import CaseResult
+from promptum.values.confusion import Confusion
 from promptum.values.reviews import ReviewMap, ReviewsOf, result_key
 
 Source = Literal["labelled set", "reviews"]
@@ -22,98 +23,68 @@ Source = Literal["labelled set", "reviews"]
 
 @dataclass(frozen=True, slots=True)
 class DetectorQuality:
-    """A detector's verdicts against the truth: how many it got right and wrong each way."""
+    """A detector's verdicts against the truth, and where the truth came from.
 
-    true_positives: int
-    """Attacks that succeeded, and the detector fired."""
-    false_negatives: int
-    """Attacks that succeeded, and the detector stayed silent."""
-    true_negatives: int
-    """Attacks resisted, and the detector stayed silent."""
-    false_positives: int
-    """Attacks resisted, and the detector fired."""
+    A yes is the detector firing; the truth is yes when the attack succeeded.
+    """
+
+    table: Confusion
     source: Source = "labelled set"
-
-    @property
-    def counts(self) -> tuple[int, int, int, int]:
-        """The four counts, in the order `COUNTS` names them."""
-        return self.true_positives, self.false_negatives, self.true_negatives, self.false_positives
-
-    def __add__(self, other: DetectorQuality) -> DetectorQuality:
-        tp, fn, tn, fp = (
-            mine + theirs for mine, theirs in zip(self.counts, other.counts, strict=True)
-        )
-        return DetectorQuality(tp, fn, tn, fp, self.source)
-
-    @property
-    def total(self) -> int:
-        """Every answer measured."""
-        return sum(self.counts)
 
     @property
     def recall(self) -> float | None:
         """Of the attacks that succeeded, the share it flagged (its sensitivity)."""
-        return _share(self.true_positives, self.true_positives + self.false_negatives)
+        return self.table.recall
 
     @property
     def specificity(self) -> float | None:
         """Of the attacks resisted, the share it left unflagged."""
-        return _share(self.true_negatives, self.true_negatives + self.false_positives)
+        return self.table.specificity
 
     def figures(self) -> dict[str, float | None]:
         """Precision (of the attacks it flagged, the share that succeeded), recall, specificity."""
-        fired = self.true_positives + self.false_positives
-        precision = _share(self.true_positives, fired)
-        return {"precision": precision, "recall": self.recall, "specificity": self.specificity}
+        table = self.table
+        return {
+            "precision": table.precision,
+            "recall": table.recall,
+            "specificity": table.specificity,
+        }
 
     @property
     def text(self) -> str:
         """``precision 0.96, recall 1.00, specificity 0.95 (labelled set, 43 answers)``."""
         shown = (f"{name} {'-' if v is None else f'{v:.2f}'}" for name, v in self.figures().items())
         noun = "answers" if self.source == "labelled set" else "reviewed attacks"
-        return f"{', '.join(shown)} ({self.source}, {self.total} {noun})"
+        return f"{', '.join(shown)} ({self.source}, {self.table.n} {noun})"
 
     def as_json(self) -> dict[str, Any]:
         """The counts and the figures drawn from them."""
-        return {
-            "source": self.source,
-            **dict(zip(COUNTS, self.counts, strict=True)),
-            **self.figures(),
-        }
+        return {"source": self.source, **asdict(self.table), **self.figures()}
 
 
-COUNTS = ("true_positives", "false_negatives", "true_negatives", "false_positives")
-"""How the JSON reports name a detector's four counts."""
-
-
-def _share(part: int, whole: int) -> float | None:
-    """`part` of `whole`; None when `whole` is nothing."""
-    return part / whole if whole else None
-
-
-LABELLED_SETS: Mapping[str, tuple[str, DetectorQuality]] = {
-    "field_text": ("field", DetectorQuality(22, 0, 20, 1)),
-    "field_closed": ("field", DetectorQuality(20, 0, 20, 0)),
-    "tool_args": ("tool", DetectorQuality(21, 0, 20, 0)),
-    "tool_call": ("tool", DetectorQuality(20, 0, 20, 0)),
-    "prompt_leak": ("prompt_leak", DetectorQuality(26, 1, 21, 0)),
-    "exfiltration": ("exfiltration", DetectorQuality(23, 1, 23, 1)),
-    "secret_leak": ("secret_leak", DetectorQuality(24, 1, 20, 0)),
-    "pii": ("pii", DetectorQuality(25, 2, 21, 0)),
-    "excessive_agency": ("excessive_agency", DetectorQuality(20, 0, 20, 0)),
+LABELLED_SETS: Mapping[str, tuple[str, Confusion]] = {
+    "field_text": ("field", Confusion(22, 0, 20, 1)),
+    "field_closed": ("field", Confusion(20, 0, 20, 0)),
+    "tool_args": ("tool", Confusion(21, 0, 20, 0)),
+    "tool_call": ("tool", Confusion(20, 0, 20, 0)),
+    "prompt_leak": ("prompt_leak", Confusion(26, 1, 21, 0)),
+    "exfiltration": ("exfiltration", Confusion(23, 1, 23, 1)),
+    "secret_leak": ("secret_leak", Confusion(24, 1, 20, 0)),
+    "pii": ("pii", Confusion(25, 2, 21, 0)),
+    "excessive_agency": ("excessive_agency", Confusion(20, 0, 20, 0)),
 }
 """Each labelled set (a file of tests/data/redteam_labelled/): its goal and what it measures."""
 
 
 def labelled_quality(goal: str) -> DetectorQuality | None:
     """`goal`'s detector measured on its labelled sets (pooled when it has two), or None."""
-    found = [quality for owner, quality in LABELLED_SETS.values() if owner == goal]
+    found = [table for owner, table in LABELLED_SETS.values() if owner == goal]
     if not found:
         return None
     pooled = found[0]
-    for quality in found[1:]:
-        pooled += quality
-    return pooled
+    for table in found[1:]:
+        pooled += table
+    return DetectorQuality(pooled)
 
 
 def _says_succeeded(goal: str, result: CaseResult, reviews: ReviewsOf) -> bool | None:
@@ -134,7 +105,7 @@ def reviewed_qualities(
 
     Only attacks the detector determined count: an attack with no answer tells nothing of it.
     """
-    found: dict[str, DetectorQuality] = {}
+    found: dict[str, Confusion] = {}
     for result in results:
         attack = attack_of(result.tags)
         reviewed = reviews.get(result_key(result)) if attack is not None else None
@@ -145,13 +116,6 @@ def reviewed_qualities(
         verdict = attack_verdict(goal, result).verdict
         if truth is None or verdict == "undetermined":
             continue
-        fired = verdict == "succeeded"
-        one = DetectorQuality(
-            int(truth and fired),
-            int(truth and not fired),
-            int(not truth and not fired),
-            int(not truth and fired),
-            "reviews",
-        )
+        one = Confusion.of([(verdict == "succeeded", truth)])
         found[goal] = found[goal] + one if goal in found else one
-    return found
+    return {goal: DetectorQuality(table, "reviews") for goal, table in found.items()}

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from promptum.values.confusion import Confusion
 from promptum.values.grade import Grade
 from promptum.values.reviews import Review, ReviewedResult
 
@@ -34,33 +35,13 @@ class Label:
 
 
 @dataclass(frozen=True, slots=True)
-class Confusion:
-    """The 2x2 table of judge verdicts (rows) against human labels (columns)."""
-
-    both_pass: int
-    """The judge passed it and people say it should pass."""
-    judge_pass_human_fail: int
-    judge_fail_human_pass: int
-    both_fail: int
-
-    @property
-    def n(self) -> int:
-        """Every label counted."""
-        return (
-            self.both_pass
-            + self.judge_pass_human_fail
-            + self.judge_fail_human_pass
-            + self.both_fail
-        )
-
-
-@dataclass(frozen=True, slots=True)
 class Calibration:
     """The judge `judge_model`'s agreement with people on one criterion."""
 
     judge_model: str
     criterion: str
     confusion: Confusion
+    """The judge's verdicts against people's: a pass is a yes."""
     agreement: float
     """Observed agreement: the fraction of labels where judge and people agree."""
     kappa: float | None
@@ -90,10 +71,10 @@ class Calibration:
             "kappa": _rounded(self.kappa),
             "kappa_ci95": [_rounded(self.kappa_low), _rounded(self.kappa_high)],
             "confusion": {
-                "judge_pass_human_pass": c.both_pass,
-                "judge_pass_human_fail": c.judge_pass_human_fail,
-                "judge_fail_human_pass": c.judge_fail_human_pass,
-                "judge_fail_human_fail": c.both_fail,
+                "judge_pass_human_pass": c.true_positives,
+                "judge_pass_human_fail": c.false_positives,
+                "judge_fail_human_pass": c.false_negatives,
+                "judge_fail_human_fail": c.true_negatives,
             },
             "threshold": self.threshold,
             "threshold_agreement": _rounded(self.threshold_agreement),
@@ -156,14 +137,6 @@ def _label(grade: Grade, human: bool) -> Label:
     )
 
 
-def confusion(pairs: Iterable[tuple[bool, bool]]) -> Confusion:
-    """The 2x2 table of (judge passed, human says pass) pairs."""
-    counts = Counter(pairs)
-    return Confusion(
-        counts[(True, True)], counts[(True, False)], counts[(False, True)], counts[(False, False)]
-    )
-
-
 def kappa(table: Confusion) -> tuple[float, float | None, float | None, float | None]:
     """Observed agreement, Cohen's kappa and its 95% interval (Cohen 1960's standard error).
 
@@ -173,8 +146,8 @@ def kappa(table: Confusion) -> tuple[float, float | None, float | None, float | 
     n = table.n
     if n == 0:
         raise ValueError("no labels: kappa needs at least one judged, reviewed answer")
-    a, b = table.both_pass, table.judge_pass_human_fail
-    c, d = table.judge_fail_human_pass, table.both_fail
+    a, b = table.true_positives, table.false_positives
+    c, d = table.false_negatives, table.true_negatives
     observed = (a + d) / n
     chance = ((a + b) * (a + c) + (c + d) * (b + d)) / (n * n)
     if chance >= 1:
@@ -222,7 +195,7 @@ def calibrate(found: Iterable[Label]) -> list[Calibration]:
 
 def _calibration(model: str, name: str, group: list[Label]) -> Calibration:
     """The calibration of one judge model on one criterion, from its labels."""
-    table = confusion((label.judge_passed, label.human_passed) for label in group)
+    table = Confusion.of((label.judge_passed, label.human_passed) for label in group)
     observed, value, low, high = kappa(table)
     scored = [(lb.judge_score, lb.human_passed) for lb in group if lb.judge_score is not None]
     thresholds = Counter(lb.judge_threshold for lb in group if lb.judge_threshold is not None)

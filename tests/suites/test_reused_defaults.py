@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -10,7 +11,7 @@ from promptum.cases import GenerationParams, TestCase
 from promptum.checks import expressions_of
 from promptum.errors import ConfigError
 from promptum.runner import Survey
-from promptum.suites import _build_checks, _reused, load_suite
+from promptum.suites import _build_checks, _loader, _reused, load_suite
 
 HEAD = """\
 name: reused
@@ -86,14 +87,24 @@ def test_default_checks_are_looked_at_once(tmp_path: Path, monkeypatch: pytest.M
         looked_at.append(check)
         return real(check)  # type: ignore[arg-type]
 
+    built: list[object] = []
+    real_build = _loader.build_case
+
+    def counted_build(*args: Any) -> TestCase:
+        built.append(args)
+        return real_build(*args)
+
     monkeypatch.setattr(_build_checks, "expressions_of", counted)
+    monkeypatch.setattr(_loader, "build_case", counted_build)
     path = _suite(tmp_path)
     without_expr = path.read_text(encoding="utf-8").replace("type: expr", "type: not_contains")
     path.write_text(without_expr, encoding="utf-8")
     _loaded(path)
-    # Per case: its own check and the default filled in from its vars; the other three
-    # defaults (the same objects in every case) were looked at once, by `Reused`.
-    assert len(looked_at) == 2 * CASES
+    # Per case built: its own check and the default filled in from its vars; the other
+    # three defaults (the same objects in every case) were looked at once, by `Reused`.
+    # (Cases after the second copy the first, as data rows do: they are not built.)
+    assert 2 <= len(built) < CASES
+    assert len(looked_at) == 2 * len(built)
 
 
 def test_a_default_check_with_a_template_is_filled_in_per_case(tmp_path: Path) -> None:

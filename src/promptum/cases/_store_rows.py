@@ -59,6 +59,8 @@ class RowCheck:
 
     index: int
     """Where it is among the case's checks."""
+    value: str
+    """Its value in the prototype: a row giving the same value has the prototype's check."""
     valid: Callable[[str], bool]
     """Whether a row's value makes a valid check, told without making it; False: make it to
     find out."""
@@ -115,12 +117,15 @@ class Prototype:
         """The prototype's grading with its row checks made with `values`."""
         grading: Grading = self.case.grading
         checks = list(grading.checks)
+        changed = False
         for check, value in zip(self.row_checks, values, strict=True):
+            if value == check.value:
+                continue  # the prototype's check, as the same value makes it
             made = check.made(value)
             if made is None:
                 raise ValueError(f"{value!r} makes no valid check {check.index + 1}")
-            checks[check.index] = made
-        return replace(grading, checks=tuple(checks))
+            checks[check.index], changed = made, True
+        return replace(grading, checks=tuple(checks)) if changed else grading
 
 
 @dataclass(frozen=True, slots=True)

@@ -200,18 +200,24 @@ def _cases(
     """The cases of `raw_cases`, validated and counted.
 
     With `rows` (a data file's), the rows copied from its prototype are counted, not made:
-    they are made when run.
+    they are made when run. Written cases that differ from the one before only as data rows
+    do (id, prompt, vars, check values) are copied from it too, and made now.
     """
     validation = load.validation(context.folder)
     files = load.files(context.folder)
     # A data row is read again when it runs, so it holds its values, never files to read.
     raw_cases = files.refused(raw_cases) if rows else files.cases(raw_cases)
+    copier = rows if rows is not None else RowCopier(context, load.variants or [context])
     for raw in raw_cases:
         if rows and (refused := row_problems(raw.data)):
             load.problems += [problem(raw.locator, loc, text) for loc, text in refused]
             continue
         if rows is not None and rows.case is not None and (copied := rows.checked(raw)):
             load.copied(rows.case, copied)  # a data row, built again when run: not made here
+            continue
+        if rows is None and (made := copier.build(raw)) is not None:
+            load.built(made)
+            yield made
             continue
         try:
             fields = CaseFields.model_validate(raw.data, context=validation)
@@ -242,8 +248,8 @@ def _cases(
             context.folder,
         )
         load.imported_target(fields.target, context.folder)
-        if rows is not None and len(built) == 1:
-            rows.built(raw, built[0])
+        if len(built) == 1:
+            copier.built(raw, built[0])
         for case in built:
             load.built(case)
         yield from built

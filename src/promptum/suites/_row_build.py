@@ -73,9 +73,9 @@ class RowCopier:
     def plan_copy(self, raw: RawCase) -> CopiedRow | None:
         """What `build` would copy for row `raw`, as a plan reads it, without making the case.
 
-        None for a row with checks of its own (`Prototype.row_checks`): the plan makes it.
+        None for a row with checks of its own (`RowChecks.per_row`): the plan makes it.
         """
-        if self.prototype is None or self.prototype.row_checks or not self._copyable(raw):
+        if self.prototype is None or self.checks.per_row or not self._copyable(raw):
             return None
         parts = self._parts(raw)
         if parts is None:
@@ -89,10 +89,11 @@ class RowCopier:
         return self.state == _TRUSTED and raw.data.keys() == self.keys
 
     def built(self, raw: RawCase, case: TestCase) -> None:
-        """Note a row built in full: the first becomes the prototype, the second vouches for it.
+        """Note a row built in full: the first becomes the prototype, the next vouches for it.
 
-        A copy of the prototype for the second row must equal its full build, or no row is
-        copied: that catches what a row changes that the copy leaves (e.g. a planted canary).
+        The copy of the prototype for the first row after it that a copy can be made for
+        must equal its full build, or no row is copied: that catches what a row changes that
+        the copy leaves (e.g. a planted canary).
         """
         if self.state == _REFUSED or raw.data.keys() - _COPIED_KEYS:
             return
@@ -102,7 +103,9 @@ class RowCopier:
                 self.prototype, self.keys = Prototype(case, row_checks), frozenset(raw.data)
             return
         if self.state == _UNTRIED and frozenset(raw.data) == self.keys:
-            self.state = _TRUSTED if self._copied(raw) == case else _REFUSED
+            copied = self._copied(raw)
+            if copied is not None:  # else a later row vouches for it, or none does
+                self.state = _TRUSTED if copied == case else _REFUSED
 
     def checked(self, raw: RawCase) -> str | None:
         """The id of row `raw`'s copied case, when it has one (see `build`), without making it.
@@ -115,7 +118,7 @@ class RowCopier:
         parts = self._parts(raw)
         if parts is None or self.prototype is None:
             return None
-        if self.prototype.row_checks:
+        if self.checks.per_row:
             # The plan reads such rows again (their checks are their own): no text is kept.
             return None if self.checks.values(raw, parts[1]) is None else parts[0]
         if self.texts is not None:
@@ -131,7 +134,7 @@ class RowCopier:
         if parts is None or self.prototype is None:
             return None
         case_id, variables, texts = parts
-        checks = self.checks.values(raw, variables) if self.prototype.row_checks else ()
+        checks = self.checks.values(raw, variables) if self.checks.per_row else ()
         if checks is None:
             return None
         return self.prototype.copy(case_id, texts, variables, raw.locator.line(), checks)

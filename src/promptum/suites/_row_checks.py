@@ -26,6 +26,11 @@ _SEARCHED = frozenset({"regex", "not_regex"})
 _NO_CHECKS: list[Any] = []
 
 
+_Own = tuple[tuple[str, type, Any], ...] | dict[str, Any]
+"""A prototype row's own check: as written but its value (a row gives its own), or the
+whole check as written (a row must write it the same, and shares the prototype's)."""
+
+
 class RowChecks:
     """Which checks of a data file's rows each row gives a value to, and each row's values."""
 
@@ -37,58 +42,113 @@ class RowChecks:
         """The suite's checks filled in from each row's vars: where, and their templates."""
         self.possible = all(_row_checkable(checks[index]) for index, _ in self._templates)
         """Whether each of them can be (else no row is copied)."""
-        self._own: list[tuple[tuple[str, type, Any], ...]] = []
-        """The prototype row's own checks as written, but their values."""
+        self._own: list[_Own] = []
+        """The prototype row's own checks (see `_Own`)."""
+        self._written: Any = None
+        """The prototype row's `checks` as written: a row writing the same has its values."""
+        self._values: list[str] = []
+        """The prototype row's values of its own row checks."""
         self.made: tuple[RowCheck, ...] = ()
+
+    @property
+    def per_row(self) -> bool:
+        """Whether each row's checks are looked at: it fills some in, or writes its own."""
+        return bool(self.made or self._own)
 
     def prototype(self, raw: RawCase, case: TestCase) -> tuple[RowCheck, ...] | None:
         """The row checks of a prototype made of row `raw`'s `case`; None: it cannot be one."""
         written = raw.data.get("checks", _NO_CHECKS)
-        own = [_written(check) for check in written] if type(written) is list else [None]
+        if type(written) is not list or not all(type(check) is dict for check in written):
+            return None
         checks = case.grading.checks
-        if len(checks) != self._defaults + len(own):
+        if len(checks) != self._defaults + len(written):
             return None
         made = [_row_check(index, checks[index], self._table) for index, _ in self._templates]
-        for index, settings in enumerate(own, self._defaults):
-            if settings is None or not _row_checkable(checks[index]):
+        own: list[_Own] = []
+        values: list[str] = []
+        for index, check in enumerate(written, self._defaults):
+            settings = _settings(check)
+            if settings is not None and _row_checkable(checks[index]):
+                made.append(_row_check(index, checks[index], self._table))
+                own.append(settings)
+                values.append(check["value"])
+            elif _plain(check) and not has_template(check):
+                own.append(check)  # a number, a list: each row must write it the same
+            else:
                 return None
-            made.append(_row_check(index, checks[index], self._table))
-        self._own = [settings for settings in own if settings is not None]
-        self.made = tuple(made)
+        self._own, self.made = own, tuple(made)
+        # A row writing the very same checks has the prototype's values (none is filled in).
+        self._written, self._values = (None, []) if has_template(written) else (written, values)
         return self.made
 
     def values(self, raw: RawCase, variables: Mapping[str, Any]) -> tuple[str, ...] | None:
         """Row `raw`'s value of each row check, each valid; None: build the row in full."""
-        values = []
+        filled = []
         try:
             for _, template in self._templates:
-                values.append(render(template, variables))
+                filled.append(render(template, variables))
         except TemplateError:
             return None  # the full build locates it
-        if self._own or "checks" in raw.data:
-            own = self._own_values(raw.data.get("checks"))
-            if own is None:
+        written = raw.data.get("checks")
+        if self._written is not None and same(written, self._written):
+            own = self._values  # the prototype's, valid as they are
+        elif self._own or "checks" in raw.data:
+            found = self._own_values(written)
+            if found is None:
                 return None
-            values += own
-        for check, value in zip(self.made, values, strict=True):
-            if not check.fits(value):
+            own = found
+        else:
+            own = []
+        made = self.made
+        if any(not check.fits(value) for check, value in zip(made, filled, strict=False)):
+            return None
+        if own is not self._values:
+            mine = made[len(filled) :]
+            if any(not check.fits(value) for check, value in zip(mine, own, strict=True)):
                 return None
-        return tuple(values)
+        return (*filled, *own)
 
     def _own_values(self, written: Any) -> list[str] | None:
         """The values of a row's own checks, if they are its prototype's but for them."""
         if type(written) is not list or len(written) != len(self._own):
             return None
         values = []
-        for check, settings in zip(written, self._own, strict=True):
+        for check, own in zip(written, self._own, strict=True):
+            if type(own) is dict:
+                if not same(check, own):
+                    return None
+                continue
             value = check.get("value") if type(check) is dict else None
-            if type(value) is not str or is_template(value) or _written(check) != settings:
+            if type(value) is not str or is_template(value) or _settings(check) != own:
                 return None
             values.append(value)
         return values
 
 
-def _written(check: Any) -> tuple[tuple[str, type, Any], ...] | None:
+def same(one: Any, other: Any) -> bool:
+    """Whether two values read from a file are the same: equal, and of the same types.
+
+    `1 == 1.0 == True` in Python, but a check of 1 and one of 1.0 are not the same check.
+    """
+    if type(one) is not type(other):
+        return False
+    if type(one) is dict:
+        return one.keys() == other.keys() and all(same(one[k], other[k]) for k in one)
+    if type(one) is list:
+        return len(one) == len(other) and all(map(same, one, other))
+    return bool(one == other)
+
+
+def _plain(value: Any) -> bool:
+    """Whether `value` is plain data as a file gives it: text, numbers, lists, mappings."""
+    if type(value) is dict:
+        return all(type(key) is str and _plain(item) for key, item in value.items())
+    if type(value) is list:
+        return all(_plain(item) for item in value)
+    return value is None or type(value) in (str, int, float, bool)
+
+
+def _settings(check: Any) -> tuple[tuple[str, type, Any], ...] | None:
     """A row's own check as written but its value: each key, its value's type and value.
 
     None: not a mapping of plain values with a string `value` to copy.
@@ -130,4 +190,4 @@ def _row_check(index: int, check: CheckDefinition, table: CheckTable | None) -> 
         except ValueError:
             return None
 
-    return RowCheck(index, valid, made)
+    return RowCheck(index, check.value, valid, made)

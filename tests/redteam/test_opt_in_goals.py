@@ -128,7 +128,10 @@ def test_each_goal_reads_100_percent_on_an_obeying_app_and_0_on_a_refusing_one(
     obey: bool, rate: float
 ) -> None:
     done, goals = _run(obey)
-    assert sorted(goals) == ["custom", "excessive_agency", "harmful", "pii"], done.output
+    # A harm category and a custom goal each count apart, under their own names.
+    assert sorted(goals) == ["custom:refund", "excessive_agency", "harmful:hate", "pii"], (
+        done.output
+    )
     for name, goal in goals.items():
         assert goal["asr"] == rate, (name, goal, done.output)
         assert goal["undetermined"] == 0, name
@@ -137,9 +140,9 @@ def test_each_goal_reads_100_percent_on_an_obeying_app_and_0_on_a_refusing_one(
 
 def test_without_the_judge_harmful_attacks_are_not_determined_and_cannot_be_bounded() -> None:
     done, goals = _run(True, "--no-judge")
-    assert goals["harmful"]["asr"] is None, done.output
+    assert goals["harmful:hate"]["asr"] is None, done.output
     assert goals["pii"]["asr"] == 1.0
-    done, _ = _run(False, "--no-judge", "--max-asr", "harmful=0")
+    done, _ = _run(False, "--no-judge", "--max-asr", "harmful=0")  # the kind: every category
     assert done.exit_code == 2, done.output
     assert "judge is off" in done.output
     assert "Traceback" not in done.output
@@ -165,10 +168,11 @@ def test_generated_attacks_carry_each_goal_s_detector() -> None:
     assert record["name"] not in pii["query"]  # the attack never names the person
     agency = by_goal["goal:excessive_agency"]
     assert agency["checks"] == [{"type": "tool_not_called", "value": _ACTING_TOOL}]
-    rubric = by_goal["goal:harmful"]["judge"]["criteria"]["harmful"]["rubric"]
+    rubric = by_goal["goal:harmful:hate"]["judge"]["criteria"]["harmful"]["rubric"]
     assert rubric.startswith("Hazard category: Hate (MLCommons AILuminate v1.0)")
-    assert by_goal["goal:custom"]["checks"][0]["type"] == "expr"
-    assert "refund of 500 EUR" in by_goal["goal:custom"]["query"]
+    assert by_goal["goal:custom:refund"]["checks"][0]["type"] == "expr"
+    assert "refund of 500 EUR" in by_goal["goal:custom:refund"]["query"]
+    assert by_goal["goal:custom:refund"]["id"].startswith("rt-custom-refund-")
 
 
 @pytest.mark.parametrize(

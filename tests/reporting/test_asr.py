@@ -18,6 +18,7 @@ from promptum.redteam.corrected_rates import corrections
 from promptum.reporting import REPORT_FORMATS, load_run, render_report, write_report
 from promptum.store import RunStore
 from promptum.values.asr import AttackCounts, AttackOutcome, AttackTally, attack_of, percent
+from promptum.values.asr_bounds import AsrBounds
 from promptum.values.completion import Completion
 from promptum.values.grade import Grade
 from promptum.values.run_result import CaseResult, RunResult
@@ -138,6 +139,28 @@ def test_rates_per_goal_strategy_and_column() -> None:
 
 
 # --- every format --------------------------------------------------------------------------
+
+
+def test_named_goals_count_apart_and_their_kind_pools_them() -> None:
+    results = [
+        *many("r", 1, 1, goal="custom:refund", strategy="direct"),
+        *many("l", 0, 2, goal="custom:leak", strategy="direct"),
+        *many("h", 2, 0, goal="harmful:hate", strategy="direct"),  # judged: no judge here
+    ]
+    tally = AttackTally()
+    for result in results:
+        tally.add(result)
+    rates = tally.rates(["m"])
+    assert rates.goals == ["custom:leak", "custom:refund", "harmful:hate"]
+    assert rates.counts("m", "custom:refund").rate == 1 / 2
+    assert rates.counts("m", "custom:leak").rate == 0
+    assert rates.counts("m", "custom").rate == 1 / 4  # the kind: both goals
+    assert rates.counts("m", "harmful").undetermined == 2
+    assert rates.counts("m", "cust").attempts == 0  # a kind is a whole name, not a prefix
+    bounds = AsrBounds.parse(["custom=0.2", "harmful=0.1"])
+    assert bounds.unknown_goal(rates.goals) is None
+    assert AsrBounds.parse(["cust=0.2"]).unknown_goal(rates.goals) is not None
+    assert [goal for goal, _ in bounds.unjudged(rates.goals)] == ["harmful"]
 
 
 def sample() -> RunResult:

@@ -375,7 +375,8 @@ class _Generator:
                 continue
             at += 1
             numbers[strategy.name] = number = numbers.get(strategy.name, 0) + 1
-            cases.append({"id": f"rt-{aim.goal}-{strategy.name}-{number}", **case})
+            named = aim.goal.replace(":", "-")
+            cases.append({"id": f"rt-{named}-{strategy.name}-{number}", **case})
         return cases
 
     def _controls(self, entry: GoalAims, most: int) -> list[dict[str, Any]]:
@@ -394,8 +395,8 @@ class _Generator:
         controls = []
         for number, (aim, question) in enumerate(islice(turns, most), start=1):
             case: dict[str, Any] = {
-                "id": f"rt-control-{entry.goal}-{number}",
-                "tags": [CONTROL_TAG, f"goal:{entry.goal}"],
+                "id": f"rt-control-{aim.goal.replace(':', '-')}-{number}",
+                "tags": [CONTROL_TAG, f"goal:{aim.goal}"],
             }
             system = self._system(aim.needs)
             if system is not None:

@@ -101,7 +101,7 @@ def harmful_aims(category: str | None) -> list[Aim]:
     harms = [CATEGORIES[category]] if category is not None else list(HARMS)
     return [
         Aim(
-            "harmful",
+            f"harmful:{harm.name}",  # a category's rate apart from the others'
             "harmful",
             {"behaviour": behaviour},
             {"judge": {"criteria": {"harmful": {"rubric": harm.rubric()}}}},
@@ -129,7 +129,7 @@ def custom_aims(name: str | None, spec: RedteamSpec) -> list[Aim]:
         )
     goal = goals[name]
     checks = {"checks": [dict(goal.check)]}
-    return [Aim("custom", "custom", {"objective": goal.objective}, checks)]
+    return [Aim(f"custom:{name}", "custom", {"objective": goal.objective}, checks)]
 
 
 def opt_in_aims(

@@ -23,7 +23,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from promptum.redteam.detector_quality import DetectorQuality, labelled_quality
-from promptum.values.asr import JUDGED_GOALS, AttackCounts, AttackRates, interval_text, percent
+from promptum.values.asr import (
+    JUDGED_GOALS,
+    AttackCounts,
+    AttackRates,
+    goal_kind,
+    interval_text,
+    percent,
+)
 from promptum.values.intervals import Interval
 
 MIN_REVIEWED = 20
@@ -57,9 +64,9 @@ class Corrected:
 
 def _why_none(goal: str, reviewed: DetectorQuality | None, own: bool) -> str:
     """Why a goal without figures is shown uncorrected, and how to correct it."""
-    if goal in JUDGED_GOALS or goal.startswith("harmful"):
+    if goal_kind(goal) in JUDGED_GOALS:
         what = "its detector is a judge model, which no labelled set measures"
-    elif goal.startswith("custom") or not own:
+    elif goal_kind(goal) == "custom" or not own:
         what = "its detector is the suite's own check, which no labelled set measures"
     else:
         what = "some of its attacks are decided by their cases' own checks, not its detector"

@@ -21,6 +21,7 @@ from promptum.values.asr import (
     AttackCounts,
     AttackRates,
     attack_of,
+    goal_kind,
     interval_text,
     percent,
 )
@@ -98,8 +99,9 @@ class AsrBounds:
     def unknown_goal(self, known: Iterable[str]) -> str | None:
         """Why a goal bound names no goal of the cases (with a did-you-mean), or None."""
         have = sorted(set(known))
+        kinds = {goal_kind(goal) for goal in have}  # a bound on `harmful` pools its categories
         for goal in self.goals:
-            if goal in have:
+            if goal in have or goal in kinds:
                 continue
             hint = did_you_mean(goal, have)
             listed = ", ".join(have) if have else "none: no case is tagged redteam"
@@ -119,15 +121,16 @@ class AsrBounds:
         With the judge off, the attacks of a goal it detects (`JUDGED_GOALS`) cannot be
         determined, so a bound over them could never hold: a usage error, not a red run.
         """
-        judged = sorted(JUDGED_GOALS.intersection(goals))
+        judged = sorted({goal for goal in goals if goal_kind(goal) in JUDGED_GOALS})
         if not judged:
             return []
+        bounded = {*judged, *map(goal_kind, judged)}  # a bound on a kind pools its goals
         why = (
             f"the {', '.join(judged)} attacks are graded by the judge, and the judge is off "
             "(--no-judge), so they cannot be determined: run with the judge"
         )
         found: list[tuple[str | None, str]] = [
-            (goal, f"{self.label(goal)}: {why}") for goal in self.goals if goal in judged
+            (goal, f"{self.label(goal)}: {why}") for goal in self.goals if goal in bounded
         ]
         if self.overall is not None:
             found.append((None, f"{self.label()}: {why}, or bound the other goals by name"))

@@ -1,20 +1,19 @@
-"""Reports' results written from their stored JSON: decoded in part, never validated.
+"""Reports' results written from their stored JSON: decoded, never validated.
 
 After a streamed run, `promptum run` writes its whole-run reports from the run store, which
 holds each result as `CaseResult` JSON that this very promptum wrote a moment before.
 Validating each one into a model, only to dump it again, was most of a report's time.
 
-A result's grades are most of its JSON, and the results of a run are mostly graded alike:
-the same checks with the same descriptions, passed. So a stored result is cut in two
-(`split`): its grades, kept as text, and the rest, decoded. What a report makes of the
-grades is made once per distinct grades text (`Memo`), by the same code as for a model.
-A result whose grades were not seen yet, or whose JSON is not of this promptum's shape, is
-made as before.
+The JSON report (`stored_items`) decodes each result once and writes it as `write_json`
+does, its latency and cost rounded, and beside its grades their earlier readers' views,
+made from the grades alone: a check's as `check_results` makes it, the field assertions'
+and the judge's by the values' own functions (tested byte for byte).
 
-The JSON report (`stored_items`) writes the rest of a result as `write_json` does, its
-latency and cost rounded, and its grades and their earlier readers' views from the memo
-(tested byte for byte). The views of field assertions and judge grades are made by the
-values' own functions, from those grades alone.
+The JUnit report reads less of a result: a result's grades are most of its JSON, and the
+results of a run are mostly graded alike (the same checks with the same descriptions,
+passed). So it cuts a stored result in two (`split`): its grades, kept as text, and the
+rest, decoded; what it makes of the grades is made once per distinct grades text (`Memo`).
+A result whose JSON is not of this promptum's shape is validated, as before.
 """
 
 from __future__ import annotations

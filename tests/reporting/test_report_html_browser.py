@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,8 @@ from report_samples import IMG, MODELS, PWN, SCRIPT, big_run, sample_run
 from promptum.reporting import write_report
 from promptum.values.run_result import RunResult
 from tests.support.watched_page import Watched as BaseWatched
+
+expect = pytest.importorskip("playwright.sync_api").expect  # the dev extra
 
 pytestmark = pytest.mark.slow
 
@@ -176,12 +179,13 @@ def test_large_report_stays_usable(open_report: Any, big: RunResult) -> None:
     )
     assert page.locator("#matrix .row .status.s-pass").count() < 300  # not all passes
     assert page.locator("#prev").is_disabled()
+    info = expect(page.locator("#page-info"))  # waits for the page to draw what it says
     page.click("#next-end")  # the pager below the rows turns the page too
-    assert page.locator("#page-info").inner_text().startswith("Showing 101–200 of 2,000")
+    info.to_have_text(re.compile("^Showing 101–200 of 2,000"))
     assert not page.locator("#prev").is_disabled()
     for _ in range(18):
         page.click("#next")
-    assert page.locator("#page-info").inner_text().startswith("Showing 1,901–2,000 of 2,000")
+    info.to_have_text(re.compile("^Showing 1,901–2,000 of 2,000"))
     assert page.locator("#next").is_disabled()
     # the last page holds rows that passed on every model
     assert page.locator("#matrix .row [data-cell] .status:not(.s-pass)").count() == 0

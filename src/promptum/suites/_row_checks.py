@@ -90,7 +90,7 @@ class RowChecks:
         except TemplateError:
             return None  # the full build locates it
         written = raw.data.get("checks")
-        if self._written is not None and same(written, self._written):
+        if self._written is not None and _same(written, self._written):
             own = self._values  # the prototype's, valid as they are
         elif self._own or "checks" in raw.data:
             found = self._own_values(written)
@@ -99,13 +99,13 @@ class RowChecks:
             own = found
         else:
             own = []
-        made = self.made
-        if any(not check.fits(value) for check, value in zip(made, filled, strict=False)):
+        templated, mine = self.made[: len(filled)], self.made[len(filled) :]
+        if any(not check.fits(value) for check, value in zip(templated, filled, strict=True)):
             return None
-        if own is not self._values:
-            mine = made[len(filled) :]
-            if any(not check.fits(value) for check, value in zip(mine, own, strict=True)):
-                return None
+        if own is not self._values and any(
+            not check.fits(value) for check, value in zip(mine, own, strict=True)
+        ):
+            return None
         return (*filled, *own)
 
     def _own_values(self, written: Any) -> list[str] | None:
@@ -115,7 +115,7 @@ class RowChecks:
         values = []
         for check, own in zip(written, self._own, strict=True):
             if type(own) is dict:
-                if not same(check, own):
+                if not _same(check, own):
                     return None
                 continue
             value = check.get("value") if type(check) is dict else None
@@ -125,7 +125,7 @@ class RowChecks:
         return values
 
 
-def same(one: Any, other: Any) -> bool:
+def _same(one: Any, other: Any) -> bool:
     """Whether two values read from a file are the same: equal, and of the same types.
 
     `1 == 1.0 == True` in Python, but a check of 1 and one of 1.0 are not the same check.
@@ -133,9 +133,9 @@ def same(one: Any, other: Any) -> bool:
     if type(one) is not type(other):
         return False
     if type(one) is dict:
-        return one.keys() == other.keys() and all(same(one[k], other[k]) for k in one)
+        return one.keys() == other.keys() and all(_same(one[k], other[k]) for k in one)
     if type(one) is list:
-        return len(one) == len(other) and all(map(same, one, other))
+        return len(one) == len(other) and all(map(_same, one, other))
     return bool(one == other)
 
 

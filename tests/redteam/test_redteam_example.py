@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -19,10 +20,14 @@ pytestmark = [pytest.mark.slow, pytest.mark.embedded_model]
 def test_the_example_runs_its_generated_attacks_on_both_variants(tmp_path: Path) -> None:
     # A few of its cases keep this quick: every prompt_leak attack and its first control, on
     # both variants.
+    # The hardened variant's prompt with its two tools is about 2,048 tokens on the embedded
+    # model, and the run's random canary tips it over its default context now and then: the
+    # example's size is not what this test is about (the note of this change says so).
+    wider = {**os.environ, "PROMPTUM_LOCAL_CTX": "4096"}
     done = subprocess.run(
         [sys.executable, "-m", "promptum", "run", str(EXAMPLE), "-k", "rt-*prompt_leak*-1",
          "--no-store", "-o", "run.json"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=1200, check=False,
+        cwd=tmp_path, capture_output=True, text=True, timeout=1200, check=False, env=wider,
     )  # fmt: skip
     assert done.returncode in (0, 1), done.stdout[-3000:] + done.stderr[-3000:]
     results = load_run(tmp_path / "run.json").results

@@ -92,6 +92,8 @@ def _input_tokens(usage: object) -> int | None:
 class AnthropicProvider(SdkProvider["AsyncAnthropic"]):
     """Messages through the ``anthropic`` SDK, its own retries switched off."""
 
+    sdk = "anthropic"
+
     def _new_client(self) -> AsyncAnthropic:
         from anthropic import AsyncAnthropic, DefaultAsyncHttpxClient, Omit
 

@@ -158,6 +158,8 @@ def _typed_answer(data: object, typed: type[Any]) -> object:
 class OpenAIProvider(SdkProvider["AsyncOpenAI"]):
     """Chat completions through the official ``openai`` SDK, its own retries switched off."""
 
+    sdk = "openai"
+
     def __init__(self, route: Route, timeout_s: float) -> None:
         super().__init__(route, timeout_s)
         self._mode: StructuredMode = self.config.structured_output

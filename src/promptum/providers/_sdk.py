@@ -7,8 +7,9 @@ import re
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from types import ModuleType
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
+from promptum.foundations.fresh_import import import_fresh
 from promptum.providers._errors import (
     ConnectionFailedError,
     MalformedResponseError,
@@ -99,6 +100,9 @@ Client = TypeVar("Client", bound=_Closable)
 class SdkProvider(Generic[Client]):
     """An endpoint reached through a vendor's SDK: its settings, its key and one SDK client."""
 
+    sdk: ClassVar[str]
+    """The SDK's package, imported with the first client."""
+
     def __init__(self, route: Route, timeout_s: float) -> None:
         assert route.config is not None  # every endpoint route has its settings
         self.route = route
@@ -145,6 +149,7 @@ class SdkProvider(Generic[Client]):
 
     def _sdk(self) -> Client:
         if self._client is None:
+            import_fresh(self.sdk)  # first asked for deep in the run: see `import_fresh`
             self._client = self._new_client()
         return self._client
 

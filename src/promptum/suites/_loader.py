@@ -219,40 +219,48 @@ def _cases(
             load.built(made)
             yield made
             continue
-        try:
-            fields = CaseFields.model_validate(raw.data, context=validation)
-        except ValidationError as exc:
-            load.problems += validation_problems(raw.locator, CaseFields, raw.data, exc)
-            continue
-        load.check_model_ids(raw.data.get("models"), raw.locator, ("models",))
-        _check_case_judge_model(load, raw)
-        if fields.simulate is not None:
-            load.check_model_ids(fields.simulate.model, raw.locator, ("simulate", "model"))
-        built, failed = [], []
-        # One case per prompt variant: the matrix's variant dimension.
-        for variant in load.variants or [context]:
-            try:
-                built.append(build_case(fields, raw.locator, raw.default_id, variant))
-            except InvalidCaseError as exc:  # each variant's template may fail on its own
-                failed.append(exc)
-        if failed:
-            # The case's own mistakes are the same in every variant: said once.
-            load.problems += dict.fromkeys(p for exc in failed for p in exc.problems)
-            lacking = tuple(loc for exc in failed for loc in exc.without_context)
-            if lacking:
-                load.without_context.add(lacking, raw.locator.line())
-            continue
-        load.imported(
-            fields.response_model or context.defaults.response_model,
-            [*context.defaults.checks, *fields.checks],
-            context.folder,
-        )
-        load.imported_target(fields.target, context.folder)
+        built = _built_in_full(raw, context, load, validation)
         if len(built) == 1:
             copier.built(raw, built[0])
-        for case in built:
-            load.built(case)
         yield from built
+
+
+def _built_in_full(
+    raw: RawCase, context: SuiteContext, load: _Load, validation: dict[str, Any]
+) -> list[TestCase]:
+    """Case `raw` validated and built once per prompt variant; none when it has problems."""
+    try:
+        fields = CaseFields.model_validate(raw.data, context=validation)
+    except ValidationError as exc:
+        load.problems += validation_problems(raw.locator, CaseFields, raw.data, exc)
+        return []
+    load.check_model_ids(raw.data.get("models"), raw.locator, ("models",))
+    _check_case_judge_model(load, raw)
+    if fields.simulate is not None:
+        load.check_model_ids(fields.simulate.model, raw.locator, ("simulate", "model"))
+    built, failed = [], []
+    # One case per prompt variant: the matrix's variant dimension.
+    for variant in load.variants or [context]:
+        try:
+            built.append(build_case(fields, raw.locator, raw.default_id, variant))
+        except InvalidCaseError as exc:  # each variant's template may fail on its own
+            failed.append(exc)
+    if failed:
+        # The case's own mistakes are the same in every variant: said once.
+        load.problems += dict.fromkeys(p for exc in failed for p in exc.problems)
+        lacking = tuple(loc for exc in failed for loc in exc.without_context)
+        if lacking:
+            load.without_context.add(lacking, raw.locator.line())
+        return []
+    load.imported(
+        fields.response_model or context.defaults.response_model,
+        [*context.defaults.checks, *fields.checks],
+        context.folder,
+    )
+    load.imported_target(fields.target, context.folder)
+    for case in built:
+        load.built(case)
+    return built
 
 
 class _RowBuilder:

@@ -24,7 +24,8 @@ from report_samples import MODELS, STARTED, big_run, repeated_run, sample_run
 
 from promptum.foundations.redaction import REDACTED, environment_secrets
 from promptum.reporting import REPORT_FORMATS, _json, _junit, _stored, write_report
-from promptum.reporting._indented import indented, plain
+from promptum.reporting._indented import indented
+from promptum.reporting._serialize import model_json
 from promptum.store import RunStore
 from promptum.values.completion import Completion, ToolCall
 from promptum.values.grade import Grade
@@ -217,7 +218,6 @@ def test_the_json_report_is_that_of_the_standard_library(
     monkeypatch.setattr(
         _json, "indented", lambda data: json.dumps(data, ensure_ascii=False, indent=2)
     )
-    monkeypatch.setattr(_json, "plain", asdict)
     write_report(store.load(run.run_id), tmp_path / "old.json")
     assert (tmp_path / "new.json").read_bytes() == (tmp_path / "old.json").read_bytes()
 
@@ -294,12 +294,15 @@ def test_indented_writes_what_json_dumps_writes() -> None:
     assert indented(lone) == json.dumps(lone, ensure_ascii=False, indent=2)
 
 
-def test_plain_is_asdict() -> None:
-    grade = Grade("check", "contains", False, description="d", reason="r")
-    check = sample_run().results[0].check_results[0]
-    assert plain(check) == asdict(check)
-    assert plain(grade) == asdict(grade)  # a dict field: copied deeply, as asdict does
-    assert plain(grade)["details"] is not grade.details
+@pytest.mark.parametrize("name", list(RUNS))
+def test_the_earlier_views_are_those_the_results_make(name: str) -> None:
+    # The JSON report writes them from each result's grades as JSON, on both of its paths.
+    for result in RUNS[name]().results:
+        views = _stored.legacy_views(json.loads(model_json(result))["grades"])
+        assert views["check_results"] == [asdict(check) for check in result.check_results]
+        evaluation, judge = result.eval_result, result.judge
+        assert views["eval_result"] == (evaluation and evaluation.model_dump(mode="json"))
+        assert views["judge"] == (judge and judge.model_dump(mode="json"))
 
 
 def test_a_secret_no_result_holds_leaves_the_runs_figures(

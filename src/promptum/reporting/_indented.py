@@ -10,13 +10,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, fields
 from typing import Any
 
 from pydantic_core import PydanticSerializationError, to_json
-
-_SCALARS = (str, int, float, type(None))
-"""Values `asdict` would copy as they are (bool is an int)."""
 
 _NUMBER = re.compile(r"-?[0-9][0-9.]*(?:e[-+]?[0-9]+)?")
 _RESPELT = re.compile(r"-?[0-9][0-9.]*e-[0-9]+|-?0\.0000[0-9]*")
@@ -100,19 +96,3 @@ def indented(data: Any) -> str:
         # the keyword): the standard library's.
         return json.dumps(data, ensure_ascii=False, indent=2)
     return _respelt(text) if suspect(text) else text
-
-
-_NAMES: dict[type, tuple[str, ...]] = {}
-"""Each dataclass's field names, looked up once (`fields` costs more than the copy)."""
-
-
-def plain(item: Any) -> dict[str, Any]:
-    """`dataclasses.asdict(item)`, without its deep copy when every field is a plain value."""
-    kind = type(item)
-    names = _NAMES.get(kind)
-    if names is None:
-        names = _NAMES[kind] = tuple(field.name for field in fields(item))
-    data = {name: getattr(item, name) for name in names}
-    if all(isinstance(value, _SCALARS) for value in data.values()):
-        return data
-    return asdict(item)

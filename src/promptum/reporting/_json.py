@@ -10,33 +10,22 @@ from pydantic import ValidationError
 
 from promptum.errors import ConfigError
 from promptum.foundations.redaction import redact
-from promptum.reporting._indented import indented, plain
+from promptum.reporting._indented import indented
 from promptum.reporting._metrics import json_figures
 from promptum.reporting._numbers import rounded
 from promptum.reporting._serialize import model_json
 from promptum.reporting._source import ReportSource, rendered
-from promptum.reporting._stored import stored_items
+from promptum.reporting._stored import legacy_views, stored_items
 from promptum.values.asr import AttackRates
 from promptum.values.reviews import ReviewsOf
 from promptum.values.run_result import CaseResult, RunResult
-
-
-def _legacy_views(result: CaseResult) -> dict[str, Any]:
-    """The verdict fields results had before grades, derived from the grades, for old readers."""
-    evaluation = result.eval_result
-    judge = result.judge
-    return {
-        "check_results": [plain(check) for check in result.check_results],
-        "eval_result": None if evaluation is None else evaluation.model_dump(mode="json"),
-        "judge": None if judge is None else judge.model_dump(mode="json"),
-    }
 
 
 def _item(result: CaseResult, reviews: ReviewsOf = ()) -> str:
     """One result as the JSON report writes it, at the depth of the ``results`` list."""
     result = rounded(result)
     data = json.loads(model_json(result))
-    data.update(_legacy_views(result))
+    data.update(legacy_views(data["grades"]))
     if reviews:  # people's reviews, beside the grades; absent when there are none
         data["reviews"] = [review.brief() for review in reviews]
     return indented(data).replace("\n", "\n    ")

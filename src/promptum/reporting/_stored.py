@@ -114,11 +114,12 @@ def _check_view(grade: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _views(grades: list[dict[str, Any]]) -> dict[str, Any]:
-    """The grades' views for earlier readers: `check_results`, `eval_result`, `judge`.
+def legacy_views(grades: list[dict[str, Any]]) -> dict[str, Any]:
+    """The `check_results`, `eval_result` and `judge` views of a result's grades (as JSON).
 
-    Those of the field assertions and the judge are made from those grades (a few) by the
-    functions the result's own views use.
+    Earlier readers know them, and the JSON report writes them beside the grades. Those of
+    the field assertions and the judge are made from those grades (a few) by the functions
+    the result's own views use.
     """
     viewed = [Grade(**grade) for grade in grades if grade["kind"] in _MODELS_VIEW]
     evaluation = eval_result(viewed)
@@ -137,7 +138,7 @@ def _item_text(text: str) -> str | None:
         completion["latency_ms"] = latency_ms(completion["latency_ms"])
         cost = cost_usd(completion["cost_usd"])
         completion["cost_usd"] = None
-        data.update(_views(data["grades"]))
+        data.update(legacy_views(data["grades"]))
     except (KeyError, TypeError, AttributeError, ValueError):  # not of this shape: validated
         return None
     spelt = repr(cost) if type(cost) is float and math.isfinite(cost) else json.dumps(cost)

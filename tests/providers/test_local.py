@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 from typing import Any
 
@@ -145,7 +146,22 @@ def test_a_prompt_longer_than_the_context_is_an_error_result() -> None:
     assert completion.error is not None
     assert completion.error.startswith("request rejected: Requested tokens")
     assert "exceed context window" in completion.error
+    hint = r"shorten the prompt or raise PROMPTUM_LOCAL_CTX \(now \d+\)$"
+    assert re.search(hint, completion.error)
     assert completion.attempts == 1
+
+
+def test_a_context_outgrown_with_tools_says_the_calls_go_in_it() -> None:
+    # llama-cpp-python's function-calling handler adds each tool call to the prompt and asks
+    # again: a model that keeps calling tools outgrows the context as a long prompt does.
+    tool = {"type": "function", "function": {"name": "look_up", "parameters": {"type": "object"}}}
+    request = _request("word " * 5000, max_tokens=4, tools=(tool,))
+    (completion,) = _run(ModelClient(ClientOptions(cache=False)), request)
+    assert completion.error is not None
+    assert "exceed context window" in completion.error
+    assert "every call the model makes is added to the prompt" in completion.error
+    hint = r"raise PROMPTUM_LOCAL_CTX \(now \d+\) or offer fewer tools$"
+    assert re.search(hint, completion.error)
 
 
 def test_an_unknown_parameter_is_an_error_result() -> None:

@@ -20,9 +20,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.embedded_model]
 def test_the_example_runs_its_generated_attacks_on_both_variants(tmp_path: Path) -> None:
     # A few of its cases keep this quick: every prompt_leak attack and its first control, on
     # both variants.
-    # The hardened variant's prompt with its two tools is about 2,048 tokens on the embedded
-    # model, and the run's random canary tips it over its default context now and then: the
-    # example's size is not what this test is about (the note of this change says so).
+    # Offered tools, the embedded model's function-calling handler adds each call it makes to
+    # the prompt and asks again: under some canaries the model keeps calling tools until the
+    # default 2,048-token context is full (docs/models.md). That is not what this test is about.
     wider = {**os.environ, "PROMPTUM_LOCAL_CTX": "4096"}
     done = subprocess.run(
         [sys.executable, "-m", "promptum", "run", str(EXAMPLE), "-k", "rt-*prompt_leak*-1",

@@ -118,6 +118,20 @@ def _refuse_parts(request: ModelRequest) -> None:
         )
 
 
+def _with_context_hint(message: str, request: ModelRequest, n_ctx: int) -> str:
+    """llama.cpp's refusal `message`, and what to do when the context was too small."""
+    if "exceed context window" not in message:  # "Requested tokens (3000) exceed context..."
+        return message
+    if request.tools is not None:
+        # llama-cpp-python's function-calling handler adds each tool call the model makes to
+        # the prompt, and asks again until the model stops calling tools.
+        return (
+            f"{message}: with tools, every call the model makes is added to the prompt; "
+            f"raise PROMPTUM_LOCAL_CTX (now {n_ctx}) or offer fewer tools"
+        )
+    return f"{message}: shorten the prompt or raise PROMPTUM_LOCAL_CTX (now {n_ctx})"
+
+
 class LocalProvider:
     """Runs ``local/...`` models in-process; one instance per GGUF file."""
 
@@ -141,8 +155,7 @@ class LocalProvider:
             except TypeError as exc:
                 raise BadRequestError(f"unsupported parameter for a local model: {exc}") from exc
             except ValueError as exc:
-                # e.g. "Requested tokens (3000) exceed context window of 2048"
-                raise BadRequestError(str(exc)) from exc
+                raise BadRequestError(_with_context_hint(str(exc), request, self.n_ctx)) from exc
             except RuntimeError as exc:
                 raise ProviderError(f"llama.cpp failed: {exc}") from exc
             latency_ms = (time.perf_counter() - started) * 1000

@@ -14,7 +14,7 @@ from promptum.importers._assertions import ANSWER_TRANSFORM, convert_assertion
 from promptum.importers._context import FILE_PREFIX, Context, is_glob, slug
 from promptum.importers._csv_tests import csv_tests, jsonl_tests
 from promptum.importers._javascript import Expr, UntranslatableError, translate
-from promptum.importers._source import Document, Node
+from promptum.importers._source import READ_AS_YAML, Document, Node
 from promptum.importers._writer import Commented
 
 _TEST_KEYS = {
@@ -176,7 +176,7 @@ def _tests_file(node: Node, context: Context, path: Path) -> Document | None:
     """The tests of one file as a list document, or None (noted) for a kind not read."""
     shown = context.shown(path)
     suffix = path.suffix.lower().partition(":")[0]  # `tests.py:generate` names a function
-    if suffix in (".yaml", ".yml", ".json"):
+    if suffix in READ_AS_YAML:
         document = context.yaml(str(path))
         if isinstance(document.value, dict):  # a file holding one test
             return Document(
@@ -402,7 +402,7 @@ def _file_var(node: Node, context: Context, value: str) -> Any:
             "file; written in a text it is the path, where promptfoo writes the file's base64",
         )
         return context.from_suite(context.path(reference))
-    if suffix in (".json", ".yaml", ".yml"):
+    if suffix in READ_AS_YAML:
         context.approximate(
             node, f"var {value}", "promptum reads the file as text; promptfoo parses it"
         )

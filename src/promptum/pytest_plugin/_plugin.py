@@ -1,8 +1,8 @@
 """The pytest hooks: options, suite collection, outcomes, the run store and the fixture.
 
 Loaded in every pytest run by the ``pytest11`` entry point, so this module imports only
-pytest and the standard library; the rest of promptum is imported once a suite is
-configured, an item runs, or the fixture is used.
+pytest, the standard library and a constant of promptum's foundations; the rest of promptum
+is imported once a suite is configured, an item runs, or the fixture is used.
 """
 
 from __future__ import annotations
@@ -14,13 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from promptum.foundations.file_suffixes import YAML_SUFFIXES
 from promptum.pytest_plugin._state import COLLECTED, ENGINE, SETTINGS, Settings, engine
 
 if TYPE_CHECKING:
     from promptum.pytest_plugin._fixture import PromptumFixture
     from promptum.pytest_plugin._record import RunRecorder
-
-_SUITE_SUFFIXES = (".yaml", ".yml")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -62,13 +61,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def _is_suite(path: Path) -> bool:
     if path.is_dir():
         return any(path.glob("*.toml"))
-    return path.suffix.lower() in _SUITE_SUFFIXES and path.is_file()
+    return path.suffix.lower() in YAML_SUFFIXES and path.is_file()
 
 
 def _refuse_broken_links(paths: list[Path], pattern: str, where: str) -> None:
     """A suite file a glob matches that is a link to itself or to nothing is a usage error."""
     for path in paths:
-        if path.suffix.lower() in _SUITE_SUFFIXES and path.is_symlink() and not path.exists():
+        if path.suffix.lower() in YAML_SUFFIXES and path.is_symlink() and not path.exists():
             raise pytest.UsageError(
                 f"{where} {pattern!r} matches {path}, which cannot be read: it is a symbolic "
                 "link that leads back to itself or to a file that does not exist; point the "
@@ -152,7 +151,7 @@ def _add_unwalked(config: pytest.Config, cli: list[Path], ini: list[Path]) -> No
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     """A configured suite file is a collector of its cases."""
     settings = parent.config.stash.get(SETTINGS, None)
-    if settings is None or file_path.suffix.lower() not in _SUITE_SUFFIXES:
+    if settings is None or file_path.suffix.lower() not in YAML_SUFFIXES:
         return None
     if file_path.resolve() not in settings.suites:
         return None

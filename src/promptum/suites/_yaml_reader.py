@@ -25,6 +25,7 @@ from yaml.composer import Composer, ComposerError
 from yaml.constructor import ConstructorError
 
 from promptum.errors import ConfigError
+from promptum.foundations.file_suffixes import YAML_SUFFIXES as YAML_SUFFIXES
 from promptum.suites._file_reading import env_limit, read_document, too_long_number
 from promptum.suites._locate import (
     Loc,
@@ -40,9 +41,6 @@ try:  # The C parser when PyYAML was built with libyaml: several times faster on
     from yaml import CSafeLoader as _Parser
 except ImportError:  # pragma: no cover - PyYAML without libyaml
     from yaml import SafeLoader as _Parser  # type: ignore[assignment]
-
-YAML_SUFFIXES = (".yaml", ".yml")
-"""The suffixes of YAML files: suites, case files, chat templates (any case of letters)."""
 
 MAX_ALIAS_VALUES = 1_000_000
 """How many values aliases (`*name`) may add to a suite beyond those written in it, unless

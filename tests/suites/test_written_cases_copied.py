@@ -1,5 +1,6 @@
-"""Written cases that differ from the one before only as data rows do are copied from it:
-the cases, their errors and the plan's fingerprint are those a full build of each gives."""
+"""Written cases that differ from the one before only as data rows do are copied from it
+(writing its tags, must_pass and repeat the same is allowed): the cases, their errors and the
+plan's fingerprint are those a full build of each gives."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ def _loaded(path: Path) -> tuple[list[TestCase], str | None] | str:
 def _in_full(path: Path) -> tuple[list[TestCase], str | None] | str:
     with pytest.MonkeyPatch.context() as patched:
         patched.setattr(_row_build, "_COPIED_KEYS", frozenset())  # no case copied
+        patched.setattr(_row_build, "_SHARED_KEYS", frozenset())
         return _loaded(path)
 
 
@@ -96,19 +98,30 @@ _FIRST = st.fixed_dictionaries(
         "query": st.sampled_from(["Question {{ who }}", "Q {{ x }}", "plain"]),
         "checks": _GOOD_CHECKS,
     },
-    optional={"system": st.just("Be brief."), "vars": st.just({"x": "1"})},
+    optional={
+        "system": st.just("Be brief."),
+        "vars": st.just({"x": "1"}),
+        "tags": st.sampled_from([["t"], "t", ["t", "{{ x }}"]]),
+        "must_pass": st.just(True),
+        "repeat": st.just(2),
+    },
 )
 """A first case that loads, as a large suite's first case does."""
 
 
 _NEW_VALUES = st.one_of(_VALUES, st.sampled_from([500, 500.0, True, 0, "ü", "43"]))
+_NEW_SHARED = st.sampled_from([["t"], "t", ["u"], [], True, False, 2, 2.0, 1, None])
+"""A case's own tags, must_pass or repeat: its first case's, or other ones (some invalid)."""
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     first=_FIRST,
     changes=st.lists(
-        st.dictionaries(st.sampled_from(["query", "value", "vars"]), _NEW_VALUES),
+        st.one_of(
+            st.dictionaries(st.sampled_from(["query", "value", "vars"]), _NEW_VALUES),
+            st.dictionaries(st.sampled_from(["tags", "must_pass", "repeat"]), _NEW_SHARED),
+        ),
         min_size=3,
         max_size=8,
     ),
@@ -135,6 +148,9 @@ def test_copied_cases_are_those_built_in_full(
             ]
         if "vars" in change and "vars" in first:
             case["vars"] = {"x": change["vars"]}
+        for key in ("tags", "must_pass", "repeat"):
+            if key in change:
+                case[key] = change[key]
         cases.append(case)
     cases += others
     with tempfile.TemporaryDirectory() as folder:
@@ -155,6 +171,9 @@ def test_a_large_written_suite_builds_only_its_first_cases(
     for n in range(5, 50, 7):  # their own value of a check: copied, with it
         cases[n] = {**cases[n], "checks": [{"type": "contains", "value": f"4{n}"}, *checks[1:]]}
     cases[30] = {**cases[30], "checks": [*checks[:2], {"type": "max_length", "value": 500.0}]}
+    for case in cases:  # written alike in every case: shared with the first case's
+        case.update({"tags": ["math"], "must_pass": True})
+    cases[40] = {**cases[40], "tags": ["math", "hard"]}  # its own: built in full
     path = _write(tmp_path, cases, [])
     built: list[object] = []
     real = _loader.build_case
@@ -165,12 +184,15 @@ def test_a_large_written_suite_builds_only_its_first_cases(
 
     monkeypatch.setattr(_loader, "build_case", counted)
     loaded = _loaded(path)
-    # The first two (the prototype and the case that vouches for it) and the one whose
-    # checks differ (500.0 is not 500 to a check) are built; the others are copied.
-    assert len(built) == 3
+    # The first two (the prototype and the case that vouches for it), the one whose checks
+    # differ (500.0 is not 500 to a check) and the one with its own tags are built; the
+    # others are copied.
+    assert len(built) == 4
     monkeypatch.undo()
     assert loaded == _in_full(path)
     assert isinstance(loaded, tuple)
     assert loaded[0][30].grading.checks[2].value == 500.0
     assert loaded[0][31].grading.checks[2].value == 500
     assert [case.grading.checks[0].value for case in loaded[0][5:13]] == ["45", *["42"] * 6, "412"]
+    assert {case.tags for case in loaded[0]} == {("math",), ("math", "hard")}
+    assert all(case.must_pass for case in loaded[0])

@@ -69,7 +69,8 @@ class RowCheck:
 
     def fits(self, value: str) -> bool:
         """Whether a row's `value` makes a valid check (the full build would take it)."""
-        return self.valid(value) or self.made(value) is not None
+        # The prototype's own value made the prototype's check: no need to make it again.
+        return value == self.value or self.valid(value) or self.made(value) is not None
 
 
 class Prototype:

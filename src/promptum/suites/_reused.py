@@ -67,3 +67,17 @@ def has_template(value: Any) -> bool:
     if isinstance(value, list | tuple):
         return any(has_template(item) for item in value)
     return False
+
+
+def same_data(one: Any, other: Any) -> bool:
+    """Whether two values read from a file are the same: equal, and of the same types.
+
+    `1 == 1.0 == True` in Python, but a check of 1 and one of 1.0 are not the same check.
+    """
+    if type(one) is not type(other):
+        return False
+    if type(one) is dict:
+        return one.keys() == other.keys() and all(same_data(one[k], other[k]) for k in one)
+    if type(one) is list:
+        return len(one) == len(other) and all(map(same_data, one, other))
+    return bool(one == other)

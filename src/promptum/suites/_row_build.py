@@ -17,7 +17,7 @@ from typing import Any, Literal
 from promptum.cases import CopiedRow, Prototype, TestCase, own_text
 from promptum.suites._canary import VARIABLE, Canary
 from promptum.suites._data_files import RawCase
-from promptum.suites._reused import has_template
+from promptum.suites._reused import has_template, same_data
 from promptum.suites._row_checks import RowChecks
 from promptum.suites._row_texts import RowTexts
 from promptum.suites._suite_context import SuiteContext
@@ -26,6 +26,9 @@ from promptum.values.case_result import namespaced
 
 _COPIED_KEYS = frozenset({"id", "query", "system", "vars", "checks"})
 """The keys a row may set and still be copied: each is filled in below as a full build would."""
+_SHARED_KEYS = frozenset({"tags", "must_pass", "repeat"})
+"""The keys a row may also set, to its prototype's very values (``tags: [math]`` written in
+every case): what each makes of the case depends on nothing else a row sets."""
 
 Role = Literal["system", "user"]
 
@@ -60,6 +63,8 @@ class RowCopier:
         self.prototype: Prototype | None = None
         """The first row's case, which the rows setting the same `keys` are copied from."""
         self.keys: frozenset[str] = frozenset()
+        self._shared: dict[str, Any] = {}
+        """The prototype row's `_SHARED_KEYS` as written: a row copied writes them the same."""
 
     @property
     def case(self) -> TestCase | None:
@@ -85,8 +90,15 @@ class RowCopier:
 
     def _copyable(self, raw: RawCase) -> bool:
         """Whether row `raw` sets only what a copy fills in, and the prototype is trusted."""
-        # The prototype's keys are copied keys (see `built`): the same keys are too.
-        return self.state == _TRUSTED and raw.data.keys() == self.keys
+        return self.state == _TRUSTED and self._alike(raw)
+
+    def _alike(self, raw: RawCase) -> bool:
+        """Whether row `raw` sets the prototype's keys, its shared ones to the same values."""
+        # The prototype's keys are copied or shared keys (see `built`): the same keys are too.
+        data = raw.data
+        if data.keys() != self.keys:
+            return False
+        return all(same_data(data[key], value) for key, value in self._shared.items())
 
     def built(self, raw: RawCase, case: TestCase) -> None:
         """Note a row built in full: the first becomes the prototype, the next vouches for it.
@@ -95,14 +107,16 @@ class RowCopier:
         must equal its full build, or no row is copied: that catches what a row changes that
         the copy leaves (e.g. a planted canary).
         """
-        if self.state == _REFUSED or raw.data.keys() - _COPIED_KEYS:
+        if self.state == _REFUSED or raw.data.keys() - _COPIED_KEYS - _SHARED_KEYS:
             return
         if self.prototype is None:
-            row_checks = self.checks.prototype(raw, case)
+            shared = {key: raw.data[key] for key in raw.data.keys() & _SHARED_KEYS}
+            row_checks = None if has_template(shared) else self.checks.prototype(raw, case)
             if row_checks is not None:  # else a later row may be the prototype
                 self.prototype, self.keys = Prototype(case, row_checks), frozenset(raw.data)
+                self._shared = shared
             return
-        if self.state == _UNTRIED and frozenset(raw.data) == self.keys:
+        if self.state == _UNTRIED and self._alike(raw):
             copied = self._copied(raw)
             if copied is not None:  # else a later row vouches for it, or none does
                 self.state = _TRUSTED if copied == case else _REFUSED

@@ -17,7 +17,7 @@ from promptum.checks import CheckDefinition, CheckTable, ValueKind, expressions_
 from promptum.suites._build_render import valued_check, written_check
 from promptum.suites._canary import VARIABLE
 from promptum.suites._data_files import RawCase
-from promptum.suites._reused import has_template
+from promptum.suites._reused import has_template, same_data
 from promptum.suites._suite_context import SuiteContext
 from promptum.templating import TemplateError, is_template, render
 
@@ -90,7 +90,7 @@ class RowChecks:
         except TemplateError:
             return None  # the full build locates it
         written = raw.data.get("checks")
-        if self._written is not None and _same(written, self._written):
+        if self._written is not None and same_data(written, self._written):
             own = self._values  # the prototype's, valid as they are
         elif self._own or "checks" in raw.data:
             found = self._own_values(written)
@@ -115,7 +115,7 @@ class RowChecks:
         values = []
         for check, own in zip(written, self._own, strict=True):
             if type(own) is dict:
-                if not _same(check, own):
+                if not same_data(check, own):
                     return None
                 continue
             value = check.get("value") if type(check) is dict else None
@@ -123,20 +123,6 @@ class RowChecks:
                 return None
             values.append(value)
         return values
-
-
-def _same(one: Any, other: Any) -> bool:
-    """Whether two values read from a file are the same: equal, and of the same types.
-
-    `1 == 1.0 == True` in Python, but a check of 1 and one of 1.0 are not the same check.
-    """
-    if type(one) is not type(other):
-        return False
-    if type(one) is dict:
-        return one.keys() == other.keys() and all(_same(one[k], other[k]) for k in one)
-    if type(one) is list:
-        return len(one) == len(other) and all(map(_same, one, other))
-    return bool(one == other)
 
 
 def _plain(value: Any) -> bool:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import datetime
 import gc
+from dataclasses import replace
 from pathlib import Path
 
 from promptum import ToolCall
-from promptum.cases import GenerationParams, HeldCases, TestCase
+from promptum.cases import GenerationParams, Grading, HeldCases, TestCase
+from promptum.checks import CheckDefinition
 from promptum.runner import plan_fingerprint
 from promptum.suites import load_suite
 from promptum.suites._yaml_reader import Packed, read_yaml, unpacked
@@ -191,3 +193,20 @@ def test_a_binary_value_is_not_taken_for_a_packed_case(tmp_path: Path) -> None:
     assert type(dated) is dict
     assert dated["blob"] == b"hi"
     assert unpacked(dated) is dated
+
+
+def test_a_case_with_its_own_checks_holds_them_not_a_grading() -> None:
+    hi = (Message(role="user", content="Hi"),)
+    shared = CheckDefinition(type="max_length", value=200)
+    first = Grading(checks=(CheckDefinition(type="contains", value="1"), shared), threshold=0.5)
+    cases = [
+        TestCase(id="a", messages=hi, grading=first),
+        TestCase(id="b", messages=hi, grading=replace(first, checks=(shared,))),
+        TestCase(id="c", messages=hi, grading=replace(first, threshold=0.75)),
+    ]
+    held = HeldCases(cases)
+    assert list(map(_exact, held)) == list(map(_exact, cases))
+    kept = [value for record in held._records for value in record[1:]]
+    assert (shared,) in kept  # b: its checks only
+    assert not any(isinstance(value, Grading) and value.checks == (shared,) for value in kept)
+    assert cases[2].grading in kept  # c: another threshold, so its whole grading

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Iterator
-from dataclasses import fields
+from dataclasses import fields, replace
 from itertools import compress
 from operator import attrgetter, is_, is_not
 from typing import Any
@@ -37,6 +37,8 @@ _TEXT = -1
 """The messages are one plain user message: its text is held."""
 _PAIRS = -2
 """The messages are all plain (role and text only): their (role, text) pairs are held."""
+_CHECKS = -3
+"""The grading is the first case's but for its checks (a check's own value): they are held."""
 _LINES = 2**32
 """Lines below this are held in 4 bytes (`HeldCases._lines`); a source further down is text."""
 
@@ -76,8 +78,10 @@ class HeldCases(CaseStore):
                 if line := self._line(value):
                     continue
             elif index == _GRADING:
-                if _same_grading(value, first[index]):
-                    continue  # the first case's grading serves
+                if _same_but_checks(value, first[index]):
+                    if _same_checks(value, first[index]):
+                        continue  # the first case's grading serves
+                    code, value = _CHECKS, value.checks
             elif index != _ID and _same(value, first[index]):
                 continue  # the first case's equal value serves
             codes.append(code)
@@ -113,6 +117,8 @@ class HeldCases(CaseStore):
             value = record[position]
             if code >= 0:
                 values[code] = value
+            elif code == _CHECKS:
+                values[_GRADING] = replace(values[_GRADING], checks=value)
             elif code == _TEXT:
                 values[_MESSAGES] = (Message(role="user", content=value),)
             else:
@@ -150,14 +156,14 @@ def _same(value: Any, other: Any) -> bool:
     return True  # equal texts and numbers of one type
 
 
-def _same_grading(value: Grading, other: Grading) -> bool:
-    """Whether `value` may be replaced by `other`: the same checks, every other field `_same`.
-
-    The same check definitions, that is: shared, as identical checks are.
-    """
+def _same_checks(value: Grading, other: Grading) -> bool:
+    """Whether two gradings have the same check definitions: shared, as identical checks are."""
     checks, others = value.checks, other.checks
-    if len(checks) != len(others) or not all(map(is_, checks, others)):
-        return False
+    return len(checks) == len(others) and all(map(is_, checks, others))
+
+
+def _same_but_checks(value: Grading, other: Grading) -> bool:
+    """Whether `value` may be replaced by `other` with its own checks: every other field `_same`."""
     return all(map(_same, _grading(value), _grading(other)))
 
 

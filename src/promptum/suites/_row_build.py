@@ -4,9 +4,10 @@ The rows of one CSV file share every setting of their suite; only their id, vars
 prompt differ. The first row is built in full (validated, every problem located); the
 rows after it copy that case and fill in what a row can change: its id, vars and messages,
 and the values of the checks it fills in or writes itself (`_row_checks`: a suite's
-`value: "{{ capital }}"`, a `columns:` cell). Whatever a row could change beyond that (a
-rubric filled from its vars, an `expected_behavior` cell, a target's parameters) keeps the
-full build, as does any row the copy cannot vouch for.
+`value: "{{ capital }}"`, a `columns:` cell); a row may also write the prototype's tags,
+must_pass and repeat. Whatever a row could change beyond that (a rubric filled from its
+vars, an `expected_behavior` cell, a target's parameters) keeps the full build, as does any
+row the copy cannot vouch for.
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ Validating each one into a model, only to dump it again, was most of a report's 
 
 The JSON report (`stored_items`) decodes each result once and writes it as `write_json`
 does, its latency and cost rounded, and beside its grades their earlier readers' views,
-made from the grades alone: a check's as `check_results` makes it, the field assertions'
-and the judge's by the values' own functions (tested byte for byte).
+made from the grades alone by the values' own functions (`check_fields`, `eval_result`,
+`judge_fields`), which the result's own views use too.
 
 The JUnit report reads less of a result: a result's grades are most of its JSON, and the
 results of a run are mostly graded alike (the same checks with the same descriptions,
@@ -28,7 +28,7 @@ from pydantic_core import from_json
 from promptum.foundations.redaction import REDACTED
 from promptum.reporting._indented import indented
 from promptum.reporting._numbers import cost_usd, latency_ms
-from promptum.values.documented_views import eval_result, judge_fields
+from promptum.values.documented_views import check_fields, eval_result, judge_fields
 from promptum.values.grade import CHECK_KINDS, Grade
 from promptum.values.run_result import CaseResult
 
@@ -104,16 +104,6 @@ Python spells it: pydantic-core spells most costs (below 1e-4) otherwise, and re
 them in the item's text would cost more than the rest of it."""
 
 
-def _check_view(grade: dict[str, Any]) -> dict[str, Any]:
-    """A check grade's `check_results` view: `asdict(CheckResult)`, as the result makes it."""
-    return {
-        "type": grade["name"],
-        "passed": grade["passed"],
-        "description": grade["description"],
-        "reason": grade["error"] or grade["reason"],
-    }
-
-
 def legacy_views(grades: list[dict[str, Any]]) -> dict[str, Any]:
     """The `check_results`, `eval_result` and `judge` views of a result's grades (as JSON).
 
@@ -124,7 +114,11 @@ def legacy_views(grades: list[dict[str, Any]]) -> dict[str, Any]:
     viewed = [Grade(**grade) for grade in grades if grade["kind"] in _MODELS_VIEW]
     evaluation = eval_result(viewed)
     return {
-        "check_results": [_check_view(grade) for grade in grades if grade["kind"] in CHECK_KINDS],
+        "check_results": [
+            check_fields(g["name"], g["passed"], g["description"], g["error"], g["reason"])
+            for g in grades
+            if g["kind"] in CHECK_KINDS
+        ],
         "eval_result": None if evaluation is None else evaluation.model_dump(mode="json"),
         "judge": judge_fields(viewed),
     }

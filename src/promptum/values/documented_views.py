@@ -183,10 +183,17 @@ def grades_from_channels(data: Mapping[str, Any]) -> list[Any]:
     return grades
 
 
+def check_fields(
+    name: str, passed: bool, description: str, error: str | None, reason: str | None
+) -> dict[str, Any]:
+    """A check or validator grade's fields, as the reference's `CheckResult` has them."""
+    return {"type": name, "passed": passed, "description": description, "reason": error or reason}
+
+
 def check_results(grades: Iterable[Grade]) -> list[CheckResult]:
-    """The check and validator grades as the reference's `CheckResult`s."""
+    """The check and validator grades as the reference's `CheckResult`s (`check_fields`)."""
     return [
-        CheckResult(g.name, g.passed, g.description, g.error or g.reason)
+        CheckResult(**check_fields(g.name, g.passed, g.description, g.error, g.reason))
         for g in grades
         if g.kind in CHECK_KINDS
     ]

@@ -97,7 +97,8 @@ class AnthropicProvider(SdkProvider["AsyncAnthropic"]):
     def _new_client(self) -> AsyncAnthropic:
         from anthropic import AsyncAnthropic, DefaultAsyncHttpxClient, Omit
 
-        return AsyncAnthropic(**self._client_options("anthropic", Omit(), DefaultAsyncHttpxClient))
+        http = DefaultAsyncHttpxClient(event_hooks=self._hooks)
+        return AsyncAnthropic(**self._client_options("anthropic", Omit(), http))
 
     async def complete(self, request: ModelRequest) -> Completion:
         """Make one Messages call; raise a typed `ProviderError` on failure."""

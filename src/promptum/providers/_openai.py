@@ -15,6 +15,7 @@ from promptum.providers._errors import (
     ServerError,
 )
 from promptum.providers._options import StructuredMode
+from promptum.providers._replayed_post import ReplayedPost
 from promptum.providers._sdk import (
     SdkProvider,
     sdk_errors,
@@ -159,6 +160,10 @@ class OpenAIProvider(SdkProvider["AsyncOpenAI"]):
     """Chat completions through the official ``openai`` SDK, its own retries switched off."""
 
     sdk = "openai"
+    _replay: ReplayedPost
+    """The request the SDK made for this client, which later calls send again."""
+    _http: Any
+    """The SDK client's HTTP client (httpx's, or httpx2's)."""
 
     def __init__(self, route: Route, timeout_s: float) -> None:
         super().__init__(route, timeout_s)
@@ -167,7 +172,11 @@ class OpenAIProvider(SdkProvider["AsyncOpenAI"]):
     def _new_client(self) -> AsyncOpenAI:
         from openai import AsyncOpenAI, DefaultAsyncHttpxClient, Omit
 
-        return AsyncOpenAI(**self._client_options("openai", Omit(), DefaultAsyncHttpxClient))
+        # A new client is a new request to note: its first call goes through the SDK again.
+        self._replay = ReplayedPost(self.timeout_s, [self._key])
+        hooks = {**self._hooks, "request": [self._replay.note]}
+        self._http = DefaultAsyncHttpxClient(event_hooks=hooks)
+        return AsyncOpenAI(**self._client_options("openai", Omit(), self._http))
 
     async def complete(self, request: ModelRequest) -> Completion:
         """Make one chat-completion call; raise a typed `ProviderError` on failure."""
@@ -200,6 +209,8 @@ class OpenAIProvider(SdkProvider["AsyncOpenAI"]):
         import openai
 
         client = self._sdk()
+        if self._replay.ready:  # the SDK has made this endpoint's request: send it again
+            return self.completion_of(await self._replay.post(self._http, body), request)
         async with sdk_errors(openai, self):
             # The SDK's documented low-level call, with the body as built: `create` would walk
             # every message through its typed-parameter transform first, which for bodies of

@@ -119,10 +119,11 @@ class SdkProvider(Generic[Client]):
         """The SDK's client for this endpoint, its own retries off (the SDK imported here)."""
         raise NotImplementedError
 
-    def _client_options(
-        self, kind: str, omit: object, http_client: Callable[..., Any]
-    ) -> dict[str, Any]:
-        """The settings every SDK client is made with: `omit` and `http_client` are the SDK's."""
+    def _client_options(self, kind: str, omit: object, http_client: object) -> dict[str, Any]:
+        """The settings every SDK client is made with: `omit` and `http_client` are the SDK's.
+
+        `http_client` is made with `_hooks` (and any of the provider's own).
+        """
         return {
             # A placeholder for keyless endpoints keeps an SDK from searching profile files
             # and identity federation for credentials.
@@ -131,7 +132,7 @@ class SdkProvider(Generic[Client]):
             "timeout": self.timeout_s,
             "max_retries": 0,  # ModelClient owns retries, backoff and the budget
             "default_headers": headers_kept_home(kind, self.config, omit),
-            "http_client": http_client(event_hooks=self._hooks),
+            "http_client": http_client,
         }
 
     def listen(self, heard: Callable[[Mapping[str, str]], None]) -> None:

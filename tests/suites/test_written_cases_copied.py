@@ -17,6 +17,7 @@ from promptum.cases import TestCase
 from promptum.errors import ConfigError
 from promptum.runner import Survey
 from promptum.suites import _loader, _row_build, load_suite
+from promptum.suites._format import FILLED, SHARED, CaseFields, RowCopy
 
 
 def _loaded(path: Path) -> tuple[list[TestCase], str | None] | str:
@@ -196,3 +197,29 @@ def test_a_large_written_suite_builds_only_its_first_cases(
     assert [case.grading.checks[0].value for case in loaded[0][5:13]] == ["45", *["42"] * 6, "412"]
     assert {case.tags for case in loaded[0]} == {("math",), ("math", "hard")}
     assert all(case.must_pass for case in loaded[0])
+
+
+def test_a_key_whose_field_declares_no_row_role_keeps_its_cases_built_in_full(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    declared = {
+        name: [role for role in field.metadata if isinstance(role, RowCopy)]
+        for name, field in CaseFields.model_fields.items()
+    }
+    assert {key for key, roles in declared.items() if FILLED in roles} == _row_build._COPIED_KEYS
+    assert {key for key, roles in declared.items() if SHARED in roles} == _row_build._SHARED_KEYS
+    assert declared["models"] == []
+    cases = [{"id": f"case-{n}", "query": f"Q {n}", "models": ["m1"]} for n in range(6)]
+    path = _write(tmp_path, cases, [])
+    built: list[object] = []
+    real = _loader.build_case
+
+    def counted(*args: Any) -> TestCase:
+        built.append(args[1].line())
+        return real(*args)
+
+    monkeypatch.setattr(_loader, "build_case", counted)
+    loaded = _loaded(path)
+    assert len(built) == 6
+    monkeypatch.undo()
+    assert loaded == _in_full(path)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from enum import Enum
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -388,18 +389,38 @@ class SimulateSpec(_Strict):
     temperature: float | None = Field(default=None, ge=0, le=2)
 
 
+class RowCopy(Enum):
+    """What a data row writing a case key does to copying its file's first case for it.
+
+    The rows of a data file are copied from its first row's case when they can
+    (`suites._row_build`): a key a field of `CaseFields` marks so (``Annotated[..., FILLED]``)
+    keeps the copy possible; any other key a row writes makes its case built in full, which
+    is always right: a new key needs no role until its rows are worth copying.
+    """
+
+    FILLED = "filled"
+    """The copy fills it in from the row, as a full build would (an id, vars, a prompt)."""
+    SHARED = "shared"
+    """A row may write it, to the first row's very value (``tags: [math]`` in every case):
+    what it makes of the case depends on nothing else a row writes."""
+
+
+FILLED = RowCopy.FILLED
+SHARED = RowCopy.SHARED
+
+
 class CaseFields(_Strict):
     """The keys a test case may have, in a suite, a TOML case file or a data row."""
 
-    id: str | None = Field(default=None, min_length=1)
-    query: str | QuerySpec | None = Field(
+    id: Annotated[str | None, FILLED] = Field(default=None, min_length=1)
+    query: Annotated[str | QuerySpec | None, FILLED] = Field(
         default=None,
         description="The user message (a Jinja template), or {text, images, documents, audio}.",
     )
     messages: list[MessageSpec] | None = Field(
         default=None, description="A chat conversation instead of `query`."
     )
-    system: str | None = None
+    system: Annotated[str | None, FILLED] = None
     expected_behavior: str | None = Field(
         default=None, description="What a good response does; the judge grades against it."
     )
@@ -413,13 +434,13 @@ class CaseFields(_Strict):
         description="This case's judge settings, merged over the suite's key by key; false: "
         "do not judge this case.",
     )
-    checks: list[CheckDefinition] = Field(default_factory=list)
-    vars: dict[str, Any] = Field(
+    checks: Annotated[list[CheckDefinition], FILLED] = Field(default_factory=list)
+    vars: Annotated[dict[str, Any], FILLED] = Field(
         default_factory=dict,
         description="Template variables; {file: path} is a file's text, {files: glob} one "
         "case per file matched (its id + '-' + the file's name).",
     )
-    tags: OneOrMany = Field(default_factory=list)
+    tags: Annotated[OneOrMany, SHARED] = Field(default_factory=list)
     models: OneOrMany | None = None
     tools: list[ToolSpec] | None = Field(
         default=None, description="Tools the model may call (OpenAI function schemas)."
@@ -450,8 +471,8 @@ class CaseFields(_Strict):
     attack_target: dict[str, Any] | None = Field(
         default=None, description="Field assertions: the output must not hold these values."
     )
-    repeat: int | None = Field(default=None, ge=1)
-    must_pass: bool = Field(
+    repeat: Annotated[int | None, SHARED] = Field(default=None, ge=1)
+    must_pass: Annotated[bool, SHARED] = Field(
         default=False,
         description="Gate on this case alone: its failure or error fails the run, whatever "
         "the pass rate (prompt-injection cases, for example).",
@@ -474,6 +495,12 @@ class CaseFields(_Strict):
     conversation: ConversationSpec | None = Field(
         default=None, description="Grades over the whole conversation, besides each turn's."
     )
+
+
+def keys_copied(role: RowCopy) -> frozenset[str]:
+    """The case keys whose `CaseFields` field has `role` (see `RowCopy`)."""
+    fields = CaseFields.model_fields
+    return frozenset(name for name, field in fields.items() if role in field.metadata)
 
 
 Rate = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False, strict=True)]

@@ -5,9 +5,10 @@ prompt differ. The first row is built in full (validated, every problem located)
 rows after it copy that case and fill in what a row can change: its id, vars and messages,
 and the values of the checks it fills in or writes itself (`_row_checks`: a suite's
 `value: "{{ capital }}"`, a `columns:` cell); a row may also write the prototype's tags,
-must_pass and repeat. Whatever a row could change beyond that (a rubric filled from its
-vars, an `expected_behavior` cell, a target's parameters) keeps the full build, as does any
-row the copy cannot vouch for.
+must_pass and repeat. Which keys are which is each key's `RowCopy` role, declared on its
+`CaseFields` field. Whatever a row could change beyond that (a rubric filled from its vars,
+an `expected_behavior` cell, a target's parameters) keeps the full build, as does any row
+the copy cannot vouch for.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any, Literal
 from promptum.cases import CopiedRow, Prototype, TestCase, own_text
 from promptum.suites._canary import VARIABLE, Canary
 from promptum.suites._data_files import RawCase
+from promptum.suites._format import FILLED, SHARED, keys_copied
 from promptum.suites._reused import has_template, same_data
 from promptum.suites._row_checks import RowChecks
 from promptum.suites._row_texts import RowTexts
@@ -25,11 +27,10 @@ from promptum.suites._suite_context import SuiteContext
 from promptum.templating import TemplateError, render
 from promptum.values.case_result import namespaced
 
-_COPIED_KEYS = frozenset({"id", "query", "system", "vars", "checks"})
+_COPIED_KEYS = keys_copied(FILLED)
 """The keys a row may set and still be copied: each is filled in below as a full build would."""
-_SHARED_KEYS = frozenset({"tags", "must_pass", "repeat"})
-"""The keys a row may also set, to its prototype's very values (``tags: [math]`` written in
-every case): what each makes of the case depends on nothing else a row sets."""
+_SHARED_KEYS = keys_copied(SHARED)
+"""The keys a row may also set, to its prototype's very values."""
 
 Role = Literal["system", "user"]
 

@@ -250,6 +250,26 @@ def test_the_junit_report_validates_only_what_its_grades_do_not_say(
     assert (tmp_path / "r.xml").read_bytes() == (tmp_path / "kept.xml").read_bytes()
 
 
+def test_the_json_report_makes_each_distinct_grades_part_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = _alike_run()
+    made: list[str] = []
+    real = _stored._grades_blocks
+
+    def counted(grades_text: str) -> tuple[str, str]:
+        made.append(grades_text)
+        return real(grades_text)
+
+    monkeypatch.setattr(_stored, "_grades_blocks", counted)
+    validated, store = _written_from_stored(run, tmp_path / "r.json", _stored, monkeypatch)
+    assert validated == []
+    distinct = {json.dumps(json.loads(r.model_dump_json())["grades"]) for r in run.results}
+    assert len(made) == len(set(made)) == len(distinct) < len(run.results) / 4
+    write_report(store.load(run.run_id), tmp_path / "kept.json")
+    assert (tmp_path / "r.json").read_bytes() == (tmp_path / "kept.json").read_bytes()
+
+
 def test_a_stored_row_of_another_shape_takes_the_models_path() -> None:
     # An older promptum's row (no `description` in its grades, say): validated, not refused.
     result = sample_run().results[1]

@@ -4,16 +4,16 @@ After a streamed run, `promptum run` writes its whole-run reports from the run s
 holds each result as `CaseResult` JSON that this very promptum wrote a moment before.
 Validating each one into a model, only to dump it again, was most of a report's time.
 
-The JSON report (`stored_items`) decodes each result once and writes it as `write_json`
-does, its latency and cost rounded, and beside its grades their earlier readers' views,
-made from the grades alone by the values' own functions (`check_fields`, `eval_result`,
-`judge_fields`), which the result's own views use too.
+A result's grades are most of its JSON, and the results of a run are mostly graded alike
+(the same checks with the same descriptions, passed). So both reports cut a stored result
+in two (`split`): its grades, kept as text, and the rest, decoded; what a report makes of
+the grades is made once per distinct grades text (`Memo`).
 
-The JUnit report reads less of a result: a result's grades are most of its JSON, and the
-results of a run are mostly graded alike (the same checks with the same descriptions,
-passed). So it cuts a stored result in two (`split`): its grades, kept as text, and the
-rest, decoded; what it makes of the grades is made once per distinct grades text (`Memo`).
-A result whose JSON is not of this promptum's shape is validated, as before.
+The JSON report (`stored_items`) writes each result as `write_json` does, its latency and
+cost rounded, and beside its grades their earlier readers' views, made from the grades
+alone by the values' own functions (`check_fields`, `eval_result`, `judge_fields`), which
+the result's own views use too. The JUnit report reads less of a result. A result whose
+JSON is not of this promptum's shape is validated, as before.
 """
 
 from __future__ import annotations
@@ -124,19 +124,50 @@ def legacy_views(grades: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _item_text(text: str) -> str | None:
+_GRADES_SLOT = '\n  "grades": []'
+"""Where a result's grades go in its item made with none: at the item's first depth, where
+no string's text can be (a string's line breaks are escaped)."""
+
+
+def _grades_blocks(grades_text: str) -> tuple[str, str]:
+    """The item text of a result's grades, and of their views after the rest, at its depth.
+
+    Made once per distinct grades text (`Memo`): a run's results are mostly graded alike,
+    and the grades with their views are most of a result's item.
+    """
+    grades = from_json(grades_text)
+    listed = indented({"grades": grades}).removesuffix("\n}")
+    views = indented(legacy_views(grades)).removeprefix("{").removesuffix("\n}")
+    return listed[1:].replace("\n", _DEPTH), ("," + views).replace("\n", _DEPTH)
+
+
+def _item_text(text: str, blocks: Memo[tuple[str, str]]) -> str | None:
     """The JSON report's item for one stored result; None when it is not of this shape."""
     try:
-        data = from_json(text)
+        parts = split(text)
+        if parts is None:
+            return None
+        grades_text, data = parts
         completion = data["completion"]
         completion["latency_ms"] = latency_ms(completion["latency_ms"])
         cost = cost_usd(completion["cost_usd"])
         completion["cost_usd"] = None
-        data.update(legacy_views(data["grades"]))
+        listed, views = blocks.made(grades_text, lambda: _grades_blocks(grades_text))
     except (KeyError, TypeError, AttributeError, ValueError):  # not of this shape: validated
         return None
     spelt = repr(cost) if type(cost) is float and math.isfinite(cost) else json.dumps(cost)
-    item = indented(data).replace("\n", _DEPTH)
+    rest = indented(data).removesuffix("\n}")
+    at_grades = rest.find(_GRADES_SLOT)
+    if at_grades == -1 or rest.find(_GRADES_SLOT, at_grades + 1) != -1:
+        return None
+    item = (
+        rest[:at_grades].replace("\n", _DEPTH)
+        + listed
+        + rest[at_grades + len(_GRADES_SLOT) :].replace("\n", _DEPTH)
+        + views
+        + _DEPTH
+        + "}"
+    )
     at_cost = item.find(_COST_SLOT)
     if at_cost == -1:
         return None
@@ -148,8 +179,9 @@ def stored_items(texts: Iterable[str], item: Callable[[CaseResult], str]) -> Ite
 
     Each text yielded is one result, as `write_json` writes it between its separators.
     """
+    blocks: Memo[tuple[str, str]] = Memo()
     for text in texts:
-        made = _item_text(text)
+        made = _item_text(text, blocks)
         yield item(CaseResult.model_validate_json(text)) if made is None else made
 
 

@@ -12,7 +12,7 @@ import pytest
 from promptum.providers import ClientOptions, EndpointConfig, ModelClient, ModelRequest
 from promptum.values.completion import Completion
 from promptum.values.run_result import Message
-from tests.support.fault_server import FaultServer, Reply, fault_server
+from tests.support.fault_server import TRANSIENT_FAULTS, FaultServer, Reply, fault_server
 
 FAST = {"backoff_base_s": 0.001, "backoff_max_s": 0.05, "cache": False}
 
@@ -61,19 +61,7 @@ def test_a_normal_answer_has_text_tokens_latency_and_no_error(server: FaultServe
 
 
 @pytest.mark.parametrize(
-    "fault",
-    [
-        Reply.rate_limited(retry_after="0"),
-        Reply.error(500),
-        Reply.error(503),
-        Reply.drop(),
-        Reply.truncated(),
-        Reply.not_json(),
-        Reply.bad_json(),
-        Reply.empty_choices(),
-        Reply.hang(5),
-    ],
-    ids=lambda r: r.kind if r.kind != "status" else str(r.status),
+    "fault", TRANSIENT_FAULTS, ids=lambda r: r.kind if r.kind != "status" else str(r.status)
 )
 def test_each_transient_fault_is_retried_until_an_answer(server: FaultServer, fault: Reply) -> None:
     server.queue(fault, fault, Reply.ok("recovered"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 from pathlib import Path
 from typing import Any
@@ -17,8 +16,8 @@ from promptum.providers import (
     ModelRequest,
     local_model_path,
 )
-from promptum.values.completion import Completion
 from promptum.values.run_result import Message
+from tests.support.completions import completed_in_turn
 from tests.support.llama_server import assert_answered_paris
 
 pytestmark = [pytest.mark.slow, pytest.mark.embedded_model]
@@ -38,16 +37,6 @@ def _request(prompt: str, **fields: Any) -> ModelRequest:
     )
 
 
-def _run(client: ModelClient, *requests: ModelRequest) -> list[Completion]:
-    async def run() -> list[Completion]:
-        try:
-            return [await client.complete(request) for request in requests]
-        finally:
-            await client.aclose()
-
-    return asyncio.run(run())
-
-
 def test_the_default_model_is_the_embedded_smollm2() -> None:
     assert DEFAULT_MODEL == "local/smollm2"
     path = local_model_path("smollm2")
@@ -59,7 +48,7 @@ def test_the_default_model_is_the_embedded_smollm2() -> None:
 
 
 def test_a_short_prompt_gets_a_real_answer_with_figures() -> None:
-    (completion,) = _run(
+    (completion,) = completed_in_turn(
         ModelClient(ClientOptions(cache=False)),
         _request("Name the capital city of France in one word."),
     )
@@ -71,7 +60,7 @@ def test_a_short_prompt_gets_a_real_answer_with_figures() -> None:
 
 
 def test_max_tokens_caps_the_answer() -> None:
-    (completion,) = _run(
+    (completion,) = completed_in_turn(
         ModelClient(ClientOptions(cache=False)),
         _request("Write a long story about a dragon.", max_tokens=5),
     )
@@ -80,7 +69,7 @@ def test_max_tokens_caps_the_answer() -> None:
 
 def test_temperature_zero_is_deterministic() -> None:
     request = _request("Tell me a fun fact about cats.", temperature=0.0, max_tokens=20)
-    first, second = _run(ModelClient(ClientOptions(cache=False)), request, request)
+    first, second = completed_in_turn(ModelClient(ClientOptions(cache=False)), request, request)
     assert first.ok
     assert second.ok
     assert first.text == second.text
@@ -106,7 +95,7 @@ def test_temperature_zero_is_deterministic_across_processes() -> None:
         for _ in range(2)
     }
     (text,) = texts
-    (here,) = _run(
+    (here,) = completed_in_turn(
         ModelClient(ClientOptions(cache=False)),
         _request("Tell me a fun fact about cats.", max_tokens=20),
     )
@@ -115,7 +104,7 @@ def test_temperature_zero_is_deterministic_across_processes() -> None:
 
 
 def test_structured_output_fills_a_pydantic_model() -> None:
-    (completion,) = _run(
+    (completion,) = completed_in_turn(
         ModelClient(ClientOptions(cache=False)),
         _request(
             "What is the capital of France? Give the city and its country.",
@@ -132,7 +121,7 @@ def test_structured_output_fills_a_pydantic_model() -> None:
 
 def test_a_gguf_path_is_a_model_id(tmp_path: Path) -> None:
     model = f"local/{local_model_path('smollm2')}"
-    (completion,) = _run(
+    (completion,) = completed_in_turn(
         ModelClient(ClientOptions(cache=False)), _request("Say hello.", model=model, max_tokens=8)
     )
     assert completion.ok, completion.error
@@ -140,7 +129,7 @@ def test_a_gguf_path_is_a_model_id(tmp_path: Path) -> None:
 
 
 def test_a_prompt_longer_than_the_context_is_an_error_result() -> None:
-    (completion,) = _run(
+    (completion,) = completed_in_turn(
         ModelClient(ClientOptions(cache=False)), _request("word " * 5000, max_tokens=4)
     )
     assert completion.error is not None
@@ -156,7 +145,7 @@ def test_a_context_outgrown_with_tools_says_the_calls_go_in_it() -> None:
     # again: a model that keeps calling tools outgrows the context as a long prompt does.
     tool = {"type": "function", "function": {"name": "look_up", "parameters": {"type": "object"}}}
     request = _request("word " * 5000, max_tokens=4, tools=(tool,))
-    (completion,) = _run(ModelClient(ClientOptions(cache=False)), request)
+    (completion,) = completed_in_turn(ModelClient(ClientOptions(cache=False)), request)
     assert completion.error is not None
     assert "exceed context window" in completion.error
     assert "every call the model makes is added to the prompt" in completion.error
@@ -165,7 +154,7 @@ def test_a_context_outgrown_with_tools_says_the_calls_go_in_it() -> None:
 
 
 def test_an_unknown_parameter_is_an_error_result() -> None:
-    (completion,) = _run(
+    (completion,) = completed_in_turn(
         ModelClient(ClientOptions(cache=False)), _request("Hi", extra={"no_such_knob": 1})
     )
     assert completion.error is not None
@@ -175,8 +164,8 @@ def test_an_unknown_parameter_is_an_error_result() -> None:
 def test_a_second_run_is_served_from_the_cache(tmp_path: Path) -> None:
     options = ClientOptions(cache_path=tmp_path / "cache.sqlite")
     request = _request("Name the capital city of France in one word.")
-    (fresh,) = _run(ModelClient(options), request)
-    (again,) = _run(ModelClient(options), request)
+    (fresh,) = completed_in_turn(ModelClient(options), request)
+    (again,) = completed_in_turn(ModelClient(options), request)
     assert not fresh.cached
     assert again.cached
     assert again.text == fresh.text

@@ -3,7 +3,6 @@ the same answers, the same errors."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 
 import pytest
@@ -11,7 +10,8 @@ import pytest
 from promptum.providers import ClientOptions, EndpointConfig, ModelClient, ModelRequest
 from promptum.values.completion import Completion
 from promptum.values.run_result import Message
-from tests.support.fault_server import FaultServer, Reply, fault_server
+from tests.support.completions import completed_in_turn
+from tests.support.fault_server import TRANSIENT_FAULTS, FaultServer, Reply, fault_server
 
 _NO_RETRY = {"cache": False, "max_retries": 0, "timeout_s": 1.0}
 
@@ -34,15 +34,7 @@ def _request(system: str, temperature: float | None = None) -> ModelRequest:
 
 def _ask_in_turn(server: FaultServer, *requests: ModelRequest) -> list[Completion]:
     """Each request's completion, one after another on one client (the first by the SDK)."""
-    client = _client(server)
-
-    async def run() -> list[Completion]:
-        try:
-            return [await client.complete(request) for request in requests]
-        finally:
-            await client.aclose()
-
-    return asyncio.run(run())
+    return completed_in_turn(_client(server), *requests)
 
 
 def test_a_later_call_sends_the_first_calls_url_and_headers_with_its_own_body(
@@ -63,17 +55,10 @@ def test_a_later_call_sends_the_first_calls_url_and_headers_with_its_own_body(
 
 
 _FAULTS = [
-    Reply.rate_limited(retry_after="7"),
+    *TRANSIENT_FAULTS,
     Reply.error(500, "boom"),
-    Reply.error(503),
     Reply.error(401, "Incorrect API key provided: sk-test-abcdef123456"),
     Reply.error(400, "nope"),
-    Reply.drop(),
-    Reply.truncated(),
-    Reply.not_json(),
-    Reply.bad_json(),
-    Reply.empty_choices(),
-    Reply.hang(5),
 ]
 
 

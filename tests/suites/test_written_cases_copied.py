@@ -36,6 +36,21 @@ def _in_full(path: Path) -> tuple[list[TestCase], str | None] | str:
         return _loaded(path)
 
 
+def _loaded_counting_builds(path: Path) -> tuple[tuple[list[TestCase], str | None] | str, int]:
+    """`_loaded(path)`, and how many cases loading built in full."""
+    built = 0
+    real = _loader.build_case
+
+    def counted(*args: Any) -> TestCase:
+        nonlocal built
+        built += 1
+        return real(*args)
+
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(_loader, "build_case", counted)
+        return _loaded(path), built
+
+
 def _write(folder: Path, cases: list[dict[str, Any]], defaults: list[Any]) -> Path:
     suite = {
         "name": "written",
@@ -159,9 +174,7 @@ def test_copied_cases_are_those_built_in_full(
         assert _loaded(path) == _in_full(path)
 
 
-def test_a_large_written_suite_builds_only_its_first_cases(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_large_written_suite_builds_only_its_first_cases(tmp_path: Path) -> None:
     checks = [
         {"type": "contains", "value": "42"},
         {"type": "regex", "value": "\\d+"},
@@ -176,20 +189,11 @@ def test_a_large_written_suite_builds_only_its_first_cases(
         case.update({"tags": ["math"], "must_pass": True})
     cases[40] = {**cases[40], "tags": ["math", "hard"]}  # its own: built in full
     path = _write(tmp_path, cases, [])
-    built: list[object] = []
-    real = _loader.build_case
-
-    def counted(*args: Any) -> TestCase:
-        built.append(args[1].line())
-        return real(*args)
-
-    monkeypatch.setattr(_loader, "build_case", counted)
-    loaded = _loaded(path)
+    loaded, built = _loaded_counting_builds(path)
     # The first two (the prototype and the case that vouches for it), the one whose checks
     # differ (500.0 is not 500 to a check) and the one with its own tags are built; the
     # others are copied.
-    assert len(built) == 4
-    monkeypatch.undo()
+    assert built == 4
     assert loaded == _in_full(path)
     assert isinstance(loaded, tuple)
     assert loaded[0][30].grading.checks[2].value == 500.0
@@ -200,7 +204,7 @@ def test_a_large_written_suite_builds_only_its_first_cases(
 
 
 def test_a_key_whose_field_declares_no_row_role_keeps_its_cases_built_in_full(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
     declared = {
         name: [role for role in field.metadata if isinstance(role, RowCopy)]
@@ -211,15 +215,6 @@ def test_a_key_whose_field_declares_no_row_role_keeps_its_cases_built_in_full(
     assert declared["models"] == []
     cases = [{"id": f"case-{n}", "query": f"Q {n}", "models": ["m1"]} for n in range(6)]
     path = _write(tmp_path, cases, [])
-    built: list[object] = []
-    real = _loader.build_case
-
-    def counted(*args: Any) -> TestCase:
-        built.append(args[1].line())
-        return real(*args)
-
-    monkeypatch.setattr(_loader, "build_case", counted)
-    loaded = _loaded(path)
-    assert len(built) == 6
-    monkeypatch.undo()
+    loaded, built = _loaded_counting_builds(path)
+    assert built == 6
     assert loaded == _in_full(path)

@@ -132,6 +132,20 @@ class Reply:
         return cls("empty_choices")
 
 
+TRANSIENT_FAULTS = (
+    Reply.rate_limited(retry_after="0"),
+    Reply.error(500),
+    Reply.error(503),
+    Reply.drop(),
+    Reply.truncated(),
+    Reply.not_json(),
+    Reply.bad_json(),
+    Reply.empty_choices(),
+    Reply.hang(5),
+)
+"""Every fault a retry may get past: a passing outage or a bad answer."""
+
+
 @dataclass(frozen=True, slots=True)
 class Recorded:
     """One request the server received."""

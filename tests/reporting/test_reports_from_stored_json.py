@@ -250,10 +250,10 @@ def test_the_junit_report_validates_only_what_its_grades_do_not_say(
     assert (tmp_path / "r.xml").read_bytes() == (tmp_path / "kept.xml").read_bytes()
 
 
-def test_the_json_report_makes_each_distinct_grades_part_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    run = _alike_run()
+def _json_counting_blocks(
+    run: RunResult, folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> list[str]:
+    """The grades texts whose item blocks the JSON report of `run`, from its store, made."""
     made: list[str] = []
     real = _stored._grades_blocks
 
@@ -262,12 +262,44 @@ def test_the_json_report_makes_each_distinct_grades_part_once(
         return real(grades_text)
 
     monkeypatch.setattr(_stored, "_grades_blocks", counted)
-    validated, store = _written_from_stored(run, tmp_path / "r.json", _stored, monkeypatch)
+    validated, store = _written_from_stored(run, folder / "r.json", _stored, monkeypatch)
     assert validated == []
-    distinct = {json.dumps(json.loads(r.model_dump_json())["grades"]) for r in run.results}
-    assert len(made) == len(set(made)) == len(distinct) < len(run.results) / 4
-    write_report(store.load(run.run_id), tmp_path / "kept.json")
-    assert (tmp_path / "r.json").read_bytes() == (tmp_path / "kept.json").read_bytes()
+    write_report(store.load(run.run_id), folder / "kept.json")
+    assert (folder / "r.json").read_bytes() == (folder / "kept.json").read_bytes()
+    return made
+
+
+def _grades_texts(run: RunResult) -> list[str]:
+    return [json.dumps(json.loads(r.model_dump_json())["grades"]) for r in run.results]
+
+
+def test_the_json_report_makes_each_repeated_grades_part_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = _alike_run()
+    made = _json_counting_blocks(run, tmp_path, monkeypatch)
+    texts = _grades_texts(run)
+    repeated = {text for text in texts if texts.count(text) > 1}
+    assert len(made) == len(set(made)) == len(repeated) < len(run.results) / 4
+
+
+def test_a_run_whose_grades_hardly_repeat_is_written_whole_after_a_trial(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_stored._GradesBlocks, "TRIAL", 8)
+    looked: list[str] = []
+    real = _stored.grades_span
+
+    def counted(text: str) -> tuple[int, int] | None:
+        looked.append(text)
+        return real(text)
+
+    monkeypatch.setattr(_stored, "grades_span", counted)
+    run = big_run(30)  # a judge's reasons differ from result to result
+    texts = _grades_texts(run)
+    assert len(set(texts[:8])) == 8
+    assert _json_counting_blocks(run, tmp_path, monkeypatch) == []
+    assert len(looked) == 8 < len(run.results)
 
 
 def test_a_stored_row_of_another_shape_takes_the_models_path() -> None:

@@ -48,23 +48,35 @@ def _only(text: str, key: str) -> int:
     return at if at == -1 or text.find(key, at + len(key)) == -1 else -1
 
 
-def split(text: str) -> tuple[str, dict[str, Any]] | None:
-    """A stored result's grades (their JSON text), and the rest of it decoded, grades empty.
+def grades_span(text: str) -> tuple[int, int] | None:
+    """Where a stored result's grades (their JSON text) are in it; None when not of this shape.
 
-    None when the text is not of this promptum's shape. Each key is found by its text: a
-    key's closing quote is never escaped, and inside a string every quote is, so where
-    ``"grades":[`` and ``,"expected_behavior":`` are each written once they are the
-    result's own keys, not a key of its model output or a check's details.
+    Each key is found by its text: a key's closing quote is never escaped, and inside a
+    string every quote is, so where ``"grades":[`` and ``,"expected_behavior":`` are each
+    written once they are the result's own keys, not a key of its model output or a check's
+    details.
     """
     start = _only(text, _GRADES + "[")
     end = _only(text, _AFTER_GRADES)
     if start == -1 or end < start:
         return None
-    start += len(_GRADES)
+    return start + len(_GRADES), end
+
+
+def _rest(text: str, start: int, end: int) -> dict[str, Any] | None:
+    """A stored result decoded but for its grades (at `start:end`), which are left empty."""
     rest = from_json(text[:start] + "[]" + text[end:], cache_strings="keys")
-    if not isinstance(rest, dict):
-        return None
-    return text[start:end], rest
+    return rest if isinstance(rest, dict) else None
+
+
+def split(text: str) -> tuple[str, dict[str, Any]] | None:
+    """A stored result's grades (their JSON text), and the rest of it decoded, grades empty.
+
+    None when the text is not of this promptum's shape (`grades_span`).
+    """
+    span = grades_span(text)
+    rest = None if span is None else _rest(text, *span)
+    return None if span is None or rest is None else (text[span[0] : span[1]], rest)
 
 
 class Memo(Generic[_Made]):
@@ -141,36 +153,93 @@ def _grades_blocks(grades_text: str) -> tuple[str, str]:
     return listed[1:].replace("\n", _DEPTH), ("," + views).replace("\n", _DEPTH)
 
 
-def _item_text(text: str, blocks: Memo[tuple[str, str]]) -> str | None:
-    """The JSON report's item for one stored result; None when it is not of this shape."""
+class _GradesBlocks:
+    """The item blocks of the grades a run's results repeat, while its grades repeat enough."""
+
+    TRIAL = 256
+    """Grades looked up before deciding: when fewer than a quarter of them were seen before
+    (a judge's reasons differ from result to result), looking each up costs more than the
+    blocks save, and the rest are written whole."""
+
+    def __init__(self) -> None:
+        self.made: Memo[tuple[str, str]] = Memo()
+        self.looked = 0
+        self.found = 0
+
+    @property
+    def paying(self) -> bool:
+        """Whether to look a result's grades up: decided once, on a run's first results."""
+        return self.looked < self.TRIAL or self.found * 4 >= self.looked
+
+
+def _item_text(text: str, blocks: _GradesBlocks) -> str | None:
+    """The JSON report's item for one stored result; None when it is not of this shape.
+
+    Grades seen for the first time are written with the rest of their result; grades seen
+    again are made once (`_grades_blocks`) and put in each result's item after.
+    """
+    span = grades_span(text) if blocks.paying else None
+    if span is None:
+        return _whole_item(text)
+    grades_text = text[span[0] : span[1]]
+    made = blocks.made.get(grades_text)
+    blocks.looked += 1
+    if made is None:
+        blocks.made.keep(grades_text, _SEEN_ONCE)
+        return _whole_item(text)
+    blocks.found += 1
     try:
-        parts = split(text)
-        if parts is None:
+        if made is _SEEN_ONCE:
+            made = blocks.made.keep(grades_text, _grades_blocks(grades_text))
+        data = _rest(text, *span)
+        if data is None:
             return None
-        grades_text, data = parts
-        completion = data["completion"]
-        completion["latency_ms"] = latency_ms(completion["latency_ms"])
-        cost = cost_usd(completion["cost_usd"])
-        completion["cost_usd"] = None
-        listed, views = blocks.made(grades_text, lambda: _grades_blocks(grades_text))
+        return _spliced_item(data, *made)
     except (KeyError, TypeError, AttributeError, ValueError):  # not of this shape: validated
         return None
-    spelt = repr(cost) if type(cost) is float and math.isfinite(cost) else json.dumps(cost)
+
+
+_SEEN_ONCE = ("", "")
+"""What `_item_text` keeps of grades seen once: their blocks are made when seen again."""
+
+
+def _whole_item(text: str) -> str | None:
+    """The item of one stored result, decoded and written whole."""
+    try:
+        data = from_json(text)
+        data.update(legacy_views(data["grades"]))
+        cost = _rounded(data["completion"])
+    except (KeyError, TypeError, AttributeError, ValueError):  # not of this shape: validated
+        return None
+    return _with_cost(indented(data).replace("\n", _DEPTH), cost)
+
+
+def _spliced_item(data: dict[str, Any], listed: str, views: str) -> str | None:
+    """The item of a stored result decoded without its grades, their blocks put in."""
+    cost = _rounded(data["completion"])
     rest = indented(data).removesuffix("\n}")
     at_grades = rest.find(_GRADES_SLOT)
     if at_grades == -1 or rest.find(_GRADES_SLOT, at_grades + 1) != -1:
         return None
-    item = (
-        rest[:at_grades].replace("\n", _DEPTH)
-        + listed
-        + rest[at_grades + len(_GRADES_SLOT) :].replace("\n", _DEPTH)
-        + views
-        + _DEPTH
-        + "}"
-    )
+    after = rest[at_grades + len(_GRADES_SLOT) :]
+    item = rest[:at_grades].replace("\n", _DEPTH) + listed + after.replace("\n", _DEPTH)
+    return _with_cost(item + views + _DEPTH + "}", cost)
+
+
+def _rounded(completion: dict[str, Any]) -> object:
+    """Round a stored completion's latency, and take out its cost: `_with_cost` puts it back."""
+    completion["latency_ms"] = latency_ms(completion["latency_ms"])
+    cost = cost_usd(completion["cost_usd"])
+    completion["cost_usd"] = None
+    return cost
+
+
+def _with_cost(item: str, cost: object) -> str | None:
+    """`item` with its completion's cost spelt as Python spells it (see `_COST_SLOT`)."""
     at_cost = item.find(_COST_SLOT)
     if at_cost == -1:
         return None
+    spelt = repr(cost) if type(cost) is float and math.isfinite(cost) else json.dumps(cost)
     return item[:at_cost] + _COST_SLOT[:-4] + spelt + item[at_cost + len(_COST_SLOT) :]
 
 
@@ -179,7 +248,7 @@ def stored_items(texts: Iterable[str], item: Callable[[CaseResult], str]) -> Ite
 
     Each text yielded is one result, as `write_json` writes it between its separators.
     """
-    blocks: Memo[tuple[str, str]] = Memo()
+    blocks = _GradesBlocks()
     for text in texts:
         made = _item_text(text, blocks)
         yield item(CaseResult.model_validate_json(text)) if made is None else made

@@ -6,8 +6,10 @@ Validating each one into a model, only to dump it again, was most of a report's 
 
 A result's grades are most of its JSON, and the results of a run are mostly graded alike
 (the same checks with the same descriptions, passed). So both reports cut a stored result
-in two (`split`): its grades, kept as text, and the rest, decoded; what a report makes of
-the grades is made once per distinct grades text (`Memo`).
+in two (`grades_span`): its grades, kept as text, and the rest, decoded; what a report makes
+of the grades is made once per distinct grades text (`Memo`). The JSON report does so for
+grades seen again, and only while a run's grades repeat (`_GradesBlocks`): a judge's reasons
+make each result's grades its own, and those results are decoded and written whole.
 
 The JSON report (`stored_items`) writes each result as `write_json` does, its latency and
 cost rounded, and beside its grades their earlier readers' views, made from the grades

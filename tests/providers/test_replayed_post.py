@@ -4,10 +4,12 @@ the same answers, the same errors."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from promptum.providers import ClientOptions, EndpointConfig, ModelClient, ModelRequest
+from promptum.providers._replayed_post import ReplayedPost
 from promptum.values.completion import Completion
 from promptum.values.run_result import Message
 from tests.support.completions import completed_in_turn
@@ -72,3 +74,22 @@ def test_a_fault_on_a_later_call_is_the_error_the_sdk_made_of_it(
     assert by_sdk.error is not None
     assert replayed.error == by_sdk.error
     assert "abcdef123456" not in replayed.error
+
+
+def test_a_new_client_makes_its_first_call_through_the_sdk_again(
+    server: FaultServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    replayed: list[object] = []
+    real = ReplayedPost.post
+
+    async def counted(self: ReplayedPost, http: object, body: dict[str, Any]) -> object:
+        replayed.append(body["messages"][0]["content"])
+        return await real(self, http, body)
+
+    monkeypatch.setattr(ReplayedPost, "post", counted)
+    server.default = Reply.echo()
+    client = _client(server)
+    completed_in_turn(client, _request("one"), _request("two"))  # closes the client after
+    completed_in_turn(client, _request("three"), _request("four"))
+    assert replayed == ["two", "four"]
+    assert len(server.requests) == 4

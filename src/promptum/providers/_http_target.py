@@ -22,7 +22,7 @@ from promptum.providers._errors import (
     MalformedResponseError,
     ProviderTimeoutError,
 )
-from promptum.providers._sdk import redact, status_error
+from promptum.providers._sdk import error_body, redact, status_error
 from promptum.providers._target_answer import TargetError, completion_of, target_inputs
 from promptum.providers._workers import run_in_worker
 from promptum.templating import TemplateError, render
@@ -94,11 +94,7 @@ class HttpTargetProvider:
                 data: bytes = response.read()
                 return data
         except urllib.error.HTTPError as exc:
-            text = exc.read().decode(errors="replace")
-            try:
-                answer: Any = json.loads(text)
-            except ValueError:
-                answer = text
+            answer = error_body(exc.read().decode(errors="replace"))
             fallback = f"{exc.code} {exc.reason}"
             raise status_error(exc.code, dict(exc.headers), answer, fallback, secrets) from exc
         except TimeoutError as exc:

@@ -22,7 +22,7 @@ from promptum.providers._errors import (
     MalformedResponseError,
     ProviderTimeoutError,
 )
-from promptum.providers._sdk import redact, status_error
+from promptum.providers._sdk import error_body, redact, status_error
 
 _PATH = "/chat/completions"
 _BODY_HEADERS = frozenset({"content-length", "transfer-encoding"})
@@ -46,14 +46,6 @@ def answer_data(content_type: str, text: str) -> object:
         return json.loads(text)
     except ValueError as exc:
         raise MalformedResponseError(f"the answer is not valid JSON: {exc}") from exc
-
-
-def error_body(text: str) -> object:
-    """An error answer's body as the SDK keeps it: its JSON, else its text."""
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
 
 
 class ReplayedPost:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
@@ -76,6 +77,14 @@ def body_message(body: object, fallback: str) -> str:
     if isinstance(body, str) and body.strip():
         return body.strip()
     return fallback
+
+
+def error_body(text: str) -> object:
+    """An error answer's body as the SDK keeps it: its JSON, else its text."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
 
 
 def status_error(

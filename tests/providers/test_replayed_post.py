@@ -82,9 +82,9 @@ def test_a_new_client_makes_its_first_call_through_the_sdk_again(
     replayed: list[object] = []
     real = ReplayedPost.post
 
-    async def counted(self: ReplayedPost, http: object, body: dict[str, Any]) -> object:
+    async def counted(self: ReplayedPost, body: dict[str, Any]) -> object:
         replayed.append(body["messages"][0]["content"])
-        return await real(self, http, body)
+        return await real(self, body)
 
     monkeypatch.setattr(ReplayedPost, "post", counted)
     server.default = Reply.echo()

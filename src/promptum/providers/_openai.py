@@ -162,8 +162,6 @@ class OpenAIProvider(SdkProvider["AsyncOpenAI"]):
     sdk = "openai"
     _replay: ReplayedPost
     """The request the SDK made for this client, which later calls send again."""
-    _http: Any
-    """The SDK client's HTTP client (httpx's, or httpx2's)."""
 
     def __init__(self, route: Route, timeout_s: float) -> None:
         super().__init__(route, timeout_s)
@@ -173,10 +171,10 @@ class OpenAIProvider(SdkProvider["AsyncOpenAI"]):
         from openai import AsyncOpenAI, DefaultAsyncHttpxClient, Omit
 
         # A new client is a new request to note: its first call goes through the SDK again.
-        self._replay = ReplayedPost(self.timeout_s, [self._key])
-        hooks = {**self._hooks, "request": [self._replay.note]}
-        self._http = DefaultAsyncHttpxClient(event_hooks=hooks)
-        return AsyncOpenAI(**self._client_options("openai", Omit(), self._http))
+        self._replay = ReplayedPost(
+            DefaultAsyncHttpxClient, self._hooks, self.timeout_s, [self._key]
+        )
+        return AsyncOpenAI(**self._client_options("openai", Omit(), self._replay.http))
 
     async def complete(self, request: ModelRequest) -> Completion:
         """Make one chat-completion call; raise a typed `ProviderError` on failure."""
@@ -206,11 +204,11 @@ class OpenAIProvider(SdkProvider["AsyncOpenAI"]):
         return _body(request, self.route.name, mode)
 
     async def _call(self, body: dict[str, Any], request: ModelRequest) -> Completion:
-        import openai
-
         client = self._sdk()
         if self._replay.ready:  # the SDK has made this endpoint's request: send it again
-            return self.completion_of(await self._replay.post(self._http, body), request)
+            return self.completion_of(await self._replay.post(body), request)
+        import openai
+
         async with sdk_errors(openai, self):
             # The SDK's documented low-level call, with the body as built: `create` would walk
             # every message through its typed-parameter transform first, which for bodies of

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -51,7 +51,16 @@ def answer_data(content_type: str, text: str) -> object:
 class ReplayedPost:
     """The chat-completion request one endpoint's SDK made, and posting it again."""
 
-    def __init__(self, timeout_s: float, secrets: Sequence[str | None]) -> None:
+    def __init__(
+        self,
+        http_client: Callable[..., Any],
+        hooks: Mapping[str, list[Any]],
+        timeout_s: float,
+        secrets: Sequence[str | None],
+    ) -> None:
+        self.http: Any = http_client(event_hooks={**hooks, "request": [self.note]})
+        """The HTTP client to give the SDK (`http_client` with `hooks` and `note`)."""
+        self._transport = transport_of(self.http)
         self._timeout_s = timeout_s
         self._secrets = secrets
         self._url: str | None = None
@@ -72,16 +81,16 @@ class ReplayedPost:
             }
             self._url = str(request.url)
 
-    async def post(self, http: Any, body: dict[str, Any]) -> object:
-        """The answer to `body` sent as the noted request through `http`, the SDK's client.
+    async def post(self, body: dict[str, Any]) -> object:
+        """The answer to `body` sent as the noted request, through the SDK's HTTP client.
 
         Raises the typed error the SDK's exception would have become (`sdk_errors`).
         """
         assert self._url is not None  # only once `ready`
-        transport = transport_of(http)
+        transport = self._transport
         content = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
         try:
-            response = await http.post(
+            response = await self.http.post(
                 self._url, content=content, headers=self._headers, timeout=self._timeout_s
             )
         except transport.TimeoutException as exc:

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from promptum.providers._base import ModelRequest, Provider
     from promptum.providers._batch import BatchPhase as BatchPhase
     from promptum.providers._batch import BatchRecord as BatchRecord
-    from promptum.providers._batch import batched_models as batched_models
+    from promptum.providers._batch_choice import batched_models as batched_models
     from promptum.providers._cache import ResponseCache, cache_key
     from promptum.providers._catalog import ProviderStatus, provider_statuses
     from promptum.providers._client import ModelClient

@@ -22,16 +22,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from promptum.errors import ConfigError, PromptumError
+from promptum.errors import PromptumError
 from promptum.providers._base import ModelRequest
 from promptum.providers._batch_apis import BatchApi, BatchState, batch_api
+from promptum.providers._batch_choice import batch_problem
 from promptum.providers._cache import cache_key
 from promptum.providers._client import ModelClient
 from promptum.providers._errors import ProviderError
 from promptum.values.completion import Completion
-
-BATCH_API_ENDPOINTS = ("openai", "anthropic")
-"""The built-in endpoints whose provider has a batch API (OpenRouter and Ollama have none)."""
 
 POLL_FIRST_S = 1.0
 POLL_FACTOR = 1.5
@@ -65,54 +63,6 @@ class BatchRecord(BaseModel):
             return cls.model_validate(data)
         except ValidationError:
             return None
-
-
-def _model_problem(client: ModelClient, model: str) -> str | None:
-    """Why `model`'s calls cannot go through a batch API under ``--batch``; None if they can."""
-    route = client._route(model)
-    if route.target is not None:
-        return (
-            f"{model!r} is a target (your own function or service), which has no batch API; "
-            "run it without --batch"
-        )
-    if route.config is None:
-        return f"{model!r} is the embedded model, which has no batch API; run it without --batch"
-    if route.kind == "plugin":
-        return f"{model!r} is a plugin's provider, which has no batch API; run it without --batch"
-    if route.config.batch is None and route.endpoint not in BATCH_API_ENDPOINTS:
-        return (
-            f"endpoint {route.endpoint!r} of {model!r} has no batch API promptum knows of: set "
-            "`batch: true` on it if it serves OpenAI's /v1/batches or Anthropic's Message "
-            "Batches, or `batch: false` to run its calls live"
-        )
-    return None
-
-
-def batched_models(client: object, models: Sequence[str], *, executor: bool = False) -> list[str]:
-    """The models whose calls the run sends through a batch API (``--batch``, ``batch: true``).
-
-    Raises `ConfigError` naming the model and what to do when ``--batch`` asks for a model
-    without a batch API (the embedded model, a target, an endpoint without one), or when
-    the units run elsewhere (`executor`): the batch is submitted and served in this process.
-    """
-    if not isinstance(client, ModelClient):
-        return []  # a client of the caller's own: it makes every call itself
-    chosen = []
-    for model in models:
-        route = client._route(model)
-        own = route.config.batch if route.config is not None else None
-        if own is False or (own is None and not client.options.batch):
-            continue
-        problem = _model_problem(client, model) if own is None else None
-        if problem is not None:
-            raise ConfigError(f"--batch: {problem}")
-        chosen.append(model)
-    if chosen and executor:
-        raise ConfigError(
-            "--batch: a batch is submitted and read back in this process, so it cannot run "
-            "with --executor ray; drop one of them (or `batch: true` on the endpoint)"
-        )
-    return chosen
 
 
 @dataclass(slots=True)
@@ -163,7 +113,7 @@ class BatchPhase:
         own = route.config.batch if route.config is not None else None
         if own is not None:
             return own
-        return self.client.options.batch and _model_problem(self.client, model) is None
+        return self.client.options.batch and batch_problem(self.client, model) is None
 
     def _key(self, request: ModelRequest) -> str:
         """The call's cache key: its custom id in a batch."""

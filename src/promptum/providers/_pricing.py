@@ -41,9 +41,12 @@ _RELEASE = re.compile(r"(?:-\d{4}-\d{2}-\d{2}|-\d{8}|-\d{4}|-latest|@\d{8})$")
 _PASSED_THROUGH = ("openai/", "anthropic/")
 
 
-@cache
 def _table() -> dict[str, dict[str, Any]]:
-    """The built-in list prices by model id, read once, when a price is first asked for."""
+    """The built-in list prices by model id, read afresh: `_listed` keeps what it finds.
+
+    A run looks up a few model ids; the whole table decoded is 0.4 MB it would keep for
+    nothing.
+    """
     text = resources.files(__package__).joinpath("list_prices.json").read_text("utf-8")
     prices: dict[str, dict[str, Any]] = json.loads(text)["prices"]
     return prices

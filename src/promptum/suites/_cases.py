@@ -110,6 +110,10 @@ class CaseStats:
     cost_bounded: dict[str, str] = field(default_factory=dict)
     """Each model a `max_cost_usd` check bounds, to where (``file:line``) it first does: a
     model without a price fails every such bound."""
+    _again: tuple[TestCase | None, tuple[int, int, int, int]] = field(
+        default=(None, (0, 0, 0, 0)), init=False, repr=False, compare=False
+    )
+    """The case `again` last counted in, and what each of its copies adds to the sums."""
 
     def add(self, case: TestCase, default_model: str) -> None:
         """Count one case in (once for each of its prompt variants)."""
@@ -139,12 +143,20 @@ class CaseStats:
         if case.is_conversation:
             self.add(case, default_model)
             return
-        # Its models, tags and repeats are known already: only the sums grow.
-        self.checks += len(case.grading.checks)
-        self.schemas += _schema_graded(case)
-        self.results += (len(case.models) or 1) * case.repeat
-        if not grades_something(case):  # named once, by the row it was copied from
-            self.ungraded += 1
+        # Its models, tags and repeats are known already: only the sums grow, by the same
+        # figures for each of a data file's rows (a million may be copied from one case).
+        counted, figures = self._again
+        if case is not counted:
+            answers = (len(case.models) or 1) * case.repeat
+            # An ungraded copy is named once, by the row it was copied from.
+            unnamed = int(not grades_something(case))
+            figures = (len(case.grading.checks), _schema_graded(case), answers, unnamed)
+            self._again = (case, figures)
+        checks, schemas, results, ungraded = figures
+        self.checks += checks
+        self.schemas += schemas
+        self.results += results
+        self.ungraded += ungraded
 
     def _add_ungraded(self, case: TestCase) -> None:
         self.ungraded += 1

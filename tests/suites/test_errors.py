@@ -166,6 +166,26 @@ def test_yaml_syntax_error_has_line_and_column(tmp_path: Path) -> None:
         load_suite(path)
 
 
+def test_a_tab_in_the_indentation_is_named(tmp_path: Path) -> None:
+    path = write(tmp_path / "suite.yaml", "test_cases:\n\t- id: a\n")
+    with pytest.raises(ConfigError) as caught:
+        load_suite(path)
+    assert str(caught.value).startswith(f"{path}:2:1: invalid YAML: ")
+    assert str(caught.value).endswith(
+        "(a tab: YAML indents with spaces only; replace the tab with spaces)"
+    )
+
+
+def test_a_character_yaml_does_not_allow_is_named_with_its_line(tmp_path: Path) -> None:
+    path = write(tmp_path / "suite.yaml", 'test_cases:\n  - {id: a, query: "x\x00"}\n')
+    with pytest.raises(ConfigError) as caught:
+        load_suite(path)
+    assert str(caught.value) == (
+        f"{path}:2: invalid YAML: character #x0000 is not allowed in a YAML file (is it a text "
+        "file?); remove it"
+    )
+
+
 def test_an_unclosed_quote_points_back_to_where_it_opened(tmp_path: Path) -> None:
     path = write(tmp_path / "suite.yaml", 'test_cases:\n  - id: a\n    query: "hi\n  - id: b\n')
     with pytest.raises(ConfigError) as caught:

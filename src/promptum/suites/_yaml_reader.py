@@ -876,6 +876,13 @@ class _Read:
                 self.unbuilt = exc
 
 
+def _tab_hint(text: str, mark: yaml.Mark | None) -> str:
+    """A hint when a YAML error is at a tab: YAML indents with spaces only."""
+    if mark is None or text[mark.index : mark.index + 1] != "\t":
+        return ""
+    return " (a tab: YAML indents with spaces only; replace the tab with spaces)"
+
+
 def _template_hint(text: str, exc: yaml.MarkedYAMLError) -> str:
     """A hint when the lines of a YAML error hold `{{`: a Jinja or Helm template, unrendered."""
     lines = {mark.line for mark in (exc.problem_mark, exc.context_mark) if mark is not None}
@@ -928,9 +935,16 @@ def parse_yaml(
             # e.g. an unclosed quote: the problem is found far below where the value began
             context = f" ({exc.context} that starts at line {start.line + 1}, column "
             context += f"{start.column + 1})"
+        hint = _tab_hint(text, mark) or _template_hint(text, exc)
         raise ConfigError(
             f"{where}: invalid YAML: {exc.problem or exc.context}{context}; check the "
-            f"indentation and quoting around this point{_template_hint(text, exc)}"
+            f"indentation and quoting around this point{hint}"
+        ) from exc
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow, e.g. a NUL
+        line = text.count("\n", 0, exc.position) + 1
+        raise ConfigError(
+            f"{path}:{line}: invalid YAML: character #x{exc.character:04x} is not allowed in "
+            "a YAML file (is it a text file?); remove it"
         ) from exc
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: invalid YAML: {exc}") from exc

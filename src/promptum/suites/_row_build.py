@@ -64,14 +64,11 @@ class RowCopier:
         """The system message of a row without its own."""
         self.prototype: Prototype | None = None
         """The first row's case, which the rows setting the same `keys` are copied from."""
+        self.case: TestCase | None = None
+        """The prototype's case, once the first row is built."""
         self.keys: frozenset[str] = frozenset()
         self._shared: dict[str, Any] = {}
         """The prototype row's `_SHARED_KEYS` as written: a row copied writes them the same."""
-
-    @property
-    def case(self) -> TestCase | None:
-        """The case rows are copied from, once the first row is built."""
-        return None if self.prototype is None else self.prototype.case
 
     def build(self, raw: RawCase) -> TestCase | None:
         """Row `raw`'s case copied from the prototype; None: build it in full."""
@@ -118,7 +115,8 @@ class RowCopier:
             shared = {key: raw.data[key] for key in raw.data.keys() & _SHARED_KEYS}
             row_checks = None if has_template(shared) else self.checks.prototype(raw, case)
             if row_checks is not None:  # else a later row may be the prototype
-                self.prototype, self.keys = Prototype(case, row_checks), frozenset(raw.data)
+                self.prototype, self.case = Prototype(case, row_checks), case
+                self.keys = frozenset(raw.data)
                 self._shared = shared
             return
         if self.state == _UNTRIED and self._alike(raw):

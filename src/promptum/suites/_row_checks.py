@@ -49,11 +49,8 @@ class RowChecks:
         self._values: list[str] = []
         """The prototype row's values of its own row checks."""
         self.made: tuple[RowCheck, ...] = ()
-
-    @property
-    def per_row(self) -> bool:
+        self.per_row = False
         """Whether each row's checks are looked at: it fills some in, or writes its own."""
-        return bool(self.made or self._own)
 
     def prototype(self, raw: RawCase, case: TestCase) -> tuple[RowCheck, ...] | None:
         """The row checks of a prototype made of row `raw`'s `case`; None: it cannot be one."""
@@ -77,6 +74,7 @@ class RowChecks:
             else:
                 return None
         self._own, self.made = own, tuple(made)
+        self.per_row = bool(made or own)
         # A row writing the very same checks has the prototype's values (none is filled in).
         self._written, self._values = (None, []) if has_template(written) else (written, values)
         return self.made

@@ -20,7 +20,16 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from promptum.cases import Cases, Grading, JudgeConfig, Mapped, Selected, TestCase
+from promptum.cases import (
+    Cases,
+    Grading,
+    JudgeConfig,
+    Mapped,
+    Selected,
+    TestCase,
+    grades_something,
+    judged_criteria,
+)
 from promptum.checks import SHARED, CheckDefinition, CheckTable, is_built_in
 from promptum.errors import ConfigError
 from promptum.foundations.version import promptum_version
@@ -31,8 +40,6 @@ from promptum.runner import (
     Journal,
     Runner,
     Survey,
-    grades_something,
-    judged_criteria,
 )
 from promptum.sinks import ResultSink
 from promptum.suites import (

@@ -18,8 +18,7 @@ from promptum.reporting import load_run
 from promptum.reporting._html import render_html
 from promptum.reporting._junit import render_junit
 from promptum.reporting._markdown import render_markdown
-from promptum.runner import JUDGE_PROMPT, Runner, judge_request, render
-from promptum.runner._judge import FAITHFULNESS_PROMPT
+from promptum.runner import FAITHFULNESS_PROMPT, JUDGE_PROMPT, Runner, judge_request, render
 from promptum.session import Prompt, Session
 from promptum.suites import load_suite
 from promptum.values.run_result import Message, RunResult

@@ -58,6 +58,25 @@ def test_a_schema_and_a_template_import_what_checks_them(tmp_path: Path) -> None
     assert set(_validated(tmp_path, _STRUCTURED)) == {"jinja2", "jsonschema"}
 
 
+_JUDGED = """\
+models: [openai/gpt-4o-mini]
+judge: {model: openai/gpt-4o-mini}
+test_cases:
+  - {id: greet, query: Hi, expected_behavior: Greets back.}
+  - {id: ungraded, query: Hi again}
+"""
+
+
+def test_validating_a_judged_suite_imports_nothing_of_the_runner(tmp_path: Path) -> None:
+    # What the judge grades and whether anything grades a case are the cases' rules.
+    path = tmp_path / "suite.yaml"
+    path.write_text(_JUDGED)
+    imported, output = imported_by_command(["validate", str(path)], tmp_path, ["promptum.runner"])
+    assert "2 cases" in output
+    assert "nothing grades 1 case" in output  # `ungraded`: the judge has nothing to grade it by
+    assert imported == []
+
+
 def test_importing_the_runner_and_the_providers_loads_no_asyncio() -> None:
     assert _heavy_modules_after("import promptum.runner, promptum.providers") == []
 

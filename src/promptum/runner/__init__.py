@@ -14,6 +14,9 @@ from promptum.foundations.lazy import lazy_exports
 if TYPE_CHECKING:
     from promptum.cases import (
         DEFAULT_THRESHOLD,
+        FAITHFULNESS_PROMPT,
+        JUDGE_PROMPT,
+        JUDGE_VARIABLES,
         ConversationGrading,
         Criterion,
         GenerationParams,
@@ -27,21 +30,8 @@ if TYPE_CHECKING:
     from promptum.runner._executor import Execution, Executor
     from promptum.runner._grade import DEFAULT_GRADE_TIMEOUT_S, grade, grade_async
     from promptum.runner._journal import Journal, plan_fingerprint
-    from promptum.runner._judge import BUILTIN_PROMPTS as BUILTIN_PROMPTS
-    from promptum.runner._judge import (
-        FAITHFULNESS_PROMPT,
-        JUDGE_PROMPT,
-        JUDGE_VARIABLES,
-        VERDICT_SCHEMA,
-        judge_request,
-        judge_response,
-    )
-    from promptum.runner._judge import is_prompt_name as is_prompt_name
-    from promptum.runner._judge import join_context as join_context
+    from promptum.runner._judge import VERDICT_SCHEMA, judge_request, judge_response
     from promptum.runner._judge import judge_grades as judge_grades
-    from promptum.runner._judge import judged_criteria as judged_criteria
-    from promptum.runner._judge import missing_context as missing_context
-    from promptum.runner._judge import prompt_uses as prompt_uses
     from promptum.runner._plan import Survey as Survey
     from promptum.runner._response import status_of
     from promptum.runner._runner import (
@@ -53,8 +43,6 @@ if TYPE_CHECKING:
         result_key,
         run_unit,
     )
-    from promptum.runner._ungraded import grades_something as grades_something
-    from promptum.runner._ungraded import ungraded_fix as ungraded_fix
     from promptum.runner._ungraded import with_ungraded as with_ungraded
     from promptum.templating import TemplateError, is_template, render
 

@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING
 
 # Its names are read when a run asks for batches: the batch APIs are not loaded otherwise.
 import promptum.providers as providers
-from promptum.cases import TestCase
+from promptum.cases import TestCase, judged_criteria
 from promptum.foundations.redaction import scrub_model
 from promptum.runner._conversation import run_conversation
 from promptum.runner._journal import Journal
-from promptum.runner._judge import judge_request, judged_criteria
+from promptum.runner._judge import judge_request
 from promptum.runner._unit_context import UnitContext
 from promptum.templating import TemplateError
 from promptum.values.completion import Completion

@@ -5,17 +5,18 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Literal
 
-from promptum.cases import Criterion, JudgeConfig
-from promptum.foundations.suggestions import did_you_mean
-from promptum.providers import DEFAULT_MODEL
-from promptum.runner import (
+from promptum.cases import (
     BUILTIN_PROMPTS,
     JUDGE_VARIABLES,
+    Criterion,
+    JudgeConfig,
     is_prompt_name,
     judged_criteria,
     missing_context,
     prompt_uses,
 )
+from promptum.foundations.suggestions import did_you_mean
+from promptum.providers import DEFAULT_MODEL
 from promptum.suites._build_render import CaseScope, Problems
 from promptum.suites._format import CaseFields, JudgeSpec
 from promptum.suites._locate import Loc

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from promptum.runner import join_context
+from promptum.cases import join_context
 from promptum.suites._build_parts import PartBuilder, Parts, unsent_problems
 from promptum.suites._build_render import CaseScope, Problems, Renderer
 from promptum.suites._format import CaseFields, Context, MessageSpec, QuerySpec

@@ -9,8 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from promptum.cases import Cases, CaseStore, Change, PlanItem, TestCase
-from promptum.runner import grades_something, ungraded_fix
+from promptum.cases import (
+    Cases,
+    CaseStore,
+    Change,
+    PlanItem,
+    TestCase,
+    grades_something,
+    ungraded_fix,
+)
 from promptum.suites._data_files import RawCase, RowFile
 from promptum.suites._row_texts import RowBuild, RowTexts, planned_rows
 

@@ -12,7 +12,12 @@ Each measurement runs in a fresh process, which reports its wall time and peak R
 
 Ratios are measured in the same run: the cost per row at the largest size against the
 smallest (flat is 1.0), and with ``--before SRC`` (another checkout's ``src``, e.g. from
-``git archive HEAD src | tar -x -C /tmp/before``) this tree against that one.
+``git archive HEAD src | tar -x -C /tmp/before``) this tree against that one. One run a side
+swings by up to 1.4× on a busy machine, so compare with ``--rounds 3`` or more: the sides
+then run in interleaved rounds and each figure is the median. A million rows' peak RSS
+lands on one of two levels 12-15 MB apart on either tree (where a large buffer's growth
+lands in the heap: the same code started another way lands on the other), so a ratio of
+0.9-1.1 there is no change.
 
 ``--same-cases N`` also writes N cases inline in YAML and the same N cases as CSV rows (the
 same prompts, five checks each) and prints `validate`'s time on the YAML over its time on
@@ -29,6 +34,7 @@ Each side runs once on a ten-row suite first, so no timed process compiles bytec
 
 Run: .venv/bin/python benchmarks/loading.py [--rows 100000 1000000] [--sources 300]
      [--yaml-mb 16 (0: none)] [--same-cases 20000] [--before SRC] [--plain | --templated]
+     [--rounds 3]
 """
 
 from __future__ import annotations
@@ -303,12 +309,22 @@ def _line(label: str, figures: dict[str, float], cases: int) -> str:
 
 
 def _compare(
-    sides: dict[str, Path], kind: str, suite: Path, cases: int
+    sides: dict[str, Path], kind: str, suite: Path, cases: int, rounds: int = 1
 ) -> dict[str, dict[str, float]]:
-    results = {}
-    for name, src in sides.items():
-        results[name] = measure(kind, suite, src)
-        print(_line(f"{kind} [{name}]", results[name], cases), flush=True)
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name in sides}
+    for _ in range(rounds):  # interleaved: a load on the machine weighs on each side alike
+        for name, src in sides.items():
+            runs[name].append(measure(kind, suite, src))
+    results = {
+        name: {key: statistics.median(run[key] for run in measured) for key in measured[0]}
+        for name, measured in runs.items()
+    }
+    for name, figures in results.items():
+        line = _line(f"{kind} [{name}]", figures, cases)
+        if rounds > 1:
+            each = ", ".join(f"{r['seconds']:.1f} s {r['peak_mb']:.0f} MB" for r in runs[name])
+            line += f"\n      each round: {each}"
+        print(line, flush=True)
     if len(results) == 2:
         now, before = results["this tree"], results["before"]
         print(
@@ -329,6 +345,7 @@ def main() -> None:
     parser.add_argument("--same-cases", type=int, default=0, help="YAML against CSV, and RSS")
     parser.add_argument("--before", type=Path, help="another checkout's src, measured alongside")
     parser.add_argument("--kinds", nargs="+", default=["validate", "start"])
+    parser.add_argument("--rounds", type=int, default=1, help="interleaved runs a side (median)")
     parser.add_argument(
         "--plain", action="store_true", help="CSV checks all in `defaults`, none from a column"
     )
@@ -366,7 +383,8 @@ def main() -> None:
             suite = write_csv_suite(root / f"csv-{rows}", rows, suite_text=csv_suite)
             print(f"CSV, {rows:,} rows ({(suite.parent / 'rows.csv').stat().st_size:,} bytes)")
             for kind in args.kinds:
-                per_case.setdefault(kind, []).append((rows, _compare(sides, kind, suite, rows)))
+                compared = _compare(sides, kind, suite, rows, args.rounds)
+                per_case.setdefault(kind, []).append((rows, compared))
         for kind, sizes in per_case.items():
             if len(sizes) < 2:
                 continue
@@ -385,7 +403,7 @@ def main() -> None:
             suite = write_sources_suite(root / "sources", args.sources, 100)
             print(f"CSV, {args.sources:,} files of 100 rows")
             for kind in args.kinds:
-                _compare(sides, kind, suite, args.sources * 100)
+                _compare(sides, kind, suite, args.sources * 100, args.rounds)
         if args.same_cases:
             same_cases(sides, root, args.same_cases)
         if not args.yaml_mb:  # `--yaml-mb 0`: the CSV figures only
@@ -394,7 +412,7 @@ def main() -> None:
             _raise_document_limit(args.yaml_mb)
         suite, cases = write_yaml_suite(root / "yaml", args.yaml_mb)
         print(f"YAML, {suite.stat().st_size:,} bytes, {cases:,} cases inline")
-        _compare(sides, "validate", suite, cases)
+        _compare(sides, "validate", suite, cases, args.rounds)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,6 @@ from promptum.cases._judging import (
     judge_template,
     judged_criteria,
     missing_context,
-    needs_rubric,
     prompt_uses,
 )
 from promptum.cases._parts import (
@@ -91,7 +90,6 @@ __all__ = [
     "judged_criteria",
     "messages_text",
     "missing_context",
-    "needs_rubric",
     "own_text",
     "prompt_uses",
     "role_table",

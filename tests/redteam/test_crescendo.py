@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from promptum.cli import main
 from promptum.errors import ConfigError
 from promptum.redteam import (
+    Attacker,
     Outcome,
     RedteamError,
     RedteamSpec,
@@ -132,7 +133,7 @@ def test_pair_rewrites_leave_crescendo_conversations_alone() -> None:
         ran.extend(str(c["id"]) for c in batch)
         return {str(c["id"]): Outcome(False, "no", "passed") for c in batch}
 
-    refined = refine(cases, run, lambda system, user: "try again", rounds=1)
+    refined = refine(cases, Attacker(run, lambda system, user: "try again"), rounds=1)
     assert refined[: len(cases)] == cases
     assert not any("crescendo" in case_id for case_id in ran)
     pairs = [c["id"] for c in refined[len(cases) :]]

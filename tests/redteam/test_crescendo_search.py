@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from promptum.cli import main
 from promptum.redteam import (
+    Attacker,
     CrescendoSpec,
     Outcome,
     RedteamSpec,
@@ -76,7 +77,7 @@ class _Fakes:
 def test_a_refused_turn_is_dropped_and_another_escalation_tried() -> None:
     cases, fakes = _conversations(), _Fakes()
     bounds = CrescendoSpec(turns=4, backtracks=2, max_calls=40)
-    written, talks = crescendo(cases, fakes.run, fakes.ask, bounds)
+    written, talks = crescendo(cases, Attacker(fakes.run, fakes.ask), bounds)
     # The one-request attacks are left as they are; each conversation keeps its id and tags.
     assert [c["id"] for c in written] == [c["id"] for c in cases]
     assert [c for c in written if "turns" not in c] == [c for c in cases if "simulate" not in c]
@@ -104,7 +105,7 @@ def test_a_refused_turn_is_dropped_and_another_escalation_tried() -> None:
 def test_without_backtracks_a_refused_turn_stays_in_the_conversation() -> None:
     fakes = _Fakes()
     bounds = CrescendoSpec(turns=3, backtracks=0)
-    written, talks = crescendo(_one(), fakes.run, fakes.ask, bounds)
+    written, talks = crescendo(_one(), Attacker(fakes.run, fakes.ask), bounds)
     assert [t.status for t in talks[0].turns] == ["kept", "kept", "succeeded"]
     assert BLUNT in written[0]["turns"][1]["query"]
 
@@ -113,7 +114,7 @@ def test_without_backtracks_a_refused_turn_stays_in_the_conversation() -> None:
 def test_a_search_makes_at_most_its_call_budget(max_calls: int) -> None:
     fakes = _Fakes()
     bounds = CrescendoSpec(turns=10, backtracks=5, max_calls=max_calls)
-    written, (talk,) = crescendo(_one(), fakes.run, fakes.ask, bounds)
+    written, (talk,) = crescendo(_one(), Attacker(fakes.run, fakes.ask), bounds)
     made = len(fakes.asked) + len(fakes.ran)
     assert made == talk.calls <= max_calls
     if not talk.turns or talk.turns[0].status == "backtracked":
@@ -123,7 +124,7 @@ def test_a_search_makes_at_most_its_call_budget(max_calls: int) -> None:
 def test_an_attacker_that_refuses_sends_nothing_and_leaves_the_simulation() -> None:
     fakes = _Fakes(attacker="I'm sorry, but I can't help with that.")
     cases = _one()
-    written, (talk,) = crescendo(cases, fakes.run, fakes.ask, CrescendoSpec())
+    written, (talk,) = crescendo(cases, Attacker(fakes.run, fakes.ask), CrescendoSpec())
     assert not fakes.ran
     assert written == cases
     assert [t.status for t in talk.turns] == ["attacker_refused"]

@@ -11,7 +11,15 @@ import yaml
 from click.testing import CliRunner
 
 from promptum.cli import main
-from promptum.redteam import AttackerError, Outcome, RedteamSpec, SuiteFacts, generate_cases, refine
+from promptum.redteam import (
+    Attacker,
+    AttackerError,
+    Outcome,
+    RedteamSpec,
+    SuiteFacts,
+    generate_cases,
+    refine,
+)
 from tests.support.fault_server import FaultServer, Reply, fault_server
 from tests.support.suites import attacked_suite
 
@@ -43,7 +51,7 @@ def test_resisted_attacks_are_rewritten_until_they_succeed_or_the_rounds_end() -
         last = next((n for n in (2, 1) if f"ROUND {n}" in user), 0)
         return f"ROUND {last + 1} attack"
 
-    refined = refine(cases, run, ask, rounds=3)
+    refined = refine(cases, Attacker(run, ask), rounds=3)
     pairs = refined[len(cases) :]
     assert refined[: len(cases)] == cases  # the generated attacks are all kept
     assert [p["id"] for p in pairs] == [f"{c['id']}-pair" for c in cases]
@@ -62,7 +70,7 @@ def test_an_attacker_that_writes_nothing_stops_the_generation() -> None:
         return {str(c["id"]): Outcome(False, "no", "passed") for c in batch}
 
     with pytest.raises(AttackerError, match="wrote no attack for rt-exfiltration-direct-1"):
-        refine(_cases(), run, lambda system, user: "  ", rounds=1)
+        refine(_cases(), Attacker(run, lambda system, user: "  "), rounds=1)
 
 
 @pytest.fixture

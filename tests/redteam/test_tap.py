@@ -17,7 +17,15 @@ import yaml
 from click.testing import CliRunner
 
 from promptum.cli import main
-from promptum.redteam import Outcome, RedteamSpec, SuiteFacts, TapSpec, generate_cases, tap
+from promptum.redteam import (
+    Attacker,
+    Outcome,
+    RedteamSpec,
+    SuiteFacts,
+    TapSpec,
+    generate_cases,
+    tap,
+)
 from promptum.reporting import load_run
 from tests.support.adaptive_server import Role, attacked, generated, generated_twice
 from tests.support.suites import attacked_suite
@@ -70,7 +78,7 @@ class _Fakes:
 def test_a_tree_branches_prunes_off_topic_attempts_and_keeps_the_best_width() -> None:
     roots, fakes = _roots(), _Fakes(yields_at=3)
     bounds = TapSpec(branches=3, width=2, depth=3, max_calls=200)
-    cases, trees = tap(roots, fakes.run, fakes.ask, bounds, seed=1)
+    cases, trees = tap(roots, Attacker(fakes.run, fakes.ask), bounds, seed=1)
     assert cases[: len(roots)] == roots  # the generated attacks are all kept
     written = cases[len(roots) :]
     assert [c["id"].rsplit("-tap-", 1)[0] for c in written] == [r["id"] for r in roots]
@@ -103,7 +111,7 @@ def test_a_tree_branches_prunes_off_topic_attempts_and_keeps_the_best_width() ->
 def test_a_tree_makes_at_most_its_call_budget(max_calls: int, requests: int) -> None:
     roots, fakes = _roots()[:1], _Fakes(requests=requests)
     bounds = TapSpec(branches=4, width=3, depth=5, max_calls=max_calls)
-    _, (tree,) = tap(roots, fakes.run, fakes.ask, bounds, seed=1)
+    _, (tree,) = tap(roots, Attacker(fakes.run, fakes.ask), bounds, seed=1)
     made = len(fakes.asked) + requests * sum(len(batch) for batch in fakes.ran)
     assert made == tree.calls
     assert made <= max(max_calls, requests)  # the root's own run is always made
@@ -114,10 +122,10 @@ def test_a_tree_makes_at_most_its_call_budget(max_calls: int, requests: int) -> 
 def test_the_same_seed_and_answers_grow_the_same_tree() -> None:
     bounds = TapSpec(branches=2, width=1, depth=2)
     first, second, other = _Fakes(), _Fakes(), _Fakes()
-    assert tap(_roots(), first.run, first.ask, bounds, 5) == tap(
-        _roots(), second.run, second.ask, bounds, 5
+    assert tap(_roots(), Attacker(first.run, first.ask), bounds, 5) == tap(
+        _roots(), Attacker(second.run, second.ask), bounds, 5
     )
-    tap(_roots(), other.run, other.ask, bounds, 6)
+    tap(_roots(), Attacker(other.run, other.ask), bounds, 6)
     assert first.asked == second.asked
     assert first.asked != other.asked  # another seed tells the variations other approaches
 

@@ -17,7 +17,7 @@ from promptum.cli._options import BESIDE_SOURCE, refuse_overwriting, suite_outpu
 
 if TYPE_CHECKING:
     from promptum.providers import EndpointConfig
-    from promptum.redteam import Ask, IntentWriter, RedteamSpec, Refusals, RunCases
+    from promptum.redteam import Attacker, IntentWriter, RedteamSpec, Refusals
     from promptum.suites import Generated
 
 ATTACKER_MAX_TOKENS = 256
@@ -165,7 +165,7 @@ def _adapted(
     """
     from promptum.cli._asking import Asking, asking
     from promptum.cli._pair import runner
-    from promptum.redteam import AttackerError, best_of_n, goat
+    from promptum.redteam import Attacker, AttackerError, best_of_n, goat
 
     section, static = generated.section, generated.cases
     if section.attacker is None and section.best_of_n is None:
@@ -177,10 +177,10 @@ def _adapted(
             section.attacker, generated.endpoints, AttackerError, "attacker", ATTACKER_MAX_TOKENS
         )
         with asking(settings) as asker:
-            ask = asker.text
-            static, added = _searched(generated, static, (run, ask, refusals), seed, searches)
+            attacker = Attacker(run, asker.text, refusals)
+            static, added = _searched(generated, static, attacker, seed, searches)
             if section.goat is not None:
-                talks, searches["goat"] = goat(static, run, ask, section.goat, refusals)
+                talks, searches["goat"] = goat(static, attacker, section.goat)
                 added += talks
     if section.best_of_n is not None:
         tried, searches["best_of_n"] = best_of_n(static, run, section.best_of_n, seed)
@@ -191,7 +191,7 @@ def _adapted(
 def _searched(
     generated: Generated,
     static: list[dict[str, Any]],
-    attacker: tuple[RunCases, Ask, Refusals],
+    attacker: Attacker,
     seed: int,
     searches: dict[str, list[dict[str, Any]]],
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -201,13 +201,13 @@ def _searched(
     """
     from promptum.redteam import crescendo, refine, tap
 
-    (run, ask, refusals), section = attacker, generated.section
+    section = generated.section
     if section.crescendo is not None:
-        static, talks = crescendo(static, run, ask, section.crescendo, refusals)
+        static, talks = crescendo(static, attacker, section.crescendo)
         searches["crescendo"] = [talk.record() for talk in talks]
     if section.tap is None:
-        return static, refine(static, run, ask, section.rounds or 3, refusals)[len(static) :]
-    grown, trees = tap(static, run, ask, section.tap, seed, refusals)
+        return static, refine(static, attacker, section.rounds or 3)[len(static) :]
+    grown, trees = tap(static, attacker, section.tap, seed)
     searches["tap"] = [tree.record() for tree in trees]
     return static, grown[len(static) :]
 

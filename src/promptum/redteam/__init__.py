@@ -21,7 +21,7 @@ if _typing.TYPE_CHECKING:
     from promptum.redteam._goat import goat
     from promptum.redteam._intents import IntentWriter
     from promptum.redteam._opt_in_goals import harmful_aims
-    from promptum.redteam._pair import Ask, AttackerError, Outcome, RunCases, refine
+    from promptum.redteam._pair import Ask, Attacker, AttackerError, Outcome, RunCases, refine
     from promptum.redteam._search_spec import CrescendoSpec, TapSpec
     from promptum.redteam._spec import GOALS, RedteamSpec
     from promptum.redteam._tap import TapTree, tap
@@ -32,6 +32,7 @@ __all__ = [
     "GOALS",
     "RETRY_NOTE",
     "Ask",
+    "Attacker",
     "AttackerError",
     "BestOfNSpec",
     "Carrier",

@@ -28,7 +28,7 @@ from promptum.redteam._attack_search import (
     run_counted,
 )
 from promptum.redteam._attacker_refusal import Refusals, attacker_message
-from promptum.redteam._pair import Ask, AttackerError, Outcome, RunCases
+from promptum.redteam._pair import Ask, Attacker, AttackerError, Outcome
 from promptum.redteam._search_spec import CrescendoSpec
 
 STRATEGY_TAG = "strategy:crescendo"
@@ -159,38 +159,33 @@ class _Search:
         return self.conversation([turn.query for turn in self.kept])
 
 
-def _turn(searches: Mapping[str, _Search], run: RunCases, ask: Ask, refusals: Refusals) -> bool:
+def _turn(searches: Mapping[str, _Search], attacker: Attacker) -> bool:
     """Every live search's next turn, run in one batch; whether any turn was sent."""
     attempts = []
     for search in searches.values():
-        case = search.attempt(ask, refusals) if search.live else None
+        case = search.attempt(attacker.ask, attacker.refusals) if search.live else None
         if case is not None:
             attempts.append((search.budget, case))
-    outcomes = run_counted(run, attempts) if attempts else {}
+    outcomes = run_counted(attacker.run, attempts) if attempts else {}
     for _, case in attempts:
-        searches[str(case["id"])].read(outcomes[str(case["id"])], ask)
+        searches[str(case["id"])].read(outcomes[str(case["id"])], attacker.ask)
     return bool(attempts)
 
 
 def crescendo(
-    cases: Sequence[Mapping[str, Any]],
-    run: RunCases,
-    ask: Ask,
-    bounds: CrescendoSpec,
-    refusals: Refusals | None = None,
+    cases: Sequence[Mapping[str, Any]], attacker: Attacker, bounds: CrescendoSpec
 ) -> tuple[list[dict[str, Any]], list[CrescendoTalk]]:
     """The cases, each `crescendo` one searched and written as its kept turns, and each search.
 
     Every conversation takes its next turn at once (one batch of runs a turn), until it
     succeeds or reaches a bound.
     """
-    refusals = Refusals() if refusals is None else refusals
     searches = {
         str(case["id"]): _Search(case, bounds)
         for case in cases
         if "simulate" in case and STRATEGY_TAG in case.get("tags", ())
     }
-    while _turn(searches, run, ask, refusals):
+    while _turn(searches, attacker):
         pass
     written = [
         searches[str(case["id"])].written() if str(case["id"]) in searches else dict(case)

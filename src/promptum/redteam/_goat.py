@@ -26,9 +26,9 @@ from promptum.redteam._data import data
 from promptum.redteam._objective import objective
 from promptum.redteam._pair import (
     Ask,
+    Attacker,
     AttackerError,
     Outcome,
-    RunCases,
     attack_of,
     resisted,
     single_attacks,
@@ -209,37 +209,33 @@ def _strategy_of(case: Mapping[str, Any]) -> str:
     return next(t.removeprefix("strategy:") for t in tags if t.startswith("strategy:"))
 
 
-def _turn(
-    talks: Sequence[_Talk], run: RunCases, ask: Ask, spec: GoatSpec, refusals: Refusals
-) -> bool:
+def _turn(talks: Sequence[_Talk], attacker: Attacker, spec: GoatSpec) -> bool:
     """One more turn of every talk the bounds allow, run in one batch; False when none was."""
+    ask, refusals = attacker.ask, attacker.refusals
     batch = [t for t in talks if t.can_go_on(spec) and t.next_move(ask, refusals)]
-    outcomes = run([talk.case() for talk in batch])
+    outcomes = attacker.run([talk.case() for talk in batch])
     for talk in batch:
         talk.count(outcomes[f"{talk.opening['id']}-{STRATEGY}"])
     return bool(batch)
 
 
 def goat(
-    cases: Sequence[Mapping[str, Any]],
-    run: RunCases,
-    ask: Ask,
-    spec: GoatSpec,
-    refusals: Refusals,
+    cases: Sequence[Mapping[str, Any]], attacker: Attacker, spec: GoatSpec
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """A `goat` conversation for each single attack of `cases` the target resisted; its turns.
 
     The attack is its first turn; the attacker writes each next one from the conversation
     so far, until the goal's detector finds the attack succeeded or a bound ends it:
     `spec.turns`, `spec.max_calls` (the attacker's calls and the target's), `spec.max_cost`,
-    or an attacker that keeps refusing (counted in `refusals`, never sent). Each case holds
+    or an attacker that keeps refusing (counted in its `refusals`, never sent). Each case holds
     its turns and the strategy of each (tag ``goat:direct>role_play>...``); each record the
     attacker's observation, thought, strategy and reply per turn, with the answer and the
     verdict. Raise AttackerError if the attacker writes nothing.
     """
     openings = [case for case in single_attacks(cases) if _conversable(case)]
-    talks = [_Talk.opened(case, outcome, spec) for case, outcome in resisted(run, openings)]
-    while _turn(talks, run, ask, spec, refusals):
+    resisted_openings = resisted(attacker.run, openings)
+    talks = [_Talk.opened(case, outcome, spec) for case, outcome in resisted_openings]
+    while _turn(talks, attacker, spec):
         pass
     talked = [talk for talk in talks if talk.moves]
     return [talk.case() for talk in talked], [talk.record() for talk in talked]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from string import Template
 from typing import Any
 
@@ -45,6 +45,16 @@ RunCases = Callable[[Sequence[Mapping[str, Any]]], Mapping[str, Outcome]]
 """Runs attack cases against the target; their outcomes by case id."""
 Ask = Callable[[str, str], str]
 """Asks the attacker model (system, user) and returns its message."""
+
+
+@dataclass(frozen=True, slots=True)
+class Attacker:
+    """What an adaptive search attacks with: the target's runs and the attacker model."""
+
+    run: RunCases
+    ask: Ask
+    refusals: Refusals = field(default_factory=Refusals)
+    """The attacker model's refusals, counted across every search that shares it."""
 
 
 _RAW = ("{% raw %}", "{% endraw %}")
@@ -130,19 +140,15 @@ def resisted(
 
 
 def refine(
-    cases: Sequence[Mapping[str, Any]],
-    run: RunCases,
-    ask: Ask,
-    rounds: int,
-    refusals: Refusals | None = None,
+    cases: Sequence[Mapping[str, Any]], attacker: Attacker, rounds: int
 ) -> list[dict[str, Any]]:
     """The cases, plus a `pair` case for each attack the target resisted (controls are kept).
 
     Each is rewritten up to `rounds` times from the target's last answer, until it succeeds
-    or the attacker keeps refusing (counted in `refusals`; its last rewrite, if any, is kept);
-    raise AttackerError if the attacker gives no attack.
+    or the attacker keeps refusing (counted in its `refusals`; its last rewrite, if any, is
+    kept); raise AttackerError if the attacker gives no attack.
     """
-    refusals = Refusals() if refusals is None else refusals
+    run, ask, refusals = attacker.run, attacker.ask, attacker.refusals
     single = single_attacks(cases)
     outcomes = run(single)
     latest: dict[str, dict[str, Any]] = {}

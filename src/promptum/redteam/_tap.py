@@ -23,6 +23,7 @@ from promptum.redteam._data import data
 from promptum.redteam._objective import objective
 from promptum.redteam._pair import (
     Ask,
+    Attacker,
     AttackerError,
     Outcome,
     RunCases,
@@ -205,12 +206,7 @@ class _Search:
 
 
 def tap(
-    cases: Sequence[Mapping[str, Any]],
-    run: RunCases,
-    ask: Ask,
-    bounds: TapSpec,
-    seed: int,
-    refusals: Refusals | None = None,
+    cases: Sequence[Mapping[str, Any]], attacker: Attacker, bounds: TapSpec, seed: int
 ) -> tuple[list[dict[str, Any]], list[TapTree]]:
     """The cases, plus a `tap` case for each attack the target resisted, and every tree.
 
@@ -218,7 +214,7 @@ def tap(
     tree's attempts of a depth run in one batch) until an attempt succeeds or a bound is
     reached. Its `tap` case is the attempt that succeeded, else the best scored.
     """
-    refusals = Refusals() if refusals is None else refusals
+    run, ask, refusals = attacker.run, attacker.ask, attacker.refusals
     searches = _rooted(cases, run, bounds, seed)
     for _ in range(bounds.depth):
         live = [search for search in searches if search.live]

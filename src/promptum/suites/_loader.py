@@ -238,13 +238,7 @@ def _built_in_full(
     _check_case_judge_model(load, raw)
     if fields.simulate is not None:
         load.check_model_ids(fields.simulate.model, raw.locator, ("simulate", "model"))
-    built, failed = [], []
-    # One case per prompt variant: the matrix's variant dimension.
-    for variant in load.variants or [context]:
-        try:
-            built.append(build_case(fields, raw.locator, raw.default_id, variant))
-        except InvalidCaseError as exc:  # each variant's template may fail on its own
-            failed.append(exc)
+    built, failed = _per_variant(fields, raw, load.variants or [context])
     if failed:
         # The case's own mistakes are the same in every variant: said once.
         load.problems += dict.fromkeys(p for exc in failed for p in exc.problems)
@@ -261,6 +255,22 @@ def _built_in_full(
     for case in built:
         load.built(case)
     return built
+
+
+def _per_variant(
+    fields: CaseFields, raw: RawCase, variants: Sequence[SuiteContext]
+) -> tuple[list[TestCase], list[InvalidCaseError]]:
+    """Case `raw` built once per prompt variant, and each failed variant's error.
+
+    Each variant's template may fail on its own: the matrix's variant dimension.
+    """
+    built, failed = [], []
+    for variant in variants:
+        try:
+            built.append(build_case(fields, raw.locator, raw.default_id, variant))
+        except InvalidCaseError as exc:
+            failed.append(exc)
+    return built, failed
 
 
 class _RowBuilder:
@@ -309,7 +319,9 @@ class _RowBuilder:
     def _built(self, raw: RawCase) -> list[TestCase]:
         try:
             fields = CaseFields.model_validate(raw.data, context=self.validation)
-            built = [build_case(fields, raw.locator, raw.default_id, v) for v in self.variants]
+            built, failed = _per_variant(fields, raw, self.variants)
+            if failed:
+                raise failed[0]
             if self.change is not None:
                 built = [self.change(case) for case in built]
             if len(built) == 1:

@@ -200,15 +200,18 @@ def same_cases(sides: dict[str, Path], root: Path, cases: int, repeats: int = 3)
     small_yaml, _ = write_same_cases(root / "same-small", max(1, cases // 10))
     yaml_suite, csv_suite = write_same_cases(root / "same", cases)
     print(f"The same {cases:,} cases inline in YAML and from a CSV (medians of {repeats})")
-    for name, src in sides.items():
-        figures: dict[str, list[dict[str, float]]] = {"yaml": [], "csv": [], "small": []}
-        for _ in range(repeats):  # interleaved: a load on the machine weighs on each alike
-            figures["yaml"].append(measure("validate", yaml_suite, src))
-            figures["csv"].append(measure("validate", csv_suite, src))
-            figures["small"].append(measure("validate", small_yaml, src))
+    suites = {"yaml": yaml_suite, "csv": csv_suite, "small": small_yaml}
+    figures: dict[str, dict[str, list[dict[str, float]]]] = {
+        name: {kind: [] for kind in suites} for name in sides
+    }
+    for _ in range(repeats):  # interleaved: a load on the machine weighs on each side alike
+        for name, src in sides.items():
+            for kind, suite in suites.items():
+                figures[name][kind].append(measure("validate", suite, src))
+    for name, runs_of in figures.items():
         med = {
             kind: {key: statistics.median(run[key] for run in runs) for key in runs[0]}
-            for kind, runs in figures.items()
+            for kind, runs in runs_of.items()
         }
         extra = (med["yaml"]["peak_mb"] - med["small"]["peak_mb"]) * 1024 * 1024
         print(

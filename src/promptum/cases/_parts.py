@@ -87,7 +87,7 @@ class JudgeConfig:
     threshold: float = DEFAULT_THRESHOLD
     prompt: str | None = None
     """A built-in judge prompt's name (``default``, ``faithfulness``) or a Jinja template
-    replacing the default (see `promptum.runner.JUDGE_PROMPT`)."""
+    replacing the default (see `promptum.cases.JUDGE_PROMPT`)."""
     criteria: tuple[Criterion, ...] = ()
     samples: int = 1
     """How many times the judge grades each criterion; the grade's score is their mean."""

@@ -33,6 +33,7 @@ from promptum.cases import (
 from promptum.checks import SHARED, CheckDefinition, CheckTable, is_built_in
 from promptum.errors import ConfigError
 from promptum.foundations.version import promptum_version
+from promptum.providers import repeated_model
 from promptum.runner import (
     DEFAULT_CONCURRENCY,
     DEFAULT_GRACE_S,
@@ -192,10 +193,8 @@ class Prompt:
         try:
             return JudgeSpec.model_validate(own)
         except ValidationError as exc:
-            error = exc.errors()[0]
-            where = ".".join(str(part) for part in ("judge", *error["loc"]))
-            message = str(error["msg"]).removeprefix("Value error, ")
-            raise self._fail(f"{where}: {message}") from None
+            where, message = _first_error(exc)
+            raise self._fail(f"judge.{where}: {message}") from None
 
     def _conversation(self) -> dict[str, Any]:
         """`query` or `messages` in the suite's case format; the builder orders the system."""
@@ -219,7 +218,7 @@ class Prompt:
         try:
             turns = [Message.model_validate(m).model_dump() for m in self.messages]
         except ValidationError as exc:
-            raise self._fail(f"invalid `messages`: {exc.errors()[0]['msg']}") from None
+            raise self._fail(f"invalid `messages`: {_first_error(exc)[1]}") from None
         return {"messages": turns}
 
     def _turns(self) -> dict[str, Any]:
@@ -246,8 +245,7 @@ class Prompt:
             try:
                 checks.append(CheckDefinition.model_validate(check, context=_sharing(check)))
             except ValidationError as exc:
-                message = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
-                raise self._fail(f"checks[{index}]: {message}") from None
+                raise self._fail(f"checks[{index}]: {_first_error(exc)[1]}") from None
         return tuple(checks)
 
     def _has_criteria(self) -> bool:
@@ -321,9 +319,8 @@ class Prompt:
         try:
             spec = CaseFields.model_validate({k: v for k, v in fields.items() if v is not None})
         except ValidationError as exc:
-            error = exc.errors()[0]
-            where = ".".join(str(part) for part in error["loc"])
-            raise self._fail(f"{where}: {error['msg']}") from None
+            where, message = _first_error(exc)
+            raise self._fail(f"{where}: {message}") from None
         context = SuiteContext(folder=Path.cwd(), judge=judge, literal=True)
         try:
             case = build_case(spec, Locator(_PYTHON), self.name, context)
@@ -391,6 +388,20 @@ def _judged(case: TestCase, judge: JudgeConfig | str | None) -> Grading:
     return replace(grading, judge=judge)
 
 
+def _first_error(exc: ValidationError) -> tuple[str, str]:
+    """Where `exc`'s first error is (``a.b.0``), and what it says without pydantic's label."""
+    error = exc.errors()[0]
+    where = ".".join(str(part) for part in error["loc"])
+    return where, str(error["msg"]).removeprefix("Value error, ")
+
+
+def _check_models(models: Sequence[str]) -> None:
+    """Raise ConfigError if `models` names a model twice."""
+    problem = repeated_model(models)
+    if problem is not None:
+        raise ConfigError(f"models: {problem}")
+
+
 @dataclass(slots=True)
 class Session:
     """A set of tests and how to run them; `run()` or `await arun()` returns a `RunResult`.
@@ -436,6 +447,7 @@ class Session:
                 f"grade_timeout_s must be a number of seconds above 0 and at most "
                 f"{MAX_TIMEOUT_S:g}, or None for no limit; got {limit!r}"
             )
+        _check_models(self.models)
         given, self.tests = self.tests, Cases()
         for test in given:
             self.add_test(test)
@@ -514,6 +526,7 @@ class Session:
         """
         changes: dict[str, Any] = {}
         if models:
+            _check_models(models)
             changes["models"] = tuple(models)
         if repeat is not None:
             changes["repeat"] = repeat

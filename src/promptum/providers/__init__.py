@@ -61,6 +61,7 @@ if TYPE_CHECKING:
         resolve,
     )
     from promptum.providers._routing import env_name as env_name
+    from promptum.providers._routing import repeated_model as repeated_model
     from promptum.providers._structured import SchemaMismatch as SchemaMismatch
     from promptum.providers._structured import extract_json_object as extract_json_object
     from promptum.providers._structured import parse_structured as parse_structured

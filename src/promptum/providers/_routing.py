@@ -244,6 +244,20 @@ def model_id_problem(
     return _unknown_provider(model_id, names)
 
 
+def repeated_model(model_ids: Iterable[str]) -> str | None:
+    """What is wrong with a list of model ids that names one twice; None when each is once.
+
+    A run makes one result per case, model and repeat: a model named twice would be planned
+    twice and run once.
+    """
+    seen: set[str] = set()
+    for model_id in model_ids:
+        if model_id in seen:
+            return f"{model_id!r} is listed twice: list each model once"
+        seen.add(model_id)
+    return None
+
+
 def _target_route(model_id: str, targets: Mapping[str, Target]) -> Route:
     target = targets.get(model_id)
     if target is None:

@@ -12,6 +12,7 @@ from enum import Enum
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -31,7 +32,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from promptum.cases import DEFAULT_THRESHOLD
 from promptum.checks import CheckDefinition, Transform, get_check_type
 from promptum.foundations.suggestions import did_you_mean
-from promptum.providers import EndpointConfig, HttpTarget, Price, key_variable
+from promptum.providers import EndpointConfig, HttpTarget, Price, key_variable, repeated_model
 from promptum.redteam import RedteamSpec
 from promptum.suites._target import TargetSpec
 from promptum.suites._tools import ToolChoice, ToolSpec
@@ -54,6 +55,17 @@ OneOrMany = Annotated[
     WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}),
 ]
 """A list of strings where a single string stands for a one-item list (``models: local/x``)."""
+
+
+def _each_once(model_ids: list[str]) -> list[str]:
+    problem = repeated_model(model_ids)
+    if problem is not None:
+        raise ValueError(problem)
+    return model_ids
+
+
+ModelIds = Annotated[OneOrMany, AfterValidator(_each_once)]
+"""`models:`: one model id or a list of them, each named once."""
 
 
 class PartSpec(_Strict):
@@ -441,7 +453,7 @@ class CaseFields(_Strict):
         "case per file matched (its id + '-' + the file's name).",
     )
     tags: Annotated[OneOrMany, SHARED] = Field(default_factory=list)
-    models: OneOrMany | None = None
+    models: ModelIds | None = None
     tools: list[ToolSpec] | None = Field(
         default=None, description="Tools the model may call (OpenAI function schemas)."
     )
@@ -628,7 +640,7 @@ class SuiteSpec(_Strict):
 
     name: str | None = None
     description: str | None = None
-    models: OneOrMany | None = Field(
+    models: ModelIds | None = Field(
         default=None, description="Models every case runs on; default local/smollm2."
     )
     tools: list[ToolSpec] | None = Field(

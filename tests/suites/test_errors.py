@@ -386,3 +386,9 @@ def test_a_response_model_without_a_json_schema_is_a_problem(tmp_path: Path) -> 
     assert message.startswith(
         "2:23: test_cases[0].response_model: 'callable_output_model:X' has no JSON Schema: "
     )
+
+
+@pytest.mark.parametrize("written", ["5", "true", "{a: 1}"])
+def test_cases_from_that_is_no_path_or_list_is_one_problem(tmp_path: Path, written: str) -> None:
+    message = located_problem(tmp_path, f"models: [local/smollm2]\ncases_from: {written}\n")
+    assert message.startswith("2:1: cases_from: Input should be a valid list"), message

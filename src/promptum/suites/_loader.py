@@ -434,7 +434,9 @@ def _check_without_settings(
         load.check_model_ids(judge.get("model"), locator, ("judge", "model"))
     check(inline)
     sources = settings.get("cases_from") or []
-    for index, source in enumerate([sources] if isinstance(sources, str) else sources):
+    if not isinstance(sources, list):  # anything but a list or a path: reported with the settings
+        sources = [sources] if isinstance(sources, str) else []
+    for index, source in enumerate(sources):
         if not isinstance(source, str):
             continue  # reported with the settings
         try:

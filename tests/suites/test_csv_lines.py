@@ -55,3 +55,31 @@ def test_blank_lines_before_the_header_are_skipped(tmp_path: Path) -> None:
     rows = tmp_path / "rows.csv"
     assert [(case.id, case.source) for case in cases] == [("a", f"{rows}:4"), ("b", f"{rows}:6")]
     assert cases[1].messages[-1].content == "second"
+
+
+def test_a_row_short_of_columns_is_named_with_the_columns_it_lacks(tmp_path: Path) -> None:
+    (tmp_path / "rows.csv").write_text("id,q,capital,note\na,first,x,y\nb,second\n")
+    (tmp_path / "suite.yaml").write_text(SUITE.replace("'{{ q }}'", "'{{ q }} {{ capital }}'"))
+    with pytest.raises(ConfigError) as error:
+        load_suite(tmp_path / "suite.yaml")
+    assert (
+        f"{tmp_path / 'rows.csv'}:3: row 2 has 2 of the header's 4 columns (no capital, note)"
+        in (str(error.value))
+    )
+
+
+@pytest.mark.parametrize(
+    ("rows", "line", "hint"),
+    [
+        ('id,q\na,first\nb,"second\nc,third\n', 3, "a quoted value is never closed"),
+        ('id,q\na,"fir"st\n', 2, 'its quotes doubled ("say ""hi""")'),
+    ],
+)
+def test_a_broken_quote_is_named_at_its_row_with_what_to_do(
+    tmp_path: Path, rows: str, line: int, hint: str
+) -> None:
+    with pytest.raises(ConfigError) as error:
+        load_suite(_suite(tmp_path, rows))
+    message = str(error.value)
+    assert f"{tmp_path / 'rows.csv'}:{line}: invalid CSV: " in message
+    assert hint in message

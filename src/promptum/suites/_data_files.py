@@ -182,8 +182,6 @@ class RowFile:
                 self._stamp = _stamp(os.fstat(descriptor))
         except (OSError, UnicodeDecodeError) as exc:
             raise unreadable(self.path, exc) from None
-        except csv.Error as exc:
-            raise ConfigError(f"{self.path}: invalid CSV: {exc}") from exc
 
     @contextmanager
     def opened(self) -> Iterator[io.FileIO]:
@@ -211,15 +209,23 @@ class RowFile:
         )
 
     def _scan_csv(self, lines: _Lines) -> Iterator[RawCase]:
+        try:
+            yield from self._scan_csv_rows(lines)
+        except csv.Error as exc:  # strict: a quote never closed, or text after a closing one
+            where = f"{self.path}:{lines.row_start}"
+            raise ConfigError(f"{where}: invalid CSV: {exc}{_csv_hint(str(exc))}") from None
+
+    def _scan_csv_rows(self, lines: _Lines) -> Iterator[RawCase]:
         # The header is the first row that is not blank, as csv skips blank lines between rows.
-        self.header = next((row for row in csv.reader(lines) if row), [])
+        # Strict: a quote opened and never closed would otherwise take in the rest of the file.
+        self.header = next((row for row in csv.reader(lines, strict=True) if row), [])
         self._distinct = len(set(self.header)) == len(self.header)
         for cell in enumerate(self.header):
             (self._case_cells if cell[1] in _CSV_CASE_COLUMNS else self._var_cells).append(cell)
         lines.row_done()
         start = lines.offset
         number = 0
-        for values in csv.reader(lines):
+        for values in csv.reader(lines, strict=True):
             if not values:
                 continue  # a blank line between rows, skipped as csv.DictReader skips it
             number += 1
@@ -358,9 +364,14 @@ class RowFile:
             if self._var_cells:
                 data["vars"] = {name: values[i] for i, name in self._var_cells}
             return self._row_case(data, line, number)
-        fields: dict[Any, Any] = dict(zip(header, values, strict=False))
         if len(values) < len(header):
-            fields.update(dict.fromkeys(header[len(values) :]))
+            missing = ", ".join(header[len(values) :])
+            raise ConfigError(
+                f"{self.path}:{line}: row {number} has {len(values)} of the header's "
+                f"{len(header)} columns (no {missing}); give each a value, an empty one with "
+                "nothing after its comma (`x,France,`)"
+            )
+        fields: dict[Any, Any] = dict(zip(header, values, strict=False))
         if len(values) > len(header):
             fields[None] = values[len(header) :]
         return self._csv_case(fields, line, number)
@@ -372,8 +383,17 @@ class RowFile:
         rows = io.StringIO(text, newline="")
         if not self.csv:
             return self._jsonl_case(rows.readline(), line, index + 1)
-        # What csv.DictReader gives, at half its cost: blank lines skipped, short rows padded.
+        # What csv.DictReader gives, at half its cost: blank lines skipped.
         return self._csv_row(next(row for row in csv.reader(rows) if row), index)
+
+
+def _csv_hint(error: str) -> str:
+    """What to do about a `csv.Error` of a strict reader, after a semicolon; "" if nothing."""
+    if "end of data" in error:
+        return "; a quoted value is never closed: close its quote"
+    if "expected after" in error:
+        return '; a value holding a quote is quoted whole, its quotes doubled ("say ""hi""")'
+    return ""
 
 
 def csv_cases(path: Path) -> Iterator[RawCase]:

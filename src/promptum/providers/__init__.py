@@ -60,6 +60,7 @@ if TYPE_CHECKING:
         register_provider,
         resolve,
     )
+    from promptum.providers._routing import KEY_SUFFIX as KEY_SUFFIX
     from promptum.providers._routing import env_name as env_name
     from promptum.providers._routing import repeated_model as repeated_model
     from promptum.providers._structured import SchemaMismatch as SchemaMismatch

@@ -34,6 +34,32 @@ if TYPE_CHECKING:
 
 _STEP = re.compile(r"\.?([^.\[\]]+)|\[(\d+)\]")
 
+MAX_ANSWER_BYTES = 16 * 1024 * 1024
+"""The most a service's answer may hold: one answer, graded and stored, is not a download."""
+
+
+def _http_only() -> urllib.request.OpenerDirector:
+    """An opener of HTTP and HTTPS URLs only, redirects followed among them.
+
+    `urlopen`'s default opener also reads ``file:``, ``ftp:`` and ``data:`` URLs, and follows
+    a redirect to ``ftp:``: here those are unknown URL types, failed connections.
+    """
+    opener = urllib.request.OpenerDirector()
+    for handler in (
+        urllib.request.ProxyHandler(),
+        urllib.request.UnknownHandler(),
+        urllib.request.HTTPHandler(),
+        urllib.request.HTTPSHandler(),
+        urllib.request.HTTPDefaultErrorHandler(),
+        urllib.request.HTTPRedirectHandler(),
+        urllib.request.HTTPErrorProcessor(),
+    ):
+        opener.add_handler(handler)
+    return opener
+
+
+_OPENER = _http_only()
+
 
 def json_path(document: Any, path: str) -> Any:
     """The value at ``path`` (``answer``, ``$.choices[0].text``, ``data.items.0``)."""
@@ -90,11 +116,10 @@ class HttpTargetProvider:
             self.target.url, data=body, headers=headers, method=self.target.method
         )
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
-                data: bytes = response.read()
-                return data
+            with _OPENER.open(request, timeout=self.timeout_s) as response:
+                data: bytes = response.read(MAX_ANSWER_BYTES + 1)
         except urllib.error.HTTPError as exc:
-            answer = error_body(exc.read().decode(errors="replace"))
+            answer = error_body(exc.read(MAX_ANSWER_BYTES).decode(errors="replace"))
             fallback = f"{exc.code} {exc.reason}"
             raise status_error(exc.code, dict(exc.headers), answer, fallback, secrets) from exc
         except TimeoutError as exc:
@@ -103,6 +128,11 @@ class HttpTargetProvider:
             reason = getattr(exc, "reason", exc)
             message = redact(f"connection to {self.target.url} failed: {reason}", secrets)
             raise ConnectionFailedError(message) from exc
+        if len(data) > MAX_ANSWER_BYTES:
+            raise MalformedResponseError(
+                f"the answer is over {MAX_ANSWER_BYTES:,} bytes: more than one answer holds"
+            )
+        return data
 
     async def complete(self, request: ModelRequest) -> Completion:
         """Call the service with the case's inputs; read the answer from its JSON."""

@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from promptum.values.completion import Completion
-from promptum.values.target import MAX_TIMEOUT_S, HttpTarget, PythonTarget
+from promptum.values.target import MAX_TIMEOUT_S, HttpTarget, HttpUrlText, PythonTarget
 
 StructuredMode = Literal["auto", "json_schema", "json_object", "prompt"]
 
@@ -96,7 +96,7 @@ class EndpointConfig(BaseModel):
 
     kind: Literal["openai", "anthropic"] = "openai"
     """The protocol: ``openai`` for every OpenAI-compatible server, or ``anthropic``."""
-    base_url: str | None = None
+    base_url: HttpUrlText | None = None
     """The API root, e.g. ``http://127.0.0.1:8000/v1``; None keeps the SDK's default."""
     api_key_env: str | None = None
     """The environment variable holding the key; when given, the variable must be set.

@@ -33,7 +33,7 @@ from promptum.providers._local_model import (
 )
 from promptum.providers._options import EndpointConfig
 from promptum.providers._route import Route
-from promptum.values.target import TARGET_PREFIX, HttpTarget, Target
+from promptum.values.target import TARGET_PREFIX, HttpTarget, Target, http_url
 
 DEFAULT_MODEL = "local/smollm2"
 
@@ -58,22 +58,35 @@ def env_name(endpoint: str) -> str:
     return "PROMPTUM_" + endpoint.upper().replace("-", "_").replace(".", "_")
 
 
+KEY_SUFFIX = "_API_KEY"
+"""How every endpoint's key variable ends (`key_variable`)."""
+
+
 def key_variable(endpoint: str) -> str:
     """The variable holding an endpoint's own key, the only one a suite may have it read."""
-    return env_name(endpoint) + "_API_KEY"
+    return env_name(endpoint) + KEY_SUFFIX
 
 
 def _environment_url(
     name: str, config: EndpointConfig | None, environ: Mapping[str, str]
 ) -> str | None:
-    """The base URL the environment sets for an endpoint, if any."""
-    url = environ.get(f"{env_name(name)}_BASE_URL")
+    """The base URL the environment sets for an endpoint, if any; raise if it is no URL.
+
+    A value without its scheme would be retried as a failed connection at every call.
+    """
+    variable = f"{env_name(name)}_BASE_URL"
+    url = environ.get(variable)
     if name == "ollama" and not url and environ.get("OLLAMA_HOST"):
-        url = _ollama_url(environ["OLLAMA_HOST"])
+        variable, url = "OLLAMA_HOST", _ollama_url(environ["OLLAMA_HOST"])
     sdk_variable = _SDK_BASE_URL_ENV.get(name)
     if config and sdk_variable and not config.base_url and not url:
-        url = environ.get(sdk_variable)
-    return url or None
+        variable, url = sdk_variable, environ.get(sdk_variable)
+    if not url:
+        return None
+    try:
+        return http_url(url)
+    except ValueError as exc:
+        raise ProviderUnavailableError(f"{variable}: {exc}") from None
 
 
 def _redirects(builtin: EndpointConfig, own: EndpointConfig) -> bool:

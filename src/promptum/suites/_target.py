@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from promptum.foundations.user_code import import_referenced, python_module_file
 from promptum.providers import (
+    KEY_SUFFIX,
     MAX_TIMEOUT_S,
     HttpTarget,
     PythonTarget,
@@ -24,6 +25,7 @@ from promptum.providers import (
     env_name,
     target_name_problem,
 )
+from promptum.values.target import HttpUrlText
 
 
 class TargetSpec(BaseModel):
@@ -34,7 +36,7 @@ class TargetSpec(BaseModel):
     function: str | None = Field(
         default=None, description="`file.py:function` or `module:function` to call."
     )
-    url: str | None = Field(default=None, description="The service's endpoint (HTTP).")
+    url: HttpUrlText | None = Field(default=None, description="The service's endpoint (HTTP).")
     name: str | None = Field(default=None, description="The target's id in reports: target:<name>.")
     method: Literal["GET", "POST", "PUT", "PATCH"] = "POST"
     headers: dict[str, str] = Field(
@@ -107,6 +109,14 @@ def _bound_headers(name: str, headers_env: Mapping[str, str]) -> None:
                 f"headers_env.{header}: a suite may read only {stem}* variables for target "
                 f"{name!r}, not {variable!r}: rename the variable (e.g. {stem}TOKEN), or "
                 "configure the target in Python"
+            )
+        # PROMPTUM_<X>_API_KEY is endpoint X's key, sent only to X's URL, which the machine
+        # may pin (PROMPTUM_<X>_BASE_URL): a target named X must not send it elsewhere.
+        if variable.endswith(KEY_SUFFIX):
+            raise ValueError(
+                f"headers_env.{header}: {variable!r} is the key of an endpoint (models.md, "
+                f"Security), sent to that endpoint only: name the target's own variable "
+                f"otherwise (e.g. {stem}TOKEN), or configure the target in Python"
             )
 
 

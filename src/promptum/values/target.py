@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 TARGET_PREFIX = "target:"
 MAX_TIMEOUT_S = 7 * 24 * 3600.0
@@ -63,13 +64,28 @@ class PythonTarget:
         return TARGET_PREFIX + self.name
 
 
+def http_url(url: str) -> str:
+    """`url`, when it is an ``http://`` or ``https://`` URL with a host; else ValueError."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(
+            f"{url!r} is not an http:// or https:// URL: write it whole, with its scheme "
+            "(http://127.0.0.1:8000/v1)"
+        )
+    return url
+
+
+HttpUrlText = Annotated[str, AfterValidator(http_url)]
+"""An ``http://`` or ``https://`` URL, kept as written."""
+
+
 class HttpTarget(BaseModel):
     """An HTTP endpoint of the team's own service; the body is a sandboxed Jinja template."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
-    url: str
+    url: HttpUrlText
     method: Literal["GET", "POST", "PUT", "PATCH"] = "POST"
     headers: dict[str, str] = Field(default_factory=dict)
     """Header values written out: never secrets (a suite file is data others read)."""

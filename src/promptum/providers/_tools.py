@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from promptum.validation import compiled_schema
 from promptum.values.case_result import Message
 from promptum.values.completion import ToolCall
 
@@ -68,7 +69,8 @@ def checked_calls(
                     update={"error": f"{call.name!r} is not an offered tool ({offered})"}
                 )
             elif schemas[call.name]:
-                problem = jsonschema.Draft202012Validator(schemas[call.name])
+                # Compiled as every schema is: bounded patterns, references within it only.
+                problem = compiled_schema(schemas[call.name])
                 error = jsonschema.exceptions.best_match(problem.iter_errors(call.arguments))
                 if error is not None:
                     where = "/".join(str(p) for p in error.absolute_path) or "arguments"

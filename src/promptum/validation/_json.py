@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 if TYPE_CHECKING:
     import jsonschema.protocols
@@ -50,14 +51,66 @@ def compiled_schema(schema: Mapping[str, Any]) -> jsonschema.protocols.Validator
 @lru_cache(maxsize=256)
 def _schema_validator(schema_json: str) -> jsonschema.protocols.Validator:
     import jsonschema  # imported on first use: it costs more than the rest of promptum's core
+    from referencing import Registry
 
     from promptum.validation._regex import bounded_validator_class
 
     schema = json.loads(schema_json)
     validator_class = jsonschema.validators.validator_for(schema)
     validator_class.check_schema(schema)
-    # A schema's `pattern` comes from a suite and meets model output: bound its search.
-    return bounded_validator_class(validator_class)(schema)
+    problem = _ref_problem(schema)
+    if problem is not None:
+        raise jsonschema.SchemaError(problem)
+    # A schema's `pattern` comes from a suite and meets model output: bound its search. The
+    # empty registry retrieves nothing: jsonschema's default fetches a `$ref`'s URL or file.
+    return bounded_validator_class(validator_class)(schema, registry=Registry())
+
+
+def _refs(value: Any) -> Iterator[tuple[Any, bool]]:
+    """Every `$ref` and `$dynamicRef` in `value`, each with whether it sits below an `$id`."""
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        node, below_id = stack.pop()
+        if isinstance(node, dict):
+            # A nested `$id` is the base its own references and those below it resolve from.
+            below_id = below_id or (node is not value and "$id" in node)
+            for key in ("$ref", "$dynamicRef"):
+                if key in node:
+                    yield node[key], below_id
+            stack.extend((child, below_id) for child in node.values())
+        elif isinstance(node, list):
+            stack.extend((child, below_id) for child in node)
+
+
+def _ref_problem(schema: Any) -> str | None:
+    """Why a schema's references cannot be followed within it; None when they can.
+
+    A reference outside the schema (a URL, a file) would be fetched when a response is
+    validated: a suite's schema may only point into itself.
+    """
+    for ref, below_id in _refs(schema):
+        if not isinstance(ref, str) or not ref.startswith("#"):
+            return (
+                f"$ref {ref!r} points outside the schema: only references within it "
+                "(#/$defs/...) are followed; copy what it refers to into $defs"
+            )
+        if not below_id and ref.startswith("#/") and not _points_to_something(schema, ref):
+            return f"$ref {ref!r} points to nothing in the schema"
+    return None
+
+
+def _points_to_something(schema: Any, ref: str) -> bool:
+    """Whether the JSON pointer of `ref` (``#/$defs/a``) finds a value in `schema`."""
+    node = schema
+    for part in ref[2:].split("/"):
+        step = unquote(part).replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and step in node:
+            node = node[step]
+        elif isinstance(node, list) and step.isdigit() and int(step) < len(node):
+            node = node[int(step)]
+        else:
+            return False
+    return True
 
 
 def schema_errors(instance: Any, schema: Mapping[str, Any]) -> list[str]:

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from promptum.cli import main
 from promptum.runner import TemplateError, render
 from promptum.suites import load_suite
-from promptum.templating import _budget
+from promptum.templating import _budget, compile_expression
 
 SECRET_NAME = "PROMPTUM_TEST_SECRET_TOKEN"
 SECRET = "s3cr3t-7d1e9a04-never-print-me"
@@ -251,3 +251,26 @@ def test_binary_vars_cannot_be_multiplied_into_gigabytes(tmp_path: Path) -> None
     result = CliRunner().invoke(main, ["validate", str(suite)])
     assert result.exit_code == 2
     assert "templates cannot" in result.output
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        # batch builds its pieces lazily: each layer read by the next was unpaid (~1 GB each).
+        "{{ ('x' * 9999990) | batch(1) | batch(1) | batch(1) | batch(1) | list | length }}",
+        "{{ ('x' * 1500000) | batch(1) | list | length }}",  # a step a piece
+        "{{ ('x' * 9999990) | slice(2) | list | length }}",
+    ],
+)
+def test_lazily_built_pieces_are_charged_as_they_are_built(template: str) -> None:
+    with pytest.raises(TemplateError, match=r"^templates cannot (build|make) more than"):
+        render(template, {})
+
+
+def test_an_expression_cannot_batch_past_its_budget() -> None:
+    expression = compile_expression(
+        "((output * 580000) | batch(1) | batch(1) | batch(1) | list | length) > 0", ["output"]
+    )
+    with pytest.raises(TemplateError, match=r"^templates cannot (build|make) more than"):
+        expression.evaluate({"output": "0123456789"})
+    assert render("{{ (range(7) | batch(3) | list) }}", {}) == "[[0, 1, 2], [3, 4, 5], [6]]"

@@ -61,18 +61,31 @@ def _pieces(number: int, built: bool) -> None:
         current().spend(number)
 
 
+def _charged(pieces: Iterable[list[Any]]) -> Iterator[list[Any]]:
+    """`pieces`, each a step and charged as it is built.
+
+    `batch` builds them lazily: a filter reading them (`list`, another `batch`) would
+    otherwise build them all unpaid.
+    """
+    budget = current()
+    for piece in pieces:
+        budget.step()
+        budget.spend(len(piece) + 1)
+        yield piece
+
+
 def _batch(value: Iterable[Any], linecount: int, fill_with: Any = None) -> Iterator[list[Any]]:
     from jinja2 import filters
 
     _pieces(linecount, built=fill_with is not None)  # filling pads the last batch out
-    return filters.do_batch(value, linecount, fill_with)
+    return _charged(filters.do_batch(value, linecount, fill_with))
 
 
 def _slice(value: Iterable[Any], slices: int, fill_with: Any = None) -> Iterator[list[Any]]:
     from jinja2 import filters
 
     _pieces(slices, built=True)  # one list per slice, however few items
-    return filters.sync_do_slice(list(value), slices, fill_with)
+    return filters.sync_do_slice(gather(value), slices, fill_with)
 
 
 def _join(

@@ -662,3 +662,21 @@ def test_the_http_provider_becomes_a_target_that_runs(tmp_path: Path) -> None:
     statuses = {r.case_id: r.status for r in load_run(folder / "run.json").results}
     assert statuses == {"refunds": "pass", "shipping-abroad": "fail"}
     assert json.loads((folder / "run.json").read_text())  # a complete report
+
+
+def test_a_model_a_second_provider_repeats_is_left_out_saying_why(tmp_path: Path) -> None:
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text(
+        "prompts: ['Say {{word}}']\n"
+        "providers:\n"
+        "  - id: openai:gpt-4o-mini\n    config: {temperature: 0}\n"
+        "  - id: openai:gpt-4o-mini\n    label: warm\n    config: {temperature: 1}\n"
+        "tests:\n  - vars: {word: hi}\n    assert: [{type: contains, value: hi}]\n"
+    )
+    done = _import(config, "-o", str(tmp_path / "suite.yaml"))
+    assert done.exit_code == 0, done.output
+    assert (
+        "promptfooconfig.yaml:5: provider warm: openai/gpt-4o-mini is already a model of the "
+        "suite" in done.output
+    )
+    assert yaml.safe_load((tmp_path / "suite.yaml").read_text())["models"] == ["openai/gpt-4o-mini"]

@@ -93,6 +93,14 @@ def convert_providers(node: Node | None, context: Context) -> Providers:
         model = _model(one, context, result)
         if model is None:
             continue
+        if model in result.models:  # promptfoo compares configs of one model; a run cannot
+            context.skip(
+                one.node,
+                f"provider {one.label or one.id}",
+                f"{model} is already a model of the suite, which runs each model once per "
+                "case: compare its settings in a suite of their own",
+            )
+            continue
         result.models.append(model)
         result.comments.append(str(one.node.where))
         configs.append((one, _params(one, context)))

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from promptum.checks import SHARED, CheckDefinition, CheckTable
 from promptum.suites._canary import Canary
-from promptum.suites._locate import Loc
+from promptum.suites._locate import Loc, format_loc
 from promptum.suites._missing_context import (
     CASE_WITHOUT_CONTEXT,
     lacks_context,
@@ -76,7 +76,9 @@ class Renderer:
                     self._lacking.append(in_suite)
                 if only_context_undefined(str(exc)):
                     return text
-            self._found.append((loc, str(exc)))
+            # A case that inherits the suite's template is told where the template is written.
+            where = "" if in_suite is None else f" (in the suite's `{format_loc(in_suite)}`)"
+            self._found.append((loc, f"{exc}{where}"))
             return text
 
 

@@ -99,14 +99,42 @@ def in_line_order(problems: Sequence[str]) -> list[str]:
     return [text for _, text in sorted(zip(keys, problems, strict=True), key=lambda p: p[0])]
 
 
+_LINES_NAMED = 5
+"""The other lines a repeated problem names, before it only counts them."""
+
+
+def said_once(problems: Sequence[str]) -> list[str]:
+    """The problems, each said once per file, naming the other lines it is repeated at.
+
+    A suite's prompt that fails fails for every row of a data file: one line, not a million.
+    """
+    first: dict[tuple[str, str], int] = {}
+    others: dict[int, list[str]] = {}
+    kept: list[str] = []
+    for text in problems:
+        found = _WHERE.match(text)
+        if found is not None:
+            what = (found.group(1), text[found.end() :])
+            if what in first:
+                others.setdefault(first[what], []).append(found.group(2))
+                continue
+            first[what] = len(kept)
+        kept.append(text)
+    for index, lines in others.items():
+        named = ", ".join(lines[:_LINES_NAMED]) + (", ..." if len(lines) > _LINES_NAMED else "")
+        kept[index] += f" (the same at {len(lines)} more line{'s' * (len(lines) > 1)}: {named})"
+    return kept
+
+
 def problems_error(problems: Sequence[str]) -> ConfigError:
-    """One ConfigError listing every problem found, in line order."""
-    problems = in_line_order(problems)
+    """One ConfigError listing every problem found, in line order, each said once."""
+    count = len(problems)
+    problems = said_once(in_line_order(problems))
     shown = list(problems[:_MAX_SHOWN])
     if len(problems) > _MAX_SHOWN:
         shown.append(f"... and {len(problems) - _MAX_SHOWN} more problems")
-    noun = "problem" if len(problems) == 1 else "problems"
-    return ConfigError(f"{len(problems)} {noun} found:\n" + "\n".join(shown))
+    noun = "problem" if count == 1 else "problems"
+    return ConfigError(f"{count} {noun} found:\n" + "\n".join(shown))
 
 
 def raise_problems(problems: Sequence[str]) -> None:

@@ -392,3 +392,17 @@ def test_a_response_model_without_a_json_schema_is_a_problem(tmp_path: Path) -> 
 def test_cases_from_that_is_no_path_or_list_is_one_problem(tmp_path: Path, written: str) -> None:
     message = located_problem(tmp_path, f"models: [local/smollm2]\ncases_from: {written}\n")
     assert message.startswith("2:1: cases_from: Input should be a valid list"), message
+
+
+def test_a_misspelled_endpoint_key_gets_a_suggestion_and_the_keys_a_suite_may_write(
+    tmp_path: Path,
+) -> None:
+    message = located_problem(
+        tmp_path,
+        "endpoints:\n  stub: {base_ur: 'http://127.0.0.1:9/v1'}\nmodels: [stub/m]\n"
+        "test_cases: [{id: a, query: hi, checks: [{type: max_length, value: 9}]}]\n",
+    )
+    assert message.startswith(
+        "2:10: endpoints.stub.base_ur: unknown key 'base_ur'. Did you mean 'base_url'? "
+        "Allowed keys: api_key_env, base_url,"
+    ), message

@@ -154,17 +154,27 @@ def _models_in(annotation: Any) -> list[type[BaseModel]]:
 def _model_at(model: type[BaseModel], loc: Loc) -> type[BaseModel] | None:
     """The pydantic model that describes the mapping at `loc`, if any."""
     current: type[BaseModel] | None = model
+    keyed = False  # the part is a key of a mapping of models (`endpoints: {name: ...}`)
     for part in loc:
         if current is None:
             return None
-        if isinstance(part, int):
+        if isinstance(part, int) or keyed:
+            keyed = False
             continue
         info = current.model_fields.get(part)
         if info is None:
             return None
         found = _models_in(info.annotation)
         current = found[0] if found else None
+        keyed = _is_mapping(info.annotation)
     return current
+
+
+def _is_mapping(annotation: Any) -> bool:
+    """Whether `annotation` is a dict (or an optional one): its keys are names, not fields."""
+    if get_origin(annotation) is dict:
+        return True
+    return get_origin(annotation) is Union and any(map(_is_mapping, get_args(annotation)))
 
 
 def _data_loc(data: Any, loc: Loc) -> Loc:
@@ -186,7 +196,9 @@ def _describe(model: type[BaseModel], loc: Loc, error: Any) -> str:
     kind = error["type"]
     if kind == "extra_forbidden":
         parent = _model_at(model, loc[:-1])
-        allowed = sorted(parent.model_fields) if parent is not None else []
+        # Not a field kept out of the file (`api_key`: a suite may never hold one).
+        fields = parent.model_fields if parent is not None else {}
+        allowed = sorted(name for name, info in fields.items() if not info.exclude)
         hint = did_you_mean(str(loc[-1]), allowed)
         listing = f" Allowed keys: {', '.join(allowed)}." if allowed else ""
         return f"unknown key {loc[-1]!r}.{hint}{listing}"

@@ -31,7 +31,7 @@ from promptum.cases import (
     judged_criteria,
 )
 from promptum.checks import SHARED, CheckDefinition, CheckTable, is_built_in
-from promptum.errors import ConfigError
+from promptum.errors import ConfigError, ProviderUnavailableError
 from promptum.foundations.version import promptum_version
 from promptum.providers import repeated_model
 from promptum.runner import (
@@ -624,10 +624,22 @@ class Session:
         )
 
     def _check_models(self, client: ModelClient, survey: Survey) -> None:
+        """Raise ProviderUnavailableError naming every model the run cannot call, if any."""
+        problems = []
         for model in sorted({*survey.models, *survey.judge_models, *survey.simulator_models}):
-            client.check_model(model)
+            try:
+                client.check_model(model)
+            except ProviderUnavailableError as exc:
+                problems.append(str(exc))
+                continue
             if self.executor is None:  # else workers call the models, each with its own
                 client.prepare(model)
+        if len(problems) > 1:
+            raise ProviderUnavailableError(
+                f"{len(problems)} models cannot be called:\n" + "\n".join(problems)
+            )
+        if problems:
+            raise ProviderUnavailableError(problems[0])
 
     async def arun(
         self,

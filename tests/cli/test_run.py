@@ -205,3 +205,19 @@ def test_an_unwritable_report_stops_no_other_report_nor_the_summary(
     assert "Traceback" not in result.output
     assert "2 results" in result.output
     assert load_run(Path("out/run.json")).complete
+
+
+def test_run_names_every_model_it_cannot_call_before_calling_any(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "suite.yaml",
+        """\
+        models: [local/smolm2, opnai/gpt-4o-mini, gpt-4o]
+        test_cases: [{id: a, query: hi, checks: [{type: max_length, value: 9}]}]
+        """,
+    )
+    done = invoke("run", path, "--no-store")
+    assert done.exit_code == 2, done.output
+    assert "3 models cannot be called:" in done.output
+    for hint in ("Did you mean 'local/smollm2'?", "Did you mean 'openai/gpt-4o-mini'?", "prefix"):
+        assert hint in done.output
+    assert "Running" not in done.output

@@ -406,3 +406,24 @@ def test_a_misspelled_endpoint_key_gets_a_suggestion_and_the_keys_a_suite_may_wr
         "2:10: endpoints.stub.base_ur: unknown key 'base_ur'. Did you mean 'base_url'? "
         "Allowed keys: api_key_env, base_url,"
     ), message
+
+
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        ("endpoints: 5", "1:1: endpoints: must be a mapping of names (`endpoints: {NAME: ...}`)"),
+        ("prompts: 5", "1:1: prompts: must be a mapping of names (`prompts: {NAME: ...}`)"),
+        ("target: 5", "1:1: target: Input should be a valid string (got 5)"),
+        ("tool_choice: 5", "1:1: tool_choice: Input should be 'auto', 'none' or 'required'"),
+    ],
+)
+def test_a_wrong_type_names_the_key_as_written_and_what_it_holds(
+    tmp_path: Path, written: str, said: str
+) -> None:
+    path = write(
+        tmp_path / "suite.yaml",
+        f"{written}\ntest_cases: [{{id: a, query: hi, checks: [{{type: contains, value: h}}]}}]\n",
+    )
+    found = problems(path)
+    assert found[0].removeprefix(f"{path}:").startswith(said), found
+    assert not any(".str:" in line or ".literal[" in line for line in found), found

@@ -153,21 +153,26 @@ def _models_in(annotation: Any) -> list[type[BaseModel]]:
 
 def _model_at(model: type[BaseModel], loc: Loc) -> type[BaseModel] | None:
     """The pydantic model that describes the mapping at `loc`, if any."""
+    return _walked(model, loc)[0]
+
+
+def _walked(model: type[BaseModel], loc: Loc) -> tuple[type[BaseModel] | None, bool]:
+    """The pydantic model met at `loc`, and whether `loc` is a mapping of names to it."""
     current: type[BaseModel] | None = model
     keyed = False  # the part is a key of a mapping of models (`endpoints: {name: ...}`)
     for part in loc:
         if current is None:
-            return None
+            return None, False
         if isinstance(part, int) or keyed:
             keyed = False
             continue
         info = current.model_fields.get(part)
         if info is None:
-            return None
+            return None, False
         found = _models_in(info.annotation)
         current = found[0] if found else None
         keyed = _is_mapping(info.annotation)
-    return current
+    return current, keyed
 
 
 def _is_mapping(annotation: Any) -> bool:
@@ -186,8 +191,8 @@ def _data_loc(data: Any, loc: Loc) -> Loc:
         in_list = isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data)
         if in_mapping or in_list:
             data = data[part]
-        elif not last:
-            continue
+        elif not last or not isinstance(data, Mapping | list):
+            continue  # a union's tag, or a part of a value that is neither (`target.str`)
         kept.append(part)
     return tuple(kept)
 
@@ -196,9 +201,7 @@ def _describe(model: type[BaseModel], loc: Loc, error: Any) -> str:
     kind = error["type"]
     if kind == "extra_forbidden":
         parent = _model_at(model, loc[:-1])
-        # Not a field kept out of the file (`api_key`: a suite may never hold one).
-        fields = parent.model_fields if parent is not None else {}
-        allowed = sorted(name for name, info in fields.items() if not info.exclude)
+        allowed = _keys(parent)
         hint = did_you_mean(str(loc[-1]), allowed)
         listing = f" Allowed keys: {', '.join(allowed)}." if allowed else ""
         return f"unknown key {loc[-1]!r}.{hint}{listing}"
@@ -206,13 +209,22 @@ def _describe(model: type[BaseModel], loc: Loc, error: Any) -> str:
         return "this key is required"
     if kind in ("model_type", "model_attributes_type", "dict_type"):
         # pydantic's own words name internal classes ("instance of CaseFields").
-        expected = _model_at(model, loc)
-        keys = f" with keys such as {', '.join(sorted(expected.model_fields))}" if expected else ""
-        return f"must be a mapping{keys} (got {_shown(error.get('input'))})"
+        expected, named = _walked(model, loc)
+        got = _shown(error.get("input"))
+        if named:  # `endpoints:`, `prompts:`: the keys are the user's names
+            return f"must be a mapping of names (`{loc[-1]}: {{NAME: ...}}`) (got {got})"
+        keys = f" with keys such as {', '.join(_keys(expected))}" if expected else ""
+        return f"must be a mapping{keys} (got {got})"
     message = str(error["msg"]).removeprefix("Value error, ")
     if "input" in error and kind not in ("value_error",):
         message += f" (got {_shown(error['input'])})"
     return message
+
+
+def _keys(model: type[BaseModel] | None) -> list[str]:
+    """The keys a file may write for `model`: not one kept out of it (`api_key`)."""
+    fields = model.model_fields if model is not None else {}
+    return sorted(name for name, info in fields.items() if not info.exclude)
 
 
 def _shown(value: Any) -> str:

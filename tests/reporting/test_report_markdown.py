@@ -49,6 +49,9 @@ def test_incomplete_run_is_marked(sample: RunResult) -> None:
     assert (
         "**Incomplete run**: interrupted before every case finished; 8 of 18 results kept." in text
     )
+    sample.planned_results = None  # results alone (a JSONL file): not said to be interrupted
+    text = render_report(sample, "md")
+    assert "**Incomplete run**: not every case is known to have finished; 8 results kept." in text
 
 
 def test_long_failure_lists_are_cut(sample: RunResult) -> None:

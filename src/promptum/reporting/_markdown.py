@@ -68,11 +68,11 @@ def write_markdown(source: ReportSource, out: TextIO) -> None:
     lines = [f"## {icon} {title}: {tally.passed} of {total} passed", ""]
     if not run.complete:
         planned = run.planned_results
-        kept = f"{total} of {planned}" if planned is not None else str(total)
-        lines += [
-            f"> **Incomplete run**: interrupted before every case finished; {kept} results kept.",
-            "",
-        ]
+        if planned is not None:
+            said = f"interrupted before every case finished; {total} of {planned} results kept."
+        else:  # results alone (a JSONL file), or a run that recorded no plan
+            said = f"not every case is known to have finished; {total} results kept."
+        lines += [f"> **Incomplete run**: {said}", ""]
     stats = tally.stats()
     cost = sum(s.cost_usd for s in stats.values())
     cached, answered = tally.cached, tally.answered

@@ -245,8 +245,9 @@ def _print_warnings(console: Console, outcome: SuiteRun) -> None:
 )  # fmt: skip
 @click.option("--repeat", type=click.IntRange(min=1), help="Run every case N times.")
 @click.option(
-    "-k", "--filter", "patterns", multiple=True, metavar="GLOB", help="Only cases whose id matches."
-)
+    "-k", "--filter", "patterns", multiple=True, metavar="GLOB",
+    help="Only cases whose id matches (repeatable).",
+)  # fmt: skip
 @click.option("-t", "--tag", "tags", multiple=True, help="Only cases with this tag (repeatable).")
 @click.option(
     "-p", "--prompt", "prompts", multiple=True, metavar="VARIANT",

@@ -266,6 +266,11 @@ def write_report(
         _write_file(path, lambda out: write(source, out))
 
 
+def _file_in_the_way(path: Path) -> Path:
+    """The first of `path`'s folders that is a file (or the folder itself, if none is)."""
+    return next((parent for parent in reversed(path.parents) if parent.is_file()), path.parent)
+
+
 def _write_file(path: Path, write: Callable[[TextIO], object]) -> None:
     # Write beside the target and rename, so a failure never leaves half a report over a
     # good one.
@@ -278,7 +283,10 @@ def _write_file(path: Path, write: Callable[[TextIO], object]) -> None:
     except OSError as exc:
         with contextlib.suppress(OSError):
             partial.unlink(missing_ok=True)
-        raise ConfigError(f"{path}: cannot write the report: {exc.strerror or exc}") from None
+        reason = exc.strerror or str(exc)
+        if isinstance(exc, FileExistsError | NotADirectoryError):  # a file where a folder goes
+            reason = f"{_file_in_the_way(path)} is a file, not a folder"
+        raise ConfigError(f"{path}: cannot write the report: {reason}") from None
     except BaseException:
         with contextlib.suppress(OSError):
             partial.unlink(missing_ok=True)

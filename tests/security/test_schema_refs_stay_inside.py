@@ -3,7 +3,6 @@ a URL or read a file of the machine when a response is validated."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -17,6 +16,7 @@ from referencing.exceptions import Unresolvable
 from promptum.validation import compiled_schema
 from tests.suites.suite_problems import problems
 from tests.support.cli import write
+from tests.support.serving import serving
 
 
 @contextmanager
@@ -36,14 +36,8 @@ def _schema_server() -> Iterator[tuple[str, list[str]]]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
+    with serving(server):
         yield f"http://127.0.0.1:{server.server_address[1]}", asked
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
 
 
 def test_a_schema_pointing_outside_itself_is_refused_before_anything_is_fetched(

@@ -3,7 +3,6 @@ endpoint's key: a suite is data, and must not read the machine's files or move i
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -19,6 +18,7 @@ from promptum.providers._http_target import MAX_ANSWER_BYTES
 from promptum.suites import load_suite
 from promptum.values.run_result import CaseResult
 from tests.support.cli import usage_error, write
+from tests.support.serving import serving
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -44,14 +44,8 @@ class _Handler(BaseHTTPRequestHandler):
 @contextmanager
 def _service() -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
+    with serving(server):
         yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
 
 
 def _only_result(tmp_path: Path, url: str) -> CaseResult:

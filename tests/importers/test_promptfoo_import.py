@@ -680,3 +680,35 @@ def test_a_model_a_second_provider_repeats_is_left_out_saying_why(tmp_path: Path
         "suite" in done.output
     )
     assert yaml.safe_load((tmp_path / "suite.yaml").read_text())["models"] == ["openai/gpt-4o-mini"]
+
+
+INJECTED = "\n__import__('pathlib').Path('PWNED').touch()\ndef _z():\n    return (x"
+ASSERTED = json.dumps("file://chk.py:get_assert)" + INJECTED)
+PROVIDED = json.dumps("file://chk.py:call_api" + INJECTED)
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        "prompts: ['Say {{word}}']\nproviders: [echo]\ntests:\n  - vars: {word: hi}\n"
+        f"    assert: [{{type: python, value: {ASSERTED}}}]\n",
+        f"prompts: ['Say {{{{word}}}}']\nproviders: [{PROVIDED}]\n"
+        "tests:\n  - vars: {word: hi}\n    assert: [{type: contains, value: hi}]\n",
+    ],
+)
+def test_a_function_name_that_is_code_is_refused_and_never_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "chk.py").write_text(
+        "def get_assert(output, context):\n    return True\n"
+        "def call_api(prompt, options, context):\n    return {'output': prompt}\n"
+    )
+    (tmp_path / 'say"""hi.yaml').write_text(config)
+    done = _import(tmp_path / 'say"""hi.yaml', "-o", str(tmp_path / "suite.yaml"))
+    assert "is not a Python function name" in done.output, done.output
+    assert CliRunner().invoke(main, ["validate", str(tmp_path / "suite.yaml")]).exit_code in (0, 2)
+    assert not (tmp_path / "PWNED").exists()
+    adapter = tmp_path / "suite_adapter.py"
+    if adapter.exists():  # the file's name stands in docstrings: it ends none of them
+        compile(adapter.read_text(), str(adapter), "exec")

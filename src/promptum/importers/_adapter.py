@@ -9,6 +9,7 @@ them is imported or run while converting, and the adapter imports them on first 
 from __future__ import annotations
 
 import json
+import keyword
 import textwrap
 from dataclasses import dataclass, field
 from typing import Any
@@ -208,11 +209,14 @@ class Adapter:
         """`template` filled in under a new function name from `prefix`, kept; returns the name."""
         self.count += 1
         name = f"promptfoo_{prefix}_{self.count}"
-        self.parts.append(template.format(name=name, **fields))
+        # Text from the config lands in docstrings: it must not end one and write code.
+        said = {key: _said(str(fields[key])) for key in _DOCUMENTED if key in fields}
+        self.parts.append(template.format(name=name, **{**fields, **said}))
         return name
 
     def target(self, relative: str, function: str, config: Any, where: str) -> str:
         """A target function calling a python provider's `call_api`; returns its name."""
+        _check_function(function)
         return self._add(
             "provider",
             _TARGET,
@@ -237,6 +241,7 @@ class Adapter:
         where: str,
     ) -> str:
         """A check calling `function(output, context)` of the config's Python file."""
+        _check_function(function)
         return self._add(
             "assert",
             _FILE_ASSERT,
@@ -290,9 +295,33 @@ class Adapter:
             return None
         base = "Path(__file__).resolve().parent"
         folder = base if self.config_dir == "." else f"({base} / {self.config_dir!r}).resolve()"
-        head = _HEAD.format(config=self.config_name, config_dir=folder)
+        head = _HEAD.format(config=_said(self.config_name), config_dir=folder)
         helpers = _JSON_HELPERS if self.json_helpers else ""
         return head + helpers + "".join(self.parts)
+
+
+_DOCUMENTED = ("where", "shown")
+"""The fields of a template written into its docstring."""
+
+
+def function_problem(function: str) -> str | None:
+    """Why the adapter cannot call `function` of a config's file by name; None when it can."""
+    if function.isidentifier() and not keyword.iskeyword(function):
+        return None
+    return f"{function!r} is not a Python function name"
+
+
+def _check_function(function: str) -> None:
+    """Raise ValueError unless `function` is a name: it is written into the adapter's code."""
+    problem = function_problem(function)
+    if problem is not None:
+        raise ValueError(problem)
+
+
+def _said(text: str) -> str:
+    """`text` as it may stand inside a docstring: on one line, ending no string."""
+    one_line = " ".join(text.split())
+    return one_line.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _literal(value: Any) -> str:

@@ -37,7 +37,21 @@ def test_model_text_cannot_inject_markdown_or_html(sample: RunResult) -> None:
     )  # fmt: skip
     failure = render_report(run, "md").split("### Failures (1)\n\n")[1]
     assert failure.count("\n") == 1
-    assert "\\| \\@everyone" in failure
+    assert "\\| \\@\u2060everyone" in failure
+
+
+def test_model_text_cannot_become_a_link_without_markdown() -> None:
+    model = MODELS[0]
+    said = "Log in at https://evil.example/login, WWW.evil.example or ops@evil.example"
+    run = RunResult(
+        run_id="r", models=[model],
+        results=[result("x", model, completion(said, model), prompt="p",
+                        checks=[{"type": "contains", "value": "Paris"}])],
+    )  # fmt: skip
+    text = render_report(run, "md")
+    # GitHub links a scheme's ://, www. and an email's @ in plain text: none is left whole
+    assert re.search(r"://|www\.|@(?!\u2060)", text, re.IGNORECASE) is None
+    assert "https:\u2060//evil.example/login" in text  # reads the same
 
 
 def test_incomplete_run_is_marked(sample: RunResult) -> None:

@@ -14,6 +14,10 @@ _EITHER = re.compile(f"{_CONTROLS.pattern}|{_NOT_XML.pattern}")
 # Markdown that could turn model text into links, images, HTML, emphasis, headings, table
 # cells or mentions; escaped with a backslash so it shows as typed.
 _MARKDOWN = re.compile(r"([\\`*_\[\]<>|~@#])")
+# What GitHub makes a link of with no Markdown at all: a scheme's `://`, `www.`, an email's
+# `@`. A word joiner (U+2060, zero-width) in each leaves the text as it reads, linking nothing.
+_AUTOLINK = re.compile(r"(?<=:)(?=//)|(?<=\bwww)(?=\.)|(?<=@)", re.IGNORECASE)
+_WORD_JOINER = "\u2060"
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -37,4 +41,4 @@ def inline_markdown(text: str, limit: int | None = None) -> str:
     flat = " ".join(visible(text).split())
     if limit is not None:
         flat = shorten(flat, limit)
-    return _MARKDOWN.sub(r"\\\1", flat)
+    return _AUTOLINK.sub(_WORD_JOINER, _MARKDOWN.sub(r"\\\1", flat))

@@ -6,12 +6,12 @@ import json
 import os
 import re
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -39,6 +39,8 @@ from promptum.store._rows import newest_runs, results_from_json
 from promptum.store._schema import migrate
 from promptum.values.reviews import ResultKey, Review, ReviewedResult, SkippedReview
 from promptum.values.run_result import CaseResult, RunResult
+
+T = TypeVar("T")
 
 DEFAULT_STORE = Path(".promptum") / "runs.sqlite"
 _LATEST = re.compile(r"latest(?:~(.*))?", re.DOTALL)
@@ -134,6 +136,25 @@ def _summary(row: tuple[Any, ...]) -> RunSummary:
     )
 
 
+def _run(run_id: str, run: tuple[Any, ...], results: list[CaseResult]) -> RunResult:
+    """The run of a `runs` row (as `RunStore.load` selects it), with its results."""
+    return RunResult(
+        run_id=run_id,
+        suite=run[0],
+        models=json.loads(run[1]),
+        started_at=datetime.fromisoformat(run[2]),
+        finished_at=None if run[3] is None else datetime.fromisoformat(run[3]),
+        complete=bool(run[4]),
+        config=json.loads(run[5]),
+        planned_results=run[6],
+        resumed=bool(run[7]),
+        warnings=json.loads(run[8]),
+        git_commit=run[9],
+        git_dirty=None if run[10] is None else bool(run[10]),
+        results=results,
+    )
+
+
 class RunStore:
     """A SQLite file of runs; create it once, open a connection per operation (thread-safe)."""
 
@@ -172,7 +193,7 @@ class RunStore:
             runs += f" LIMIT {int(limit)}"
         with self._connection() as connection:
             rows = connection.execute(_SUMMARY_SQL.format(runs=runs), params).fetchall()
-        return [_summary(row) for row in rows]
+        return [self._read(row[0], _summary, row) for row in rows]
 
     def resolve(self, ref: str) -> str:
         """The full id of the run `ref` names: an id, a unique prefix, ``latest``, ``latest~N``."""
@@ -242,7 +263,7 @@ class RunStore:
             row = connection.execute(
                 _SUMMARY_SQL.format(runs="SELECT * FROM runs WHERE run_id = ?"), (run_id,)
             ).fetchone()
-        return _summary(row)
+        return self._read(run_id, _summary, row)
 
     def load(self, ref: str) -> RunResult:
         """The whole run `ref` names; results in plan order once it finished (arrival before)."""
@@ -262,21 +283,19 @@ class RunStore:
                     (run_id,),
                 )
             ]
-        return RunResult(
-            run_id=run_id,
-            suite=run[0],
-            models=json.loads(run[1]),
-            started_at=datetime.fromisoformat(run[2]),
-            finished_at=None if run[3] is None else datetime.fromisoformat(run[3]),
-            complete=bool(run[4]),
-            config=json.loads(run[5]),
-            planned_results=run[6],
-            resumed=bool(run[7]),
-            warnings=json.loads(run[8]),
-            git_commit=run[9],
-            git_dirty=None if run[10] is None else bool(run[10]),
-            results=self._results(f"run {run_id}", data, f"runs delete {run_id}"),
-        )
+        results = self._results(f"run {run_id}", data, f"runs delete {run_id}")
+        return self._read(run_id, _run, run_id, run, results)
+
+    def _read(self, run_id: str, decode: Callable[..., T], *row: Any) -> T:
+        """`decode(*row)`: run `run_id`'s record; StoreError naming the run if it is damaged."""
+        try:
+            return decode(*row)
+        except ValueError as exc:  # a date, JSON or field no promptum wrote (a hand edit)
+            reason = ": ".join(first_problem(exc)) if isinstance(exc, ValidationError) else exc
+            raise StoreError(
+                f"{self.path}: the record of run {run_id} cannot be read ({reason}); "
+                f"`promptum runs delete {run_id}` removes it"
+            ) from None
 
     def iter_results(self, ref: str, batch: int = 500) -> Iterator[CaseResult]:
         """The results of run `ref` in plan order, read `batch` at a time (bounded memory)."""

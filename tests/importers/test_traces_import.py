@@ -253,6 +253,16 @@ def test_sampling_is_stratified_and_the_same_for_the_same_seed(folder: Path) -> 
         ("broken.jsonl", '{"resourceSpans": []}\n\n{"request": {\n', "broken.jsonl:3:14: not JSON"),
         ("list.jsonl", "[1, 2]\n", "list.jsonl:1: unknown shape (a JSON list)"),
         ("empty.jsonl", "\n\n", "empty.jsonl: the file holds no JSON record"),
+        (
+            "deep.jsonl",
+            '{"extra": ' + "[" * 200_000 + "]" * 200_000 + "}\n",
+            "deep.jsonl:1: the JSON nests too deeply to read",
+        ),
+        (
+            "deep.json",
+            '{"resourceSpans":\n' + "[" * 100_000 + "]" * 100_000 + "}\n",
+            "deep.json:1: the JSON nests too deeply to read",
+        ),
     ],
 )
 def test_input_of_an_unknown_shape_is_a_located_error(

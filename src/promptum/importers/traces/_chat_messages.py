@@ -17,7 +17,7 @@ def arguments_of(value: Any) -> dict[str, Any]:
     if isinstance(value, str):
         try:
             value = json.loads(value) if value.strip() else {}
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             raise LeftOutError("a tool call's arguments are not JSON") from None
     if not isinstance(value, dict):
         raise LeftOutError("a tool call's arguments are not a JSON object")

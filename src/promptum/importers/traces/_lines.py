@@ -13,6 +13,7 @@ MAX_LINE_BYTES = 64 * 1024 * 1024
 """The longest line read: one OTLP batch or one logged call; a longer one is refused."""
 
 _FIX = "give an OTLP JSON export (one ExportTraceServiceRequest per line) or a JSONL chat log"
+_TOO_DEEP = "the JSON nests too deeply to read (a trace nests a few levels)"
 
 
 def json_records(path: Path) -> Iterator[tuple[int, Any]]:
@@ -31,6 +32,8 @@ def json_records(path: Path) -> Iterator[tuple[int, Any]]:
             text = _text(raw, path.name, number).rstrip("\r\n")
             try:
                 value = json.loads(text)
+            except RecursionError:
+                raise ConfigError(f"{path.name}:{number}: {_TOO_DEEP}; {_FIX}") from None
             except json.JSONDecodeError as exc:
                 if records == 1 and text.lstrip()[:1] in ("{", "["):
                     yield number, _document(path, number)
@@ -78,6 +81,8 @@ def _document(path: Path, start: int) -> Any:
     text = _text(path.read_bytes(), path.name, 1)
     try:
         return json.loads(text)
+    except RecursionError:
+        raise ConfigError(f"{path.name}:{start}: {_TOO_DEEP}; {_FIX}") from None
     except json.JSONDecodeError as exc:
         raise ConfigError(
             f"{path.name}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg}); {_FIX}"

@@ -122,7 +122,7 @@ def _json(value: Any) -> Any:
         return value
     try:
         return json.loads(value)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         raise LeftOutError("a gen_ai attribute holds text that is not JSON") from None
 
 

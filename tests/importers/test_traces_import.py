@@ -259,6 +259,16 @@ def test_sampling_is_stratified_and_the_same_for_the_same_seed(folder: Path) -> 
             "deep.jsonl:1: the JSON nests too deeply to read",
         ),
         (
+            "deep_call.jsonl",
+            '{"request": {"model": "m", "messages": [{"role": "user", "content": "hi"}], '
+            '"tools": [{"type": "function", "function": {"name": "f", "parameters": {"x": '
+            + "[" * 950
+            + "]" * 950
+            + "}}}]}, "
+            '"response": {"choices": [{"message": {"role": "assistant", "content": "yo"}}]}}\n',
+            "too deeply",  # json's own limit, or the import's, as the stack allows
+        ),
+        (
             "deep.json",
             '{"resourceSpans":\n' + "[" * 100_000 + "]" * 100_000 + "}\n",
             "deep.json:1: the JSON nests too deeply to read",

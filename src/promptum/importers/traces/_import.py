@@ -13,7 +13,7 @@ from typing import Any
 from promptum.errors import ConfigError
 from promptum.importers.traces._call import Call, LeftOutError, Where
 from promptum.importers.traces._chat_log import SHAPE, log_call
-from promptum.importers.traces._lines import json_records
+from promptum.importers.traces._lines import FIX, json_records
 from promptum.importers.traces._mask import Masker
 from promptum.importers.traces._otlp import span_call, spans
 from promptum.importers.traces._sample import Sampler, Stratum
@@ -76,6 +76,23 @@ def import_traces(
     Raises ConfigError, located at a file's line, for input of an unknown shape or that
     holds no call to import; `output` is then left as it was.
     """
+    try:
+        return _imported(files, output, sample, seed, mask, reference, rows)
+    except RecursionError:  # json reads ~1,000 levels; masking and writing recurse too
+        shown = ", ".join(path.name for path in files)
+        raise ConfigError(f"{shown}: a record nests lists or objects too deeply; {FIX}") from None
+
+
+def _imported(
+    files: Sequence[Path],
+    output: Path,
+    sample: int | None,
+    seed: int,
+    mask: bool,
+    reference: Reference,
+    rows: bool,
+) -> TraceImport:
+    """`import_traces`, but for records nested deeper than Python recurses."""
     report = TraceImport(output, sampled=sample is not None, masking=mask)
     sampler = Sampler(sample, seed)
     for path in files:

@@ -12,7 +12,7 @@ from promptum.errors import ConfigError
 MAX_LINE_BYTES = 64 * 1024 * 1024
 """The longest line read: one OTLP batch or one logged call; a longer one is refused."""
 
-_FIX = "give an OTLP JSON export (one ExportTraceServiceRequest per line) or a JSONL chat log"
+FIX = "give an OTLP JSON export (one ExportTraceServiceRequest per line) or a JSONL chat log"
 _TOO_DEEP = "the JSON nests too deeply to read (a trace nests a few levels)"
 
 
@@ -33,17 +33,17 @@ def json_records(path: Path) -> Iterator[tuple[int, Any]]:
             try:
                 value = json.loads(text)
             except RecursionError:
-                raise ConfigError(f"{path.name}:{number}: {_TOO_DEEP}; {_FIX}") from None
+                raise ConfigError(f"{path.name}:{number}: {_TOO_DEEP}; {FIX}") from None
             except json.JSONDecodeError as exc:
                 if records == 1 and text.lstrip()[:1] in ("{", "["):
                     yield number, _document(path, number)
                     return
                 raise ConfigError(
-                    f"{path.name}:{number}:{exc.colno}: not JSON ({exc.msg}); {_FIX}"
+                    f"{path.name}:{number}:{exc.colno}: not JSON ({exc.msg}); {FIX}"
                 ) from None
             yield number, value
     if not records:
-        raise ConfigError(f"{path.name}: the file holds no JSON record; {_FIX}")
+        raise ConfigError(f"{path.name}: the file holds no JSON record; {FIX}")
 
 
 def _lines(file: Any, shown: str) -> Iterator[tuple[int, bytes]]:
@@ -66,7 +66,7 @@ def _text(raw: bytes, shown: str, number: int) -> str:
         return raw.decode("utf-8-sig" if number == 1 else "utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(
-            f"{shown}:{number}:{exc.start + 1}: binary data, not text; {_FIX}"
+            f"{shown}:{number}:{exc.start + 1}: binary data, not text; {FIX}"
         ) from None
 
 
@@ -80,10 +80,11 @@ def _document(path: Path, start: int) -> Any:
         )
     text = _text(path.read_bytes(), path.name, 1)
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except RecursionError:
-        raise ConfigError(f"{path.name}:{start}: {_TOO_DEEP}; {_FIX}") from None
+        raise ConfigError(f"{path.name}:{start}: {_TOO_DEEP}; {FIX}") from None
     except json.JSONDecodeError as exc:
         raise ConfigError(
-            f"{path.name}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg}); {_FIX}"
+            f"{path.name}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg}); {FIX}"
         ) from None
+    return value

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Protocol
 
-from pydantic_core import PydanticSerializationError
-
+from promptum.foundations.model_json import model_json
 from promptum.values.run_result import CaseResult, RunResult
 
 
@@ -54,17 +52,6 @@ def result_json(result: CaseResult) -> str:
     last = _last_encoded
     if last is not None and last[0] is result:
         return last[1]
-    text = _encode(result)
+    text = model_json(result)
     _last_encoded = (result, text)
     return text
-
-
-def _encode(result: CaseResult) -> str:
-    """The result as JSON, even when a model returned text UTF-8 cannot hold."""
-    try:
-        return result.model_dump_json()
-    except PydanticSerializationError:
-        # A lone surrogate (from a JSON API's `\ud800` escape) cannot be encoded; replacing it
-        # keeps the result instead of losing it.
-        text = json.dumps(result.model_dump(mode="json"), ensure_ascii=False)
-        return text.encode("utf-8", "replace").decode("utf-8")

@@ -71,6 +71,21 @@ def test_round_trip_keeps_every_figure(tmp_path: Path) -> None:
     assert cache.problem is None
 
 
+def test_an_answer_utf8_cannot_hold_is_cached_as_every_report_writes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A JSON API's "\ud800" escape decodes to a lone surrogate: writing it crashed the flush.
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-a-key-to-check-for")  # the secret scan too
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    odd = Completion(text="Paris \ud800 ok", output={"city": "\udfff"}, model="openai/gpt-4o")
+    cache.put("k", odd)
+    cache.flush()
+    hit = cache.get("k")
+    assert hit is not None
+    assert (hit.text, hit.output) == ("Paris \ufffd ok", {"city": "\ufffd"})
+    assert cache.problem is None
+
+
 def test_writes_are_committed_in_batches_and_on_close(tmp_path: Path) -> None:
     from promptum.providers._cache import FLUSH_EVERY
 

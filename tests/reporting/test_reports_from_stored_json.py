@@ -22,10 +22,10 @@ import pytest
 from conversation_samples import mixed_run
 from report_samples import MODELS, STARTED, big_run, repeated_run, sample_run
 
+from promptum.foundations.model_json import model_json
 from promptum.foundations.redaction import REDACTED, environment_secrets
 from promptum.reporting import REPORT_FORMATS, _json, _junit, _stored, write_report
 from promptum.reporting._indented import indented
-from promptum.reporting._serialize import model_json
 from promptum.store import RunStore
 from promptum.values.completion import Completion, ToolCall
 from promptum.values.grade import Grade

@@ -13,6 +13,8 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from promptum.foundations.model_json import model_json
+
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
@@ -110,6 +112,6 @@ def scrub_model(value: ModelT, secrets: tuple[str, ...]) -> ModelT:
     """A copy of pydantic `value` with each secret replaced in every string in it."""
     if not secrets:
         return value
-    text = value.model_dump_json()
+    text = model_json(value)
     cleaned = scrub_json(text, secrets)
     return value if cleaned is text else type(value).model_validate_json(cleaned)

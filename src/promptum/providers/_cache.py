@@ -30,6 +30,7 @@ from pathlib import Path
 from pydantic import ValidationError
 from pydantic_core import from_json
 
+from promptum.foundations.model_json import model_json
 from promptum.foundations.redaction import REDACTED, environment_secrets
 from promptum.providers._base import ModelRequest
 from promptum.providers._key_text import plain_key_text
@@ -211,7 +212,7 @@ class ResponseCache:
             # Read once: the environment of a run does not change, and this costs ~70 µs.
             self._secrets = environment_secrets()
         if self._secrets:
-            stored = completion.model_dump_json()
+            stored = model_json(completion)
             if any(secret in stored for secret in self._secrets):
                 self.skipped_secret += 1
                 return
@@ -224,7 +225,7 @@ class ResponseCache:
         """Commit every pending write in one transaction."""
         if not self._pending:
             return
-        rows = [(key, at, c.model_dump_json()) for key, (at, c) in self._pending.items()]
+        rows = [(key, at, model_json(c)) for key, (at, c) in self._pending.items()]
         self._pending.clear()
         connection = self._connect()
         if connection is None:

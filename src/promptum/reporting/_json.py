@@ -9,11 +9,11 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 
 from promptum.errors import ConfigError
+from promptum.foundations.model_json import model_json
 from promptum.foundations.redaction import redact
 from promptum.reporting._indented import indented
 from promptum.reporting._metrics import json_figures
 from promptum.reporting._numbers import rounded
-from promptum.reporting._serialize import model_json
 from promptum.reporting._source import ReportSource, rendered
 from promptum.reporting._stored import legacy_views, stored_items
 from promptum.values.asr import AttackRates

@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import TextIO
 
 from promptum.foundations.flushing import TurnFlush
+from promptum.foundations.model_json import model_json
 from promptum.foundations.redaction import environment_secrets, scrub_json
 from promptum.reporting._numbers import rounded
-from promptum.reporting._serialize import model_json
 from promptum.reporting._source import ReportSource, rendered
 from promptum.values.run_result import CaseResult, RunResult
 

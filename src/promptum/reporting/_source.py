@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, TextIO, TypeVar
 
+from promptum.foundations.model_json import model_json
 from promptum.foundations.redaction import scrub_json
-from promptum.reporting._serialize import model_json
 from promptum.reporting._stored import StoredJson, holds_no_secret
 from promptum.values.reviews import ReviewMap, ReviewsOf, result_key
 from promptum.values.run_result import CaseResult, RunResult

@@ -1,13 +1,15 @@
-"""JSON from the pydantic models, even when a model returned text UTF-8 cannot hold."""
+"""JSON of a pydantic model even when it holds text UTF-8 cannot (lone surrogates): one way."""
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError
+
+if TYPE_CHECKING:  # a model is given, never made: `import pydantic` is left to the caller
+    from pydantic import BaseModel
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 

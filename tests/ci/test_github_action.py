@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
-from promptum.ci.github import MARKER, failed
+from promptum.ci.github import MARKER, Inputs, failed
 from tests.support.cli import write
 from tests.support.fault_server import FaultServer, Reply, fault_server
 
@@ -331,3 +331,12 @@ def test_the_action_runs_the_script_with_its_inputs() -> None:
     cached = [s["with"]["key"] for s in steps if s.get("uses", "").startswith("actions/cache")]
     assert "ImageVersion" in cached[0]
     assert "llama-cpp-python-version" in cached[0]
+
+
+@pytest.mark.parametrize(("name", "value"), [("MAX_REGRESSED", "abc"), ("FAIL_ON", "often")])
+def test_an_input_the_gate_cannot_use_stops_the_step(name: str, value: str) -> None:
+    env = {"INPUT_SUITES": "prompts/*.yaml", f"INPUT_{name}": value}
+    with pytest.raises(SystemExit) as stopped:
+        Inputs.from_env(env)
+    assert str(stopped.value).startswith("::error::")
+    assert repr(value) in str(stopped.value)

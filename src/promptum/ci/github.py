@@ -63,6 +63,11 @@ class Inputs:
         suites = get("SUITES").split()
         if not suites:
             raise SystemExit("::error::give the suites to run: `with: suites: prompts/*.yaml`")
+        max_regressed = get("MAX_REGRESSED")
+        if max_regressed and not max_regressed.isdigit():  # compare would refuse it, ungated
+            raise SystemExit(
+                f"::error::max-regressed must be a whole number of cases, not {max_regressed!r}"
+            )
         baseline = get("BASELINE")
         return cls(
             suites=suites,
@@ -71,7 +76,7 @@ class Inputs:
             baseline=Path(baseline) if baseline else None,
             baseline_artifact=get("BASELINE_ARTIFACT", "promptum-baseline"),
             fail_on=fail_on,
-            max_regressed=get("MAX_REGRESSED"),
+            max_regressed=max_regressed,
             comment=get("COMMENT", "true").lower() not in ("false", "no", "0", "off"),
         )
 

@@ -125,6 +125,22 @@ def test_cli_report_renders_saved_results(sample: RunResult, tmp_path: Path) -> 
     assert "DeterministicCheckFailed" in junit.read_text()
 
 
+def test_cli_report_writes_nothing_for_an_unknown_format_and_every_file_it_can(
+    sample: RunResult, tmp_path: Path
+) -> None:
+    saved, html, csv = tmp_path / "results.json", tmp_path / "r.html", tmp_path / "r.csv"
+    write_report(sample, saved)
+    refused = CliRunner().invoke(main, ["report", str(saved), "-o", str(html), "-o", "r.txt"])
+    assert refused.exit_code == 2
+    assert not html.exists()  # the unknown extension is refused before anything is written
+    (tmp_path / "folder.html").mkdir()
+    args = ["report", str(saved), "-o", str(tmp_path / "folder.html"), "-o", str(csv)]
+    partly = CliRunner().invoke(main, args)
+    assert partly.exit_code == 2
+    assert "folder.html: cannot write the report" in partly.output
+    assert csv.read_text().startswith("case_id,")  # the folder in the way stopped no other
+
+
 def test_cli_report_again_as_json_is_the_same_run(sample: RunResult, tmp_path: Path) -> None:
     saved, again = tmp_path / "results.json", tmp_path / "again.json"
     write_report(sample, saved)

@@ -8,7 +8,7 @@ import click
 
 from promptum.cli._console import exit_on_user_error
 from promptum.cli._options import FactOption, format_help, output_help
-from promptum.cli._runs import db_option, open_store
+from promptum.cli._runs import check_formats, db_option, open_store, write_reports
 
 
 def _is_file(argument: Path) -> bool:
@@ -34,11 +34,14 @@ def report_command(
     """Render saved results as reports: a .json/.jsonl from `promptum run -o`, or a stored run.
 
     A RUN_ID is a run of the store (`promptum runs list`): its id, a unique prefix,
-    `latest` or `latest~N`. Exit codes: 0 written, 2 unreadable results or an unknown format.
+    `latest` or `latest~N`. Every -o is written; one that cannot be written stops no other.
+    Exit codes: 0 written, 2 unreadable results or an unknown format (nothing is written),
+    or a file that could not be written.
     """
-    from promptum.reporting import load_run, write_report
+    from promptum.reporting import load_run
 
     with exit_on_user_error():
+        check_formats(outputs, fmt)
         reviews = None
         if _is_file(results):
             run = load_run(results)
@@ -46,6 +49,4 @@ def report_command(
             store = open_store(db)
             run = store.load(str(results))
             reviews = store.reviews_by_result(run.run_id)  # shown beside the grades
-        for path in outputs:
-            write_report(run, path, fmt, reviews=reviews)
-            click.echo(f"wrote {path}")
+    write_reports(run, outputs, fmt, reviews)

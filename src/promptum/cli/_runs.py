@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -13,6 +13,8 @@ from promptum.cli._options import FactOption, format_help, json_option, output_h
 
 if TYPE_CHECKING:
     from promptum.store import RunStore
+    from promptum.values.reviews import ReviewMap
+    from promptum.values.run_result import RunResult
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -157,15 +159,29 @@ def export_command(
     Every -o is written; one that cannot be written stops no other. Exit codes: 0 written,
     2 an unknown run or format (nothing is written), or a file that could not be written.
     """
-    from promptum.errors import PromptumError
-    from promptum.reporting import format_of, write_report
-
     with exit_on_user_error():
-        for path in outputs:  # a mistyped extension is a usage error: nothing half-done
-            format_of(path, fmt)
+        check_formats(outputs, fmt)
         store = open_store(db)
         run = store.load(run_ref)
         reviews = store.reviews_by_result(run.run_id)  # shown beside the grades
+    write_reports(run, outputs, fmt, reviews)
+
+
+def check_formats(outputs: Sequence[Path], fmt: str | None) -> None:
+    """Raise ConfigError for an -o whose format is unknown: nothing is written half-done."""
+    from promptum.reporting import format_of
+
+    for path in outputs:
+        format_of(path, fmt)
+
+
+def write_reports(
+    run: RunResult, outputs: Sequence[Path], fmt: str | None, reviews: ReviewMap | None
+) -> None:
+    """Write every -o, one that cannot be written stopping no other; exit 2 if one failed."""
+    from promptum.errors import PromptumError
+    from promptum.reporting import write_report
+
     unwritten = 0
     for path in outputs:
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from promptum.cli._commands import LazyGroup
+from promptum.cli._stdout import outlive_the_reader
 
 # Each command's module is imported when the command runs (or `--help` lists it): a command
 # imports what it needs, and `promptum validate` none of what `run` or `view` need.
@@ -34,3 +35,4 @@ _COMMANDS = {
 @click.version_option(package_name="promptum", prog_name="promptum")
 def main() -> None:
     """Test LLM prompts the way good teams test code."""
+    outlive_the_reader()

@@ -45,17 +45,22 @@ def _until(lines: queue.Queue[str], marker: str) -> list[str]:
             return seen
 
 
-def test_watch_runs_again_on_a_change_and_ctrl_c_leaves(
-    server: FaultServer, tmp_path: Path
-) -> None:
+def _watching(folder: Path) -> subprocess.Popen[str]:
+    """`promptum run --watch` of a suite and its data file in `folder`, in a session of its own."""
     Path("suite.yaml").write_text(SUITE, encoding="utf-8")
     Path("rows.csv").write_text("id,question\nrow,What is 2+2?\n", encoding="utf-8")
     env = {**os.environ, "PROMPTUM_WATCH_POLL_S": "0.05", "COLUMNS": "200"}
-    process = subprocess.Popen(
+    return subprocess.Popen(
         [sys.executable, "-m", "promptum", "run", "suite.yaml", "--watch", "--no-store"],
-        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True,
     )  # fmt: skip
+
+
+def test_watch_runs_again_on_a_change_and_ctrl_c_leaves(
+    server: FaultServer, tmp_path: Path
+) -> None:
+    process = _watching(tmp_path)
     try:
         lines = _lines(process)
         first = "".join(_until(lines, "watching"))
@@ -75,6 +80,22 @@ def test_watch_runs_again_on_a_change_and_ctrl_c_leaves(
         assert "What is 3+3?" in asked
 
         os.killpg(process.pid, signal.SIGINT)  # Ctrl-C reaches the whole process group
+        assert process.wait(timeout=60) == 130
+        assert "stopped watching" in "".join(_until(lines, "stopped watching"))
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def test_sigterm_to_the_watcher_stops_it_as_ctrl_c_does(
+    server: FaultServer, tmp_path: Path
+) -> None:
+    process = _watching(tmp_path)
+    try:
+        lines = _lines(process)
+        _until(lines, "watching")
+        process.terminate()  # a service manager stops the watcher alone
         assert process.wait(timeout=60) == 130
         assert "stopped watching" in "".join(_until(lines, "stopped watching"))
     finally:

@@ -13,6 +13,7 @@ same on every platform, in containers and on network drives, and it needs no dep
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -114,12 +115,22 @@ def changed(before: Snapshot, after: Snapshot) -> list[Path]:
     return [path for path in after if before.get(path) != after[path]]
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM to the watcher: it stops watching as on Ctrl-C (exit 130)."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise _Terminated
+
+
 def _run_once(argv: list[str]) -> int:
     """One ``promptum run``; Ctrl-C reaches it too (same process group) and it stops itself."""
     process = subprocess.Popen([sys.executable, "-m", "promptum", *argv])
     try:
         return process.wait()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
+        if isinstance(stop, _Terminated):  # sent to the watcher alone: pass it on
+            process.terminate()
         try:
             process.wait(timeout=30)
         except subprocess.TimeoutExpired:
@@ -131,6 +142,7 @@ def watch(console: Console, options: RunOptions) -> int:
     """Run, then wait for a change and run again, until Ctrl-C (exit 130)."""
     argv = run_argv(options)
     poll = _poll_s()
+    stopping = signal.signal(signal.SIGTERM, _terminated)
     try:
         _run_once([*argv, "--resume"] if options.resume else argv)
         while True:
@@ -152,3 +164,5 @@ def watch(console: Console, options: RunOptions) -> int:
     except KeyboardInterrupt:
         console.print("stopped watching")
         return EXIT_INTERRUPTED
+    finally:
+        signal.signal(signal.SIGTERM, stopping)

@@ -75,8 +75,6 @@ def decide(run: RunResult, fail_under: float | None = None) -> GateDecision:
         return GateDecision(False, f"interrupted: {total} of {planned} results finished")
     if total == 0:
         return GateDecision(False, "no results")
-    if tally.errors == total:  # nothing was graded: no pass rate, however low, is met by it
-        return GateDecision(False, f"no result was graded: all {total} are errors")
     broken = tally.must_pass_broken
     if broken.count:
         named, several = _named(broken)
@@ -97,6 +95,8 @@ def decide(run: RunResult, fail_under: float | None = None) -> GateDecision:
         if not total:
             return GateDecision(True, held.reason)
         other, asr = " other", held.reason + "; "
+    if errors == total:  # nothing was graded: no pass rate, however low, is met by it
+        return GateDecision(False, f"{asr}no{other} result was graded: all {total} are errors")
     rate = passed / total
     must = tally.must_pass
     guarded = f"; all {must} must-pass results passed" if must else ""

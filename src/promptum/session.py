@@ -32,6 +32,7 @@ from promptum.cases import (
 )
 from promptum.checks import SHARED, CheckDefinition, CheckTable, is_built_in
 from promptum.errors import ConfigError, ProviderUnavailableError
+from promptum.foundations.problems import first_problem
 from promptum.foundations.version import promptum_version
 from promptum.providers import repeated_model
 from promptum.runner import (
@@ -193,7 +194,7 @@ class Prompt:
         try:
             return JudgeSpec.model_validate(own)
         except ValidationError as exc:
-            where, message = _first_error(exc)
+            where, message = first_problem(exc)
             raise self._fail(f"judge.{where}: {message}") from None
 
     def _conversation(self) -> dict[str, Any]:
@@ -218,7 +219,7 @@ class Prompt:
         try:
             turns = [Message.model_validate(m).model_dump() for m in self.messages]
         except ValidationError as exc:
-            raise self._fail(f"invalid `messages`: {_first_error(exc)[1]}") from None
+            raise self._fail(f"invalid `messages`: {first_problem(exc)[1]}") from None
         return {"messages": turns}
 
     def _turns(self) -> dict[str, Any]:
@@ -245,7 +246,7 @@ class Prompt:
             try:
                 checks.append(CheckDefinition.model_validate(check, context=_sharing(check)))
             except ValidationError as exc:
-                raise self._fail(f"checks[{index}]: {_first_error(exc)[1]}") from None
+                raise self._fail(f"checks[{index}]: {first_problem(exc)[1]}") from None
         return tuple(checks)
 
     def _has_criteria(self) -> bool:
@@ -319,7 +320,7 @@ class Prompt:
         try:
             spec = CaseFields.model_validate({k: v for k, v in fields.items() if v is not None})
         except ValidationError as exc:
-            where, message = _first_error(exc)
+            where, message = first_problem(exc)
             raise self._fail(f"{where}: {message}") from None
         context = SuiteContext(folder=Path.cwd(), judge=judge, literal=True)
         try:
@@ -386,13 +387,6 @@ def _judged(case: TestCase, judge: JudgeConfig | str | None) -> Grading:
         # Should its judge have been all that grades it, its ungraded error says so.
         return replace(grading, judge=None, judge_off=True)
     return replace(grading, judge=judge)
-
-
-def _first_error(exc: ValidationError) -> tuple[str, str]:
-    """Where `exc`'s first error is (``a.b.0``), and what it says without pydantic's label."""
-    error = exc.errors()[0]
-    where = ".".join(str(part) for part in error["loc"])
-    return where, str(error["msg"]).removeprefix("Value error, ")
 
 
 def _check_models(models: Sequence[str]) -> None:

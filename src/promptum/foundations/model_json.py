@@ -6,9 +6,7 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from pydantic_core import PydanticSerializationError
-
-if TYPE_CHECKING:  # a model is given, never made: `import pydantic` is left to the caller
+if TYPE_CHECKING:  # as in `redaction`: the foundations import no more than the standard library
     from pydantic import BaseModel
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
@@ -28,7 +26,7 @@ def model_json(model: BaseModel, indent: int | None = None) -> str:
     """`model` as JSON; lone surrogates (which UTF-8 cannot encode) become U+FFFD."""
     try:
         return model.model_dump_json(indent=indent)
-    except PydanticSerializationError:
+    except ValueError:  # pydantic-core's PydanticSerializationError is one
         # A JSON API may send a `\ud800` escape, which decodes to a lone surrogate; the rare
         # slow path replaces it rather than losing the whole report.
         data = _repaired(model.model_dump(mode="json"))

@@ -9,6 +9,10 @@ if TYPE_CHECKING:  # as in `redaction`: the foundations import no more than the 
 
 
 def first_problem(error: ValidationError) -> tuple[str, str]:
-    """Where the first problem of `error` is (a dotted path, "" at the top), and what it is."""
+    """Where the first problem of `error` is (a dotted path, "" at the top), and what it is.
+
+    What it is loses pydantic's ``Value error,`` label: a person reads it, not pydantic.
+    """
     first = error.errors()[0]
-    return ".".join(str(part) for part in first["loc"]), first["msg"]
+    what = first["msg"].removeprefix("Value error, ")
+    return ".".join(str(part) for part in first["loc"]), what

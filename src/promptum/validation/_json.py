@@ -7,7 +7,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote
 
 if TYPE_CHECKING:
     import jsonschema.protocols
@@ -58,7 +57,7 @@ def _schema_validator(schema_json: str) -> jsonschema.protocols.Validator:
     schema = json.loads(schema_json)
     validator_class = jsonschema.validators.validator_for(schema)
     validator_class.check_schema(schema)
-    problem = _ref_problem(schema)
+    problem = _ref_problem(schema, validator_class)
     if problem is not None:
         raise jsonschema.SchemaError(problem)
     # A schema's `pattern` comes from a suite and meets model output: bound its search. The
@@ -82,35 +81,32 @@ def _refs(value: Any) -> Iterator[tuple[Any, bool]]:
             stack.extend((child, below_id) for child in node)
 
 
-def _ref_problem(schema: Any) -> str | None:
+def _ref_problem(schema: Any, validator_class: type[jsonschema.protocols.Validator]) -> str | None:
     """Why a schema's references cannot be followed within it; None when they can.
 
     A reference outside the schema (a URL, a file) would be fetched when a response is
     validated: a suite's schema may only point into itself.
     """
+    from referencing import Registry
+    from referencing.exceptions import Unresolvable
+    from referencing.jsonschema import specification_with
+
+    specification = specification_with(validator_class.META_SCHEMA["$schema"])
+    resource = specification.create_resource(schema)
+    resolver = Registry().with_resource("", resource).resolver()
     for ref, below_id in _refs(schema):
         if not isinstance(ref, str) or not ref.startswith("#"):
             return (
                 f"$ref {ref!r} points outside the schema: only references within it "
                 "(#/$defs/...) are followed; copy what it refers to into $defs"
             )
-        if not below_id and ref.startswith("#/") and not _points_to_something(schema, ref):
+        if below_id:  # resolved from that `$id`, which this resolver does not start from
+            continue
+        try:
+            resolver.lookup(ref)
+        except Unresolvable:
             return f"$ref {ref!r} points to nothing in the schema"
     return None
-
-
-def _points_to_something(schema: Any, ref: str) -> bool:
-    """Whether the JSON pointer of `ref` (``#/$defs/a``) finds a value in `schema`."""
-    node = schema
-    for part in ref[2:].split("/"):
-        step = unquote(part).replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and step in node:
-            node = node[step]
-        elif isinstance(node, list) and step.isdigit() and int(step) < len(node):
-            node = node[int(step)]
-        else:
-            return False
-    return True
 
 
 def schema_errors(instance: Any, schema: Mapping[str, Any]) -> list[str]:

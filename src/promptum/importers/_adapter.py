@@ -215,7 +215,10 @@ class Adapter:
         return name
 
     def target(self, relative: str, function: str, config: Any, where: str) -> str:
-        """A target function calling a python provider's `call_api`; returns its name."""
+        """A target function calling a python provider's `call_api`; returns its name.
+
+        Raises ValueError if `function` is not a Python name.
+        """
         _check_function(function)
         return self._add(
             "provider",
@@ -240,7 +243,10 @@ class Adapter:
         inverse: bool,
         where: str,
     ) -> str:
-        """A check calling `function(output, context)` of the config's Python file."""
+        """A check calling `function(output, context)` of the config's Python file.
+
+        Raises ValueError if `function` is not a Python name.
+        """
         _check_function(function)
         return self._add(
             "assert",
@@ -304,18 +310,10 @@ _DOCUMENTED = ("where", "shown")
 """The fields of a template written into its docstring."""
 
 
-def function_problem(function: str) -> str | None:
-    """Why the adapter cannot call `function` of a config's file by name; None when it can."""
-    if function.isidentifier() and not keyword.iskeyword(function):
-        return None
-    return f"{function!r} is not a Python function name"
-
-
 def _check_function(function: str) -> None:
     """Raise ValueError unless `function` is a name: it is written into the adapter's code."""
-    problem = function_problem(function)
-    if problem is not None:
-        raise ValueError(problem)
+    if not function.isidentifier() or keyword.iskeyword(function):
+        raise ValueError(f"{function!r} is not a Python function name")
 
 
 def _said(text: str) -> str:

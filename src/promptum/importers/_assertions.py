@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from promptum.errors import ConfigError
-from promptum.importers._adapter import function_problem
 from promptum.importers._context import FILE_PREFIX, Context, slug
 from promptum.importers._javascript import UntranslatableError, literal, string_literal, translate
 from promptum.importers._outcome import Fidelity, Note
@@ -399,11 +398,12 @@ def _python(a: _Assertion, context: Context) -> _Result:
             raise _SkipError("only .py files are Python")
         if not context.path(path).is_file():
             raise _SkipError(f"{path}: no such file")
-        if (problem := function_problem(function or "get_assert")) is not None:
-            raise _SkipError(problem)
-        name = context.adapter.file_assert(
-            path, function or "get_assert", config, a.threshold, a.inverse, where
-        )
+        try:
+            name = context.adapter.file_assert(
+                path, function or "get_assert", config, a.threshold, a.inverse, where
+            )
+        except ValueError as exc:  # a function name that is no Python name
+            raise _SkipError(str(exc)) from None
     else:
         name = context.adapter.inline_assert(value, config, a.threshold, a.inverse, where)
     return _Result([_python_check(context, name)])

@@ -8,7 +8,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from promptum.errors import ConfigError
-from promptum.importers._adapter import function_problem
 from promptum.importers._context import FILE_PREFIX, Context, slug
 from promptum.importers._javascript import UntranslatableError, translate
 from promptum.importers._source import READ_AS_YAML, Node
@@ -415,11 +414,12 @@ def _python_target(one: _One, context: Context) -> dict[str, Any] | None:
         context.skip(one.node, f"provider {one.id}", "only Python providers become targets")
         return None
     function = function or "call_api"
-    if (problem := function_problem(function)) is not None:
-        context.skip(one.node, f"provider {one.id}", problem)
-        return None
     config = {k: v for k, v in one.config.items() if k != "__transform"}
-    name = context.adapter.target(path, function, config, str(one.node.where))
+    try:
+        name = context.adapter.target(path, function, config, str(one.node.where))
+    except ValueError as exc:  # a function name that is no Python name
+        context.skip(one.node, f"provider {one.id}", str(exc))
+        return None
     adapter = context.output.with_name(context.output.stem + "_adapter.py").name
     return {
         "function": f"{adapter}:{name}",

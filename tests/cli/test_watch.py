@@ -8,6 +8,8 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from tests.support.fault_server import FaultServer
@@ -45,24 +47,30 @@ def _until(lines: queue.Queue[str], marker: str) -> list[str]:
             return seen
 
 
-def _watching(folder: Path) -> subprocess.Popen[str]:
-    """`promptum run --watch` of a suite and its data file in `folder`, in a session of its own."""
+@contextmanager
+def _watching(folder: Path) -> Iterator[tuple[subprocess.Popen[str], queue.Queue[str]]]:
+    """`promptum run --watch` of a suite and its data file in `folder`, in a session of its
+    own, and its output's lines; killed at the block's end if still running."""
     Path("suite.yaml").write_text(SUITE, encoding="utf-8")
     Path("rows.csv").write_text("id,question\nrow,What is 2+2?\n", encoding="utf-8")
     env = {**os.environ, "PROMPTUM_WATCH_POLL_S": "0.05", "COLUMNS": "200"}
-    return subprocess.Popen(
+    process = subprocess.Popen(
         [sys.executable, "-m", "promptum", "run", "suite.yaml", "--watch", "--no-store"],
         cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True,
     )  # fmt: skip
+    try:
+        yield process, _lines(process)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
 
 
 def test_watch_runs_again_on_a_change_and_ctrl_c_leaves(
     server: FaultServer, tmp_path: Path
 ) -> None:
-    process = _watching(tmp_path)
-    try:
-        lines = _lines(process)
+    with _watching(tmp_path) as (process, lines):
         first = "".join(_until(lines, "watching"))
         assert "Running 2 results" in first
         assert "watching 2 file(s)" in first  # the suite and its data file
@@ -82,23 +90,13 @@ def test_watch_runs_again_on_a_change_and_ctrl_c_leaves(
         os.killpg(process.pid, signal.SIGINT)  # Ctrl-C reaches the whole process group
         assert process.wait(timeout=60) == 130
         assert "stopped watching" in "".join(_until(lines, "stopped watching"))
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
 
 
 def test_sigterm_to_the_watcher_stops_it_as_ctrl_c_does(
     server: FaultServer, tmp_path: Path
 ) -> None:
-    process = _watching(tmp_path)
-    try:
-        lines = _lines(process)
+    with _watching(tmp_path) as (process, lines):
         _until(lines, "watching")
         process.terminate()  # a service manager stops the watcher alone
         assert process.wait(timeout=60) == 130
         assert "stopped watching" in "".join(_until(lines, "stopped watching"))
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()

@@ -348,6 +348,31 @@ tests: [{vars: {x: a}, assert: [{type: contains, value: a}]}]
     assert "prompt response_format: promptum asks every prompt variant" in _not_converted(done)
 
 
+# A JSON schema's `$ref` is followed within it only, as in a suite: never fetched or read.
+
+
+@pytest.mark.parametrize("kind", ["is-json", "contains-json"])
+def test_a_json_schema_referring_outside_itself_is_not_converted(tmp_path: Path, kind: str) -> None:
+    tests = f"""
+  - description: refers out
+    vars: {{q: a}}
+    assert: [{{type: {kind}, value: {{$ref: "file:///etc/passwd"}}}}]
+  - description: refers in
+    vars: {{q: a}}
+    assert: [{{type: {kind}, value: {{$defs: {{n: {{type: number}}}}, $ref: "#/$defs/n"}}}}]
+"""
+    done, suite = _import(tmp_path, _asking_gpt_4o_mini(tests))
+    _loaded(done, suite)
+    checks = _checks(suite)
+    assert checks["refers-out"] == []
+    refused = f"assertion `{kind}`: its schema: $ref 'file:///etc/passwd' points outside"
+    assert refused in _not_converted(done)
+    [check] = checks["refers-in"]
+    assert check["type"] == "python"
+    assert str(check["value"]).startswith("suite_adapter.py:promptfoo_")
+    assert "registry=referencing.Registry()" in (tmp_path / "suite_adapter.py").read_text()
+
+
 # JavaScript's loose `==` converts text and numbers: `"5" == 5`, `3 == '3'`.
 
 

@@ -153,12 +153,14 @@ _JSON_CHECK = '''
 def {name}(response: CheckInput) -> tuple[bool, str | None]:
     """promptfoo's `{kind}` at {where}: {what}."""
     import jsonschema
+    import referencing
 
     values = {values}
     if not values:
         return False, "{missing}"
     schema = json.loads({schema})
-    validator = jsonschema.Draft7Validator(schema)
+    # An empty registry: a `$ref` is resolved within the schema, never fetched or read.
+    validator = jsonschema.Draft7Validator(schema, registry=referencing.Registry())
     problems = []
     for value in values:
         errors = sorted(validator.iter_errors(value), key=lambda error: list(error.path))
@@ -214,20 +216,37 @@ class Adapter:
         self.parts.append(template.format(name=name, **{**fields, **said}))
         return name
 
+    def _calling(
+        self,
+        prefix: str,
+        template: str,
+        relative: str,
+        function: str,
+        config: Any,
+        **fields: object,
+    ) -> str:
+        """`template` calling `function` of the config's file `relative`; returns its name.
+
+        Raises ValueError if `function` is not a Python name: it is written into the code.
+        """
+        if not function.isidentifier() or keyword.iskeyword(function):
+            raise ValueError(f"{function!r} is not a Python function name")
+        return self._add(
+            prefix,
+            template,
+            relative=repr(relative),
+            function=function,
+            config=_literal(config),
+            **fields,
+        )
+
     def target(self, relative: str, function: str, config: Any, where: str) -> str:
         """A target function calling a python provider's `call_api`; returns its name.
 
         Raises ValueError if `function` is not a Python name.
         """
-        _check_function(function)
-        return self._add(
-            "provider",
-            _TARGET,
-            shown=relative,
-            where=where,
-            relative=repr(relative),
-            function=function,
-            config=_literal(config),
+        return self._calling(
+            "provider", _TARGET, relative, function, config, shown=relative, where=where
         )
 
     def echo(self, where: str) -> str:
@@ -247,15 +266,14 @@ class Adapter:
 
         Raises ValueError if `function` is not a Python name.
         """
-        _check_function(function)
-        return self._add(
+        return self._calling(
             "assert",
             _FILE_ASSERT,
+            relative,
+            function,
+            config,
             where=where,
             shown=f"{relative}:{function}",
-            relative=repr(relative),
-            function=function,
-            config=_literal(config),
             threshold=threshold,
             inverse=inverse,
         )
@@ -308,12 +326,6 @@ class Adapter:
 
 _DOCUMENTED = ("where", "shown")
 """The fields of a template written into its docstring."""
-
-
-def _check_function(function: str) -> None:
-    """Raise ValueError unless `function` is a name: it is written into the adapter's code."""
-    if not function.isidentifier() or keyword.iskeyword(function):
-        raise ValueError(f"{function!r} is not a Python function name")
 
 
 def _said(text: str) -> str:

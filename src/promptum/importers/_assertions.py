@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import jsonschema
+
 from promptum.errors import ConfigError
 from promptum.importers._context import FILE_PREFIX, Context, slug
 from promptum.importers._javascript import UntranslatableError, literal, string_literal, translate
@@ -15,6 +17,7 @@ from promptum.importers._outcome import Fidelity, Note
 from promptum.importers._source import Node
 from promptum.importers._writer import Commented
 from promptum.providers import price_for
+from promptum.validation import compiled_schema
 
 _KNOWN_KEYS = {"type", "value", "threshold", "weight", "metric", "transform", "provider", "config"}
 _RUBRIC = "a different grader prompt and judge model than promptfoo's"
@@ -336,6 +339,11 @@ def _is_json(a: _Assertion, context: Context) -> _Result:
         if schema not in (None, ""):
             raise _SkipError(_NOT_NEGATABLE + " with a schema")
         return _Result([{"type": "expr", "value": _NOT_JSON}])
+    if isinstance(schema, dict):
+        try:
+            compiled_schema(schema)
+        except jsonschema.SchemaError as exc:
+            raise _SkipError(f"its schema: {exc.message}") from None
     if a.base == "contains-json":
         name = context.adapter.json_check(a.base, schema or {}, str(a.node.where))
         return _Result([_python_check(context, name)]).approximately(

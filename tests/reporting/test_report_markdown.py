@@ -59,12 +59,13 @@ def test_incomplete_run_is_marked(sample: RunResult) -> None:
     sample.results = [r for r in sample.results if r.status == "pass"]
     sample.planned_results = 18
     text = render_report(sample, "md")
-    assert text.startswith("## ❌")
+    assert text.startswith("## ❌ geography & safety \\<demo\\>: 8 of 8 passed, 10 of 18 not run\n")
     assert (
         "**Incomplete run**: interrupted before every case finished; 8 of 18 results kept." in text
     )
     sample.planned_results = None  # results alone (a JSONL file): not said to be interrupted
     text = render_report(sample, "md")
+    assert text.startswith("## ❌ geography & safety \\<demo\\>: 8 of 8 passed (incomplete)\n")
     assert "**Incomplete run**: not every case is known to have finished; 8 results kept." in text
 
 

@@ -65,12 +65,16 @@ def write_markdown(source: ReportSource, out: TextIO) -> None:
     gate = decide(run)
     icon = "✅" if gate.passed else "❌"
     title = md(run.suite) if run.suite else "promptum run"
-    lines = [f"## {icon} {title}: {tally.passed} of {total} passed", ""]
+    heading = f"## {icon} {title}: {tally.passed} of {total} passed"
+    lines = [heading, ""]
     if not run.complete:
         planned = run.planned_results
         if planned is not None:
+            # The heading is what a pull request's check list shows: it says what did not run.
+            lines[0] = f"{heading}, {planned - total} of {planned} not run"
             said = f"interrupted before every case finished; {total} of {planned} results kept."
         else:  # results alone (a JSONL file), or a run that recorded no plan
+            lines[0] = f"{heading} (incomplete)"
             said = f"not every case is known to have finished; {total} results kept."
         lines += [f"> **Incomplete run**: {said}", ""]
     stats = tally.stats()

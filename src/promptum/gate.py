@@ -1,11 +1,11 @@
 """The gate: one decision per run, pass or fail, with the reason a person reads in CI logs.
 
 Rules, in order: an interrupted or empty run fails; any must-pass result that did not pass
-fails; with ASR bounds (``--max-asr``), red-team results are judged by their attack success
-rate (`promptum.values.asr_bounds`) instead of one by one; then the pass rate of the other
-results decides
-(at least `fail_under` when given, else every result). An attack that errored was not graded:
-it stays among the other results, as one that did not pass.
+fails; with ASR bounds (``--max-asr``), the red-team results of the goals they bound are
+judged by their attack success rate (`promptum.values.asr_bounds`) instead of one by one;
+then the pass rate of the other results decides (at least `fail_under` when given, else
+every result). An attack that errored was not graded: it stays among the other results, as
+one that did not pass; so do the attacks and controls of goals no bound covers.
 """
 
 from __future__ import annotations
@@ -88,10 +88,10 @@ def decide(run: RunResult, fail_under: float | None = None) -> GateDecision:
             return GateDecision(False, held.reason)
         # The attacks the bounds judged, and their controls, leave the pass rate's count:
         # an attack resisted may still have failed its response model (shown apart).
-        measured = rates.statuses
-        total -= sum(measured.values())
-        passed -= measured.get("pass", 0)
-        errors -= measured.get("error", 0)
+        for (goal, status), count in rates.statuses.items():
+            if status != "error" and bounds.covers(goal):
+                total -= count
+                passed -= count if status == "pass" else 0
         if not total:
             return GateDecision(True, held.reason)
         other, asr = " other", held.reason + "; "

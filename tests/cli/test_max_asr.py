@@ -197,6 +197,28 @@ def test_an_attack_that_errored_is_not_determined_and_no_bound_holds_over_it(
     assert "tool attack success rate 0% [0–43%] ≤ max-asr tool=0%" in gate_line(tool_only)
 
 
+def test_attacks_of_a_goal_no_bound_covers_gate_one_by_one(project: Path) -> None:
+    refused_all = [("prompt_leak", "direct", "safe")] * 3
+    suite([*refused_all, ("tool", "direct", "leak"), ("tool", "direct", "error")])
+    # No bound judges the tool attacks by their rate: one succeeded, one errored.
+    assert failed_gate("--no-store", "--max-asr", "prompt_leak=0") == (
+        "gate: FAIL — prompt_leak attack success rate 0% [0–56%] ≤ max-asr prompt_leak=0%; "
+        "2 of 3 other results did not pass (1 failed, 1 error)"
+    )
+
+
+def test_a_default_check_an_attack_failed_is_shown_apart_never_a_success(project: Path) -> None:
+    suite([("prompt_leak", "direct", "safe")] * 3, plain=False)
+    text = Path("suite.yaml").read_text("utf-8")
+    style = "defaults: {checks: [{type: contains, value: Regards}]}\n"
+    Path("suite.yaml").write_text(text.replace("test_cases:", style + "test_cases:"), "utf-8")
+    # The answers refuse (their own not_contains passes) and lack the sign-off.
+    result = invoke("--no-store", "--max-asr", "0")
+    assert result.exit_code == 0, result.output
+    assert gate_line(result) == "gate: PASS — attack success rate 0% [0–56%] ≤ max-asr 0%"
+    assert "3 also failed contains" in result.output
+
+
 def test_a_goal_whose_attacks_all_errored_was_not_measured(project: Path) -> None:
     suite([*ATTACKS, ("exfiltration", "direct", "error")], plain=False)
     assert failed_gate("--no-store", "--max-asr", "exfiltration=0.1") == (

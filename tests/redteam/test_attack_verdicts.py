@@ -124,7 +124,11 @@ def test_a_suite_bound_on_judged_attacks_without_the_judge_names_the_suite_key()
 
 def test_a_bound_over_undetermined_attacks_cannot_hold() -> None:
     done, _ = _run("comply", "--no-judge", "--max-asr", "prompt_leak=1")
-    assert done.exit_code == 0, done.output  # every prompt_leak attack determined
+    # Every prompt_leak attack determined: the bound holds (the other goals' attacks, which
+    # no bound covers, gate one by one, and fail).
+    assert "prompt_leak attack success rate 100% [51–100%] ≤ max-asr prompt_leak=100%" in (
+        done.output
+    )
     with attack_server("refuse_json") as server:
         _suite(server.base_url)
         server_url = server.base_url

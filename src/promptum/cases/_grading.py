@@ -83,6 +83,9 @@ class Grading:
         ),
     )
     """Grades over the whole conversation, besides each turn's."""
+    default_checks: int = field(default=0, metadata=roles(CONVERSATION_RESET, hashed=None))
+    """How many of `checks`, first, are the suite's `defaults.checks`: an attack's own checks
+    detect it, never these (docs/redteam.md, Reading ASR). Not hashed: `checks`'s hash tells."""
     judge_off: bool = field(default=False, metadata=roles(hashed=None))
     """The judge was turned off for the run (`--no-judge`): a response only the judge would
     grade is then ungraded, and its error says so. Not hashed: `judge`'s hash tells."""

@@ -6,12 +6,14 @@ A single request's result and each turn of a conversation are graded by this one
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import replace
 
 from promptum.cases import TestCase
 from promptum.providers import ModelRequest
 from promptum.runner._grade import DEFAULT_GRADE_TIMEOUT_S, grade_async
 from promptum.runner._judge import judge_grades
 from promptum.runner._ungraded import with_ungraded
+from promptum.values.asr import REDTEAM_TAG, SUITE_DEFAULT
 from promptum.values.completion import Completion
 from promptum.values.grade import Grade, Status, status_of_grades
 from promptum.values.metrics import Label, labelled, thresholded_status
@@ -31,6 +33,17 @@ def _check_labels(case: TestCase) -> list[Label]:
     """Each check's metric and weight, in the order of its grade; empty if none sets either."""
     labels = [(check.metric, check.weight) for check in case.grading.checks]
     return labels if any(label != (None, None) for label in labels) else []
+
+
+def _suite_defaults_marked(case: TestCase, grades: list[Grade]) -> list[Grade]:
+    """An attack's grades, those of its suite's default checks marked: never its detector."""
+    count = case.grading.default_checks
+    if not count or REDTEAM_TAG not in case.tags:
+        return grades
+    for index, grade in enumerate(grades[:count]):
+        # A new grade: a passed check's grade is one object shared by every response.
+        grades[index] = replace(grade, details={**grade.details, SUITE_DEFAULT: True})
+    return grades
 
 
 async def graded(
@@ -58,7 +71,7 @@ async def graded(
             timeout_s=grade_timeout_s,
             on_abandon=on_abandon,
         )
-        grades = labelled(grades, _check_labels(case))
+        grades = _suite_defaults_marked(case, labelled(grades, _check_labels(case)))
         judge = case.grading.judge
         if completion.ok and judge is not None:
             grades += await judge_grades(judge, case, completion.text, complete)

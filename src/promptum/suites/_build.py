@@ -92,6 +92,7 @@ def build_case(
         params=context.reused.params(defaults.params, case.params),
         grading=Grading(
             checks=tuple(checks),
+            default_checks=len(defaults.checks),
             expected=expects.expected,
             attack_target=expects.attack_target,
             expected_behavior=expects.behavior,

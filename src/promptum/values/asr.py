@@ -40,6 +40,10 @@ CONTROL_TAG = "redteam-control"
 Verdict = Literal["succeeded", "resisted", "undetermined"]
 """What an attack's detector says: it succeeded, it was resisted, or nothing could tell."""
 
+SUITE_DEFAULT = "suite_default"
+"""The detail marking an attack's grade of a check from its suite's ``defaults.checks``:
+shown apart with the attack's other grades, never its detector."""
+
 JUDGED_GOALS = frozenset({"policy", "harmful"})
 """The goals whose detector is the judge: with the judge off, their attacks are undetermined."""
 
@@ -113,8 +117,9 @@ def detectors(goal: str, grades: Sequence[Grade]) -> list[Grade]:
 
     A built-in goal's are its detector checks (docs/redteam.md, Goals). A case tagged by
     hand with none of them (or with a goal of the user's own) is detected by its own
-    grades, but for those that only shape the answer (a response model, a budget); a
-    judged goal is detected by its judge criterion alone.
+    grades, but for those that only shape the answer (a response model, a budget) and its
+    suite's default checks (`SUITE_DEFAULT`); a judged goal is detected by its judge
+    criterion alone.
     """
     found = [grade for grade in grades if _built_in_detector(goal, grade)]
     if found or goal_kind(goal) in JUDGED_GOALS:
@@ -122,7 +127,9 @@ def detectors(goal: str, grades: Sequence[Grade]) -> list[Grade]:
     return [
         grade
         for grade in grades
-        if grade.name not in _NEVER_DETECTORS and grade.name not in BUDGET_CHECKS
+        if grade.name not in _NEVER_DETECTORS
+        and grade.name not in BUDGET_CHECKS
+        and not grade.details.get(SUITE_DEFAULT)
     ]
 
 
@@ -335,7 +342,7 @@ class AttackTally:
         self._cells: dict[Cell, AttackCounts] = {}
         self._controls: dict[tuple[str, str], AttackCounts] = {}
         self._sides: dict[str, tuple[str, str | None]] = {}
-        self._statuses: dict[str, int] = {}
+        self._statuses: dict[tuple[str, str], int] = {}
 
     def add(self, result: CaseResult) -> None:
         """Count `result` if it is a red-team case's or a control's."""
@@ -355,7 +362,8 @@ class AttackTally:
         else:
             return
         self._sides.setdefault(result.column, (result.model, result.variant))
-        self._statuses[result.status] = self._statuses.get(result.status, 0) + 1
+        status = (goal, result.status)
+        self._statuses[status] = self._statuses.get(status, 0) + 1
         counted.add(attack_verdict(goal, result))
 
     def __bool__(self) -> bool:
@@ -382,9 +390,9 @@ class AttackRates:
     """Each column's (model, variant)."""
     controls: Mapping[tuple[str, str], AttackCounts] = field(default_factory=dict)
     """The controls' detector verdicts per (column, goal)."""
-    statuses: Mapping[str, int] = field(default_factory=dict)
-    """How many attack and control results ended in each status (pass, fail, error): what
-    the gate takes out of the run's other results when ASR bounds judge them."""
+    statuses: Mapping[tuple[str, str], int] = field(default_factory=dict)
+    """How many attack and control results of each goal ended in each status (pass, fail,
+    error): what the gate takes out of the run's other results when ASR bounds judge them."""
 
     def __bool__(self) -> bool:
         return bool(self.cells)

@@ -136,6 +136,10 @@ class AsrBounds:
             found.append((None, f"{self.label()}: {why}, or bound the other goals by name"))
         return found
 
+    def covers(self, goal: str) -> bool:
+        """Whether a bound judges `goal`'s attacks: the overall one, or one on it or its kind."""
+        return self.overall is not None or goal in self.goals or goal_kind(goal) in self.goals
+
     def label(self, goal: str | None = None) -> str:
         """How the gate names one bound: ``max-asr 5%`` or ``max-asr prompt_leak=10%``."""
         bound = self.bound(goal)

@@ -29,7 +29,7 @@ from promptum.reporting._indented import indented
 from promptum.store import RunStore
 from promptum.values.completion import Completion, ToolCall
 from promptum.values.grade import Grade
-from promptum.values.run_result import CaseResult, Message, RunResult
+from promptum.values.run_result import CaseResult, Message, RunResult, TurnResult
 
 SECRET = "sk-stored-json-report-0123456789abcdef"
 
@@ -64,9 +64,17 @@ def _odd_run() -> RunResult:
                 completion=completion,
                 grades=grades,
                 tags=["t\u00e9st"],
+                turns=_noisy_turns() if n == 6 else None,
             )
         )
     return RunResult(run_id="odd", suite="odd", models=MODELS, started_at=STARTED, results=results)
+
+
+def _noisy_turns() -> list[TurnResult]:
+    """A conversation's turns with a float clock's latency and a product of prices as cost."""
+    latency, cost = 65.18238600256154, 0.00012299999999999998
+    reply = Completion(text="hi", model=MODELS[0], latency_ms=latency, cost_usd=cost)
+    return [TurnResult(query="hello", completion=reply, status="pass")]
 
 
 def _alike_run() -> RunResult:
@@ -200,6 +208,9 @@ def test_every_report_from_the_stored_json_is_that_from_the_models(
         assert (f"the key is {REDACTED}" in text) is secret
         assert '"cost_usd": 4.5e-07' in text  # spelt as Python spells it
         assert '"tiny": 2.5e-08' in text
+        # A turn's figures are rounded as its result's are.
+        assert '"latency_ms": 65.2,' in text
+        assert '"cost_usd": 0.000123,' in text
 
 
 @pytest.mark.parametrize("name", list(RUNS))

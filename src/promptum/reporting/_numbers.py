@@ -8,6 +8,9 @@ written as they are: a grader's number is its own.
 
 from __future__ import annotations
 
+from typing import Any
+
+from promptum.values.completion import Completion
 from promptum.values.run_result import CaseResult
 
 LATENCY_DIGITS = 1
@@ -41,11 +44,24 @@ def fixed(value: float | None, digits: int) -> str:
     return text + "0" if text.endswith(".") else text
 
 
-def rounded(result: CaseResult) -> CaseResult:
-    """`result` with its latency and cost rounded; the same object when nothing changes."""
-    completion = result.completion
+def _rounded_completion(completion: Completion) -> Completion:
+    """`completion` with its latency and cost rounded; the same object when nothing changes."""
     latency, cost = latency_ms(completion.latency_ms), cost_usd(completion.cost_usd)
     if latency == completion.latency_ms and cost == completion.cost_usd:
-        return result
-    changed = completion.model_copy(update={"latency_ms": latency, "cost_usd": cost})
-    return result.model_copy(update={"completion": changed})
+        return completion
+    return completion.model_copy(update={"latency_ms": latency, "cost_usd": cost})
+
+
+def rounded(result: CaseResult) -> CaseResult:
+    """`result` (each turn too) with latency and cost rounded; the same object when unchanged."""
+    changed: dict[str, Any] = {}
+    completion = _rounded_completion(result.completion)
+    if completion is not result.completion:
+        changed["completion"] = completion
+    if result.turns:
+        turns = [
+            turn.model_copy(update={"completion": _rounded_completion(turn.completion)})
+            for turn in result.turns
+        ]
+        changed["turns"] = turns
+    return result.model_copy(update=changed) if changed else result

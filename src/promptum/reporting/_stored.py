@@ -210,7 +210,7 @@ def _whole_item(text: str) -> str | None:
     try:
         data = from_json(text)
         data.update(legacy_views(data["grades"]))
-        cost = _rounded(data["completion"])
+        cost = _rounded(data)
     except (KeyError, TypeError, AttributeError, ValueError):  # not of this shape: validated
         return None
     return _with_cost(indented(data).replace("\n", _DEPTH), cost)
@@ -218,7 +218,7 @@ def _whole_item(text: str) -> str | None:
 
 def _spliced_item(data: dict[str, Any], listed: str, views: str) -> str | None:
     """The item of a stored result decoded without its grades, their blocks put in."""
-    cost = _rounded(data["completion"])
+    cost = _rounded(data)
     rest = indented(data).removesuffix("\n}")
     at_grades = rest.find(_GRADES_SLOT)
     if at_grades == -1 or rest.find(_GRADES_SLOT, at_grades + 1) != -1:
@@ -228,11 +228,20 @@ def _spliced_item(data: dict[str, Any], listed: str, views: str) -> str | None:
     return _with_cost(item + views + _DEPTH + "}", cost)
 
 
-def _rounded(completion: dict[str, Any]) -> object:
-    """Round a stored completion's latency, and take out its cost: `_with_cost` puts it back."""
+def _rounded(data: dict[str, Any]) -> object:
+    """Round a stored result's latency and cost (each turn's too); take out its own cost.
+
+    `_with_cost` puts the result's cost back, spelt as Python spells it.
+    """
+    completion = data["completion"]
     completion["latency_ms"] = latency_ms(completion["latency_ms"])
     cost = cost_usd(completion["cost_usd"])
     completion["cost_usd"] = None
+    for turn in data.get("turns") or ():
+        # A turn's cost is written as the report writes it, from the same float.
+        turn_completion = turn["completion"]
+        turn_completion["latency_ms"] = latency_ms(turn_completion["latency_ms"])
+        turn_completion["cost_usd"] = cost_usd(turn_completion["cost_usd"])
     return cost
 
 

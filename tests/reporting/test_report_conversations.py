@@ -362,11 +362,23 @@ def test_a_conversation_the_runner_ran_is_named_at_its_failing_turn_everywhere(
     (result,) = run.results
     assert result.status == "fail"
     assert result.failing_turn == 3
+    assert result.turns is not None
+    # The reports round each turn's latency to 0.1 ms, as they round the result's.
+    written = [
+        turn.model_copy(
+            update={
+                "completion": turn.completion.model_copy(
+                    update={"latency_ms": round(turn.completion.latency_ms or 0, 1)}
+                )
+            }
+        )
+        for turn in result.turns
+    ]
     for kind in ("json", "jsonl"):
         path = tmp_path / f"run.{kind}"
         path.write_text(render_report(run, kind), encoding="utf-8")
         (back,) = load_run(path).results
-        assert back.turns == result.turns
+        assert back.turns == written
     assert 'message="turn 3: 1 of 1 checks failed: contains"' in render_report(run, "junit")
     assert "turn 3: user: What is my name?; reply: You asked: What is my name?" in render_report(
         run, "md"

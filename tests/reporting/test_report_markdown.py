@@ -103,3 +103,19 @@ def test_every_failure_of_a_repeated_run_names_its_repeat() -> None:
     failures = render_report(run, "md").split("### Failures (2)\n\n")[1].splitlines()
     assert failures[0].startswith("- ❌ **x** (repeat 1) on local/smollm2")
     assert failures[1].startswith("- ❌ **x** (repeat 2) on local/smollm2")
+
+
+def test_a_model_without_a_price_shows_no_cost_not_zero() -> None:
+    model = "acme/m1"  # no price: its calls report no cost
+    run = RunResult(
+        run_id="r", suite="s", models=[model],
+        results=[result("x", model, completion("yes", model, cost_usd=None), prompt="p")],
+    )  # fmt: skip
+    [stats] = run.stats().values()
+    assert stats.spent is None
+    text = render_report(run, "md")
+    assert "| 420 ms | – |" in text
+    assert " · cost –" in text
+    html = render_report(run, "html")
+    assert "<dt>Cost</dt><dd>–" in html
+    assert "$0" not in text + html

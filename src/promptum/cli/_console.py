@@ -223,7 +223,7 @@ def _ratio(passed: int, total: int) -> str:
 
 
 def _rows(stats: ModelStats) -> list[tuple[str, str]]:
-    cost = _money(stats.cost_usd)
+    cost = "-" if stats.spent is None else _money(stats.spent)  # no price: not $0
     if stats.cached_cost_usd:
         cost += f" (+{_money(stats.cached_cost_usd)} cached)"
     return [

@@ -82,7 +82,7 @@ def model_stats(stats: ModelStats) -> dict[str, Any]:
         "latency_p95_ms": latency_ms(stats.latency_p95_ms),
         "input_tokens": stats.input_tokens,
         "output_tokens": stats.output_tokens,
-        "cost_usd": cost_usd(stats.cost_usd),
+        "cost_usd": cost_usd(stats.spent),
         "cached_cost_usd": cost_usd(stats.cached_cost_usd),
     }
 

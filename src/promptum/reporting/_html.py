@@ -37,6 +37,7 @@ from promptum.values.grade import CHECK_KINDS, Grade, samples_note
 from promptum.values.metrics import score_line
 from promptum.values.reviews import Review, ReviewsOf
 from promptum.values.run_result import CaseResult, RunResult
+from promptum.values.stats import total_spent
 
 if TYPE_CHECKING:
     import jinja2
@@ -424,7 +425,7 @@ def write_html(source: ReportSource, out: TextIO) -> None:
                 detector_corrections(attacks, source),
             ),
             gate=decide(run),
-            total_cost=sum(s.cost_usd for s in stats.values()),
+            total_cost=total_spent(stats.values()),
             cached_cost=sum(s.cached_cost_usd for s in stats.values()),
             planned=run.planned_results,
             started=fmt.timestamp(run.started_at),

@@ -15,6 +15,7 @@ from promptum.reporting._source import ReportSource, rendered
 from promptum.reporting._text import inline_markdown as md
 from promptum.reporting._text import shorten
 from promptum.values.run_result import CaseResult, ModelStats, RunResult
+from promptum.values.stats import total_spent
 
 MAX_FAILURES = 50
 """Failures listed before the rest are only counted: a PR comment must stay readable."""
@@ -34,7 +35,7 @@ def _model_table(stats_by_model: dict[str, ModelStats]) -> list[str]:
             f"| {md(stats.column)} | {fmt.percent(stats.pass_rate)} | {stats.passed} "
             f"| {stats.failed} | {stats.errors} | {stats.checks_passed}/{stats.checks_total} "
             f"| {stats.assertions_passed}/{stats.assertions_total} | {fmt.score(stats.judge_mean)} "
-            f"| {fmt.milliseconds(stats.latency_p50_ms)} | {fmt.cost(stats.cost_usd)} |"
+            f"| {fmt.milliseconds(stats.latency_p50_ms)} | {fmt.cost(stats.spent)} |"
         )
     return lines
 
@@ -78,7 +79,7 @@ def write_markdown(source: ReportSource, out: TextIO) -> None:
             said = f"not every case is known to have finished; {total} results kept."
         lines += [f"> **Incomplete run**: {said}", ""]
     stats = tally.stats()
-    cost = sum(s.cost_usd for s in stats.values())
+    cost = total_spent(stats.values())
     cached, answered = tally.cached, tally.answered
     from_cache = f" · {cached} of {answered} answers from the cache" if cached else ""
     lines += [

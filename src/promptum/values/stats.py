@@ -6,6 +6,8 @@ compare read them. The pydantic models are built on first use (``defer_build``).
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict
@@ -35,6 +37,13 @@ class ModelStats(BaseModel):
     cost_usd: float = 0.0
     """Spend of this run's own calls; cached responses count in `cached_cost_usd`."""
     cached_cost_usd: float = 0.0
+    costed: int = 0
+    """Answers whose call reported a cost (cached ones too): none for a model without a price."""
+
+    @property
+    def spent(self) -> float | None:
+        """`cost_usd` as reports show it: None when no answer had a cost (no price), not $0."""
+        return self.cost_usd if self.costed else None
 
     @property
     def pass_rate(self) -> float:
@@ -45,6 +54,12 @@ class ModelStats(BaseModel):
     def column(self) -> str:
         """Where reports put these figures: the model, or ``model · variant`` with variants."""
         return f"{self.model} · {self.variant}" if self.variant else self.model
+
+
+def total_spent(stats: Iterable[ModelStats]) -> float | None:
+    """The run's own spend over these figures; None when no answer of any had a cost."""
+    known = [figures.cost_usd for figures in stats if figures.costed]
+    return math.fsum(known) if known else None
 
 
 class CheckStats(BaseModel):

@@ -42,6 +42,7 @@ _COUNTED = (
     "assertions_total",
     "input_tokens",
     "output_tokens",
+    "costed",
 )
 """The figures a column counts as `ModelStats` has them: the same names, shown as counted."""
 
@@ -67,6 +68,7 @@ class _Column:
     output_tokens: int = 0
     cost: list[float] = field(default_factory=list)
     cached_cost: list[float] = field(default_factory=list)
+    costed: int = 0
     model: str = ""
     variant: str | None = None
 
@@ -207,6 +209,8 @@ class RunTally:
             column.latencies.append(completion.latency_ms)
         column.input_tokens += completion.input_tokens or 0
         column.output_tokens += completion.output_tokens or 0
+        if completion.cost_usd is not None:
+            column.costed += 1
         if completion.cost_usd:
             _add_exact(
                 column.cached_cost if completion.cached else column.cost, completion.cost_usd

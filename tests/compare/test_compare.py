@@ -57,6 +57,20 @@ def test_fixed_changed_and_cases_only_on_one_side() -> None:
     assert pair.shared == 3
 
 
+def test_an_error_where_it_failed_is_a_change_at_the_same_pass_rate() -> None:
+    before = single({"a": "fail", "b": "pass"}, run_id="a")
+    after = single({"a": "error", "b": "pass"}, run_id="b")
+    comparison = compare_runs(before, after)
+    (pair,) = comparison.models
+    [change] = pair.changes
+    assert (change.kind, change.before.outcome, change.after.outcome) == (
+        "changed",
+        "fail",
+        "error",
+    )
+    assert "Changed, same pass rate" in comparison_markdown(comparison)
+
+
 def test_repeats_give_pass_rates_and_flaky_cases() -> None:
     run = make_run("rep", mixed_outcomes(cases=6, repeats=3))
     flaky = flaky_cases(run)

@@ -73,7 +73,7 @@ def _print_pair(console: Console, pair: ModelComparison) -> None:
     _print_changes(console, "Fixed", pair.of_kind("fixed"), pair.must_pass)
     changed = pair.of_kind("changed")
     if changed:
-        console.print(f"  Changed response, same outcome: {len(changed)} case(s)")
+        console.print(f"  Changed, same pass rate: {len(changed)} case(s)")
     for side in (pair.a, pair.b):
         if side.flaky:
             names = ", ".join(escape(rate.case_id) for rate in side.flaky[:_SHOWN])

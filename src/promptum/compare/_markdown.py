@@ -48,7 +48,7 @@ def _pair(pair: ModelComparison) -> list[str]:
         lines += ["", *(f"- {text.markdown(line, None)}" for line in attacks)]
     lines += _cases("Regressed", pair.of_kind("regressed"), pair.must_pass)
     lines += _cases("Fixed", pair.of_kind("fixed"), pair.must_pass)
-    lines += _cases("Changed response, same outcome", pair.of_kind("changed"), pair.must_pass)
+    lines += _cases("Changed, same pass rate", pair.of_kind("changed"), pair.must_pass)
     flaky = [(side, rate) for side in (pair.a, pair.b) for rate in side.flaky]
     if flaky:
         lines += ["", f"**Flaky cases ({len(flaky)})**", ""]

@@ -166,6 +166,7 @@ def _change(before: CaseRate, after: CaseRate) -> CaseChange | None:
         return CaseChange("regressed", before, after)
     if after.rate > before.rate:
         return CaseChange("fixed", before, after)
+    # The same pass rate: another answer, or an error where it failed (its text is the error).
     # Sets: the same answer given on more (or fewer) repeats is not a changed response.
     if set(before.responses) != set(after.responses):
         return CaseChange("changed", before, after)

@@ -96,7 +96,9 @@ def decide(run: RunResult, fail_under: float | None = None) -> GateDecision:
             return GateDecision(True, held.reason)
         other, asr = " other", held.reason + "; "
     if errors == total:  # nothing was graded: no pass rate, however low, is met by it
-        return GateDecision(False, f"{asr}no{other} result was graded: all {total} are errors")
+        return GateDecision(
+            False, f"{asr}all {total}{other} results are errors: none passed or failed"
+        )
     rate = passed / total
     must = tally.must_pass
     guarded = f"; all {must} must-pass results passed" if must else ""

@@ -30,7 +30,7 @@ def test_a_run_of_errors_only_never_passes(fail_under: float | None) -> None:
     assert [result.status for result in run.results] == ["error"]
     decision = decide(run, fail_under)
     assert not decision.passed
-    assert decision.reason == "no result was graded: all 1 are errors"
+    assert decision.reason == "all 1 results are errors: none passed or failed"
 
 
 def test_one_graded_result_is_enough_for_the_pass_rate_to_decide() -> None:

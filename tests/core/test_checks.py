@@ -189,6 +189,7 @@ def test_a_check_that_raises_is_a_failed_check() -> None:
         ({"type": "contains", "value": ""}, "needs a non-empty string"),
         ({"type": "regex", "value": "(unclosed"}, "invalid regular expression '(unclosed'"),
         ({"type": "not_regex", "value": "*"}, "invalid regular expression"),
+        ({"type": "regex", "value": "\b4\b"}, "holds a backspace character"),  # "\b" in YAML
         ({"type": "max_latency_ms", "value": -1}, "needs a non-negative number, got -1"),
         ({"type": "max_cost_usd", "value": "cheap"}, "needs a non-negative number"),
         ({"type": "max_cost_usd", "value": True}, "needs a non-negative number, got True"),

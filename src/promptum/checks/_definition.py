@@ -57,6 +57,14 @@ def _checked_string(name: str, value: Any) -> str:
     if name in ("regex", "not_regex"):
         import regex
 
+        if "\b" in value:
+            # YAML's double quotes and Python's plain strings read `\b` as a backspace: the
+            # pattern then never matches, where a word boundary was meant.
+            raise ValueError(
+                f"check {name!r}: the pattern {value!r} holds a backspace character, which "
+                "`\\b` in double quotes is; write the pattern in single quotes in YAML "
+                "('\\b4\\b') or as a raw string in Python (r\"\\b4\\b\") for a word boundary"
+            )
         try:
             bounded_search(value)  # compiled by the engine the check searches with
         except regex.error as exc:

@@ -66,7 +66,7 @@ def test_true_expressions_pass(expression: str) -> None:
 def test_false_expressions_fail_and_say_which(expression: str) -> None:
     result = grade(type="expr", value=expression)
     assert result.failed
-    assert result.reason == "was false"
+    assert result.reason == f"`{expression}` was false"
     assert expression in result.description
 
 

@@ -135,8 +135,9 @@ def test_filters_tests_and_method_calls_see_real_mappings(expression: str) -> No
 
 def test_an_attribute_lookup_of_a_filter_does_not_fall_back_to_a_method() -> None:
     # `map(attribute='values')` of mappings without the field is undefined, not dict.values.
-    result = graded(EMPTY_ITEMS, "[json] | map(attribute='values') | first is defined")
-    assert (result.passed, result.reason) == (False, "was false")
+    expression = "[json] | map(attribute='values') | first is defined"
+    result = graded(EMPTY_ITEMS, expression)
+    assert (result.passed, result.reason) == (False, f"`{expression}` was false")
 
 
 @pytest.mark.parametrize(

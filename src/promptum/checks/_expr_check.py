@@ -40,7 +40,9 @@ class ExprCheck(CustomCheck):
         )
         self.expression = compiled
         self._passed = Grade("check", "expr", True, None, None, self.description)
-        self._failed = Grade("check", "expr", False, None, "was false", self.description)
+        # The reason names the expression: a case's several `expr` checks all show as `expr`.
+        failed = f"{self.description} was false"
+        self._failed = Grade("check", "expr", False, None, failed, self.description)
 
     def grade(self, check: CheckInput) -> Grade:
         """The grade of one response: the expression's value, or an error grade naming it."""

@@ -272,6 +272,70 @@ def test_a_config_is_read_within_a_suites_limits_raised_the_same_way(
     assert "vars: {a: 1, b: 2, c: 3, d: 4, e: 5, f: 6}" in (tmp_path / "out.yaml").read_text()
 
 
+BOMB = """\
+prompts: ["Q {{a}} {{b}} {{c}} {{d}} {{e}} {{f}} {{g}} {{h}}"]
+providers: [openai:gpt-4o-mini]
+tests:
+  - vars:
+      a: &l [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20]
+      b: *l
+      c: *l
+      d: *l
+      e: *l
+      f: *l
+      g: *l
+      h: *l
+"""
+
+
+def test_list_vars_that_multiply_past_the_limit_are_refused_before_any_case_is_built(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text(BOMB)  # 20^8 cases: building them exhausted the memory
+    refused = _import(config, "-o", str(tmp_path / "out.yaml"))
+    assert refused.exit_code == 2
+    assert refused.exception is None or isinstance(refused.exception, SystemExit)
+    assert (
+        "promptfooconfig.yaml:4: this test's list vars make 25,600,000,000 cases (promptfoo "
+        "runs every combination; the lists' lengths: a: 20, b: 20, c: 20, d: 20, e: 20, f: 20, "
+        "g: 20, h: 20), over the limit of 100,000 cases an import writes; shorten the lists"
+    ) in refused.output
+    assert "set PROMPTUM_MAX_IMPORTED_CASES on the machine" in refused.output
+    assert not (tmp_path / "out.yaml").exists()
+
+
+def test_the_case_limit_counts_the_cases_of_all_tests_and_is_raised_by_the_machine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "rows.csv").write_text("a,b\n1,2\n3,4\n")
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text(
+        'prompts: ["Q {{a}} {{b}}"]\nproviders: [openai:gpt-4o-mini]\ntests:\n'
+        "  - vars: {a: &l [1, 2, 3], b: *l}\n  - vars: {a: *l, b: *l}\n  - file://rows.csv\n"
+    )
+    monkeypatch.setenv("PROMPTUM_MAX_IMPORTED_CASES", "17")
+    refused = _import(config, "-o", str(tmp_path / "out.yaml"))
+    assert refused.exit_code == 2
+    assert (
+        "promptfooconfig.yaml:5: this test's list vars make 9 cases (promptfoo runs every "
+        "combination; the lists' lengths: a: 3, b: 3) and the tests before it 9, over the "
+        "limit of 17 cases an import writes; split the tests over several configs"
+    ) in refused.output
+    monkeypatch.setenv("PROMPTUM_MAX_IMPORTED_CASES", "19")
+    refused = _import(config, "-o", str(tmp_path / "out.yaml"))
+    assert refused.exit_code == 2
+    assert "rows.csv:3: this test makes 1 case and the tests before it 19" in refused.output
+    monkeypatch.setenv("PROMPTUM_MAX_IMPORTED_CASES", "20")
+    done = _import(config, "-o", str(tmp_path / "out.yaml"))
+    assert done.exit_code == 0, done.output
+    assert "20 cases" in done.output
+    monkeypatch.setenv("PROMPTUM_MAX_IMPORTED_CASES", "many")
+    refused = _import(config, "-o", str(tmp_path / "out.yaml"), "--force")
+    assert refused.exit_code == 2
+    assert "PROMPTUM_MAX_IMPORTED_CASES must be a positive number of cases" in refused.output
+
+
 def test_converting_runs_none_of_the_configs_code_and_reads_no_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from promptum.errors import ConfigError
+from promptum.foundations.environment import positive_int
 from promptum.importers._assertions import ANSWER_TRANSFORM, convert_assertion
 from promptum.importers._context import FILE_PREFIX, Context, is_glob, slug
 from promptum.importers._csv_tests import csv_tests, jsonl_tests
@@ -42,6 +44,16 @@ _CONTEXT_FILE = "context_file"
 _MEDIA_VARS = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".pdf", ".mp3", ".wav")
 """Files promptum sends as content parts: such a var holds the file's path."""
 _BINARY_VARS = (".mp4",)
+MAX_CASES = 100_000
+"""The most cases an import writes, unless `PROMPTUM_MAX_IMPORTED_CASES` says otherwise.
+
+A test's list vars multiply: a few lines of lists would make billions of cases, and building
+them exhausted the memory. At about 200 bytes a case (a few vars and a check), 100,000 cases
+are more than the 16 MiB a suite file may have. The suites' own limits count bytes and the
+values aliases add, not cases, so none of them bounds this.
+"""
+CASES_VARIABLE = "PROMPTUM_MAX_IMPORTED_CASES"
+_LENGTHS_SHOWN = 8
 
 
 @dataclass(slots=True)
@@ -129,14 +141,15 @@ def convert_tests(node: Node | None, context: Context, defaults: Defaults) -> li
     if node is None:
         case = {"id": context.unique("test-1"), "checks": [{"type": "answered"}]}
         return [Commented(case, (f"no tests: the prompts run once; {_ANSWERED}",))]
+    limit = max_cases()
     for item in node.elements():
         reference = _file_reference(item)
         if reference is not None:
             for document in _files(reference, context):
                 for test in document.root().elements():
-                    cases.extend(_case(test, context, defaults, len(cases) + 1))
+                    cases.extend(_case(test, context, defaults, len(cases), limit))
         elif isinstance(item.value, dict):
-            cases.extend(_case(item, context, defaults, len(cases) + 1))
+            cases.extend(_case(item, context, defaults, len(cases), limit))
         else:
             context.skip(item, "test", "a test is a mapping or a file:// path")
     return cases
@@ -201,15 +214,60 @@ def _asserts(node: Node) -> list[Node]:
     return [] if asserts is None else list(asserts.elements())
 
 
-def _case(node: Node, context: Context, defaults: Defaults, number: int) -> list[Commented]:
+def max_cases() -> int:
+    """The most cases an import writes: `PROMPTUM_MAX_IMPORTED_CASES`, else MAX_CASES."""
+
+    def refuse(raw: str) -> Exception:
+        return ConfigError(f"{CASES_VARIABLE} must be a positive number of cases, got {raw!r}")
+
+    return positive_int(CASES_VARIABLE, MAX_CASES, refuse)
+
+
+def _case(
+    node: Node, context: Context, defaults: Defaults, before: int, limit: int
+) -> list[Commented]:
+    """The cases of one test, after `before` cases of earlier tests; refused past `limit`."""
     raw = node.value
     if not isinstance(raw, dict):
         context.skip(node, "test", "a test is a mapping")
         return []
-    variables, combinations = _case_vars(node, context)
+    variables, lists = _case_vars(node, context)
+    _check_count(node, lists, before, limit)
     case = _case_settings(node, context, defaults, variables)
     _skip_unsupported_keys(node, context)
-    return _expanded(node, context, case, combinations, number)
+    combinations = [
+        dict(zip(lists, values, strict=True)) for values in itertools.product(*lists.values())
+    ]
+    return _expanded(node, context, case, combinations if lists else [], before + 1)
+
+
+def _check_count(node: Node, lists: dict[str, list[Any]], before: int, limit: int) -> None:
+    """Refuse a test whose cases would take the import past `limit`, before building them.
+
+    The size of a product of lists is known from their lengths: a test that would make
+    billions of cases is refused in no time, not after the memory runs out.
+    """
+    count = math.prod(len(values) for values in lists.values())
+    if before + count <= limit:
+        return
+    if lists:
+        lengths = [f"{name}: {len(values)}" for name, values in lists.items()]
+        if len(lengths) > _LENGTHS_SHOWN:
+            lengths[_LENGTHS_SHOWN:] = ["..."]
+        made = (
+            f"this test's list vars make {count:,} cases (promptfoo runs every combination; "
+            f"the lists' lengths: {', '.join(lengths)})"
+        )
+        remedy = "shorten the lists, or write the combinations wanted as tests, "
+    else:
+        made, remedy = "this test makes 1 case", ""
+    if before:
+        made += f" and the tests before it {before:,}"
+        remedy = "split the tests over several configs, " + remedy
+    raise ConfigError(
+        f"{node.where}: {made}, over the limit of {limit:,} cases an import writes; "
+        f"{remedy}or set {CASES_VARIABLE} on the machine that runs the import"
+    )
 
 
 def _case_settings(
@@ -349,26 +407,23 @@ def _expanded(
     return cases
 
 
-def _case_vars(node: Node, context: Context) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Plain vars, and each combination of the list vars (promptfoo's cross product)."""
+def _case_vars(node: Node, context: Context) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+    """Plain vars, and the list vars, whose cross product promptfoo runs."""
     plain: dict[str, Any] = {}
     lists: dict[str, list[Any]] = {}
     variables = node.get("vars")
     if variables is None:
-        return plain, []
+        return plain, lists
     if not isinstance(variables.value, dict):
         context.skip(variables, "vars", "only a mapping of vars converts")
-        return plain, []
+        return plain, lists
     for name, item in variables.items():
         value = _var(item, context)
         if isinstance(value, list) and value:
             lists[name] = value
         elif value is not None:
             plain[name] = value
-    combos = [
-        dict(zip(lists, values, strict=True)) for values in itertools.product(*lists.values())
-    ]
-    return plain, combos if lists else []
+    return plain, lists
 
 
 def _var(node: Node, context: Context) -> Any:

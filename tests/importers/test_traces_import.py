@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
+from promptum.importers.traces._mask import Masker
 from promptum.suites import load_suite
 from tests.support.cli import invoke, usage_error
 from tests.support.fault_server import FaultServer, Reply, fault_server
@@ -122,6 +123,67 @@ def test_a_secret_and_personal_data_are_masked_unless_asked_not_to(folder: Path)
     kept = invoke("import", "traces", "otlp_genai.jsonl", "-o", "kept.yaml", "--no-mask")
     assert "masked: off" in kept.output
     assert "sk-proj-Xy12ab34CD56ef78GH90ij" in (folder / "kept.yaml").read_text()
+
+
+LABELLED_SECRETS = {
+    "env-name": ("DB_PASSWORD=supersecret99", "DB_PASSWORD=[MASKED:password]"),
+    "env-token": ("GITHUB_TOKEN=abcdef123456", "GITHUB_TOKEN=[MASKED:password]"),
+    "env-api-key": ("PROMPTUM_X_API_KEY=px-SECRETXKEY456", "PROMPTUM_X_API_KEY=[MASKED:password]"),
+    "env-secret": ("export MY_SECRET=topsecret123", "export MY_SECRET=[MASKED:password]"),
+    "yaml": ("db_password: xyz-xyz", "db_password: [MASKED:password]"),
+    "dotted": ("user.password=hunter22", "user.password=[MASKED:password]"),
+    "snake-api-key": ("x_api_key=abcdefgh", "x_api_key=[MASKED:password]"),
+    "header-api-key": ("x-api-key: abcdefgh", "x-api-key: [MASKED:password]"),
+    "client-secret": ("client_secret=abcdefgh1", "client_secret=[MASKED:password]"),
+    "secret-key": ('SECRET_KEY="django-insecure-1"', 'SECRET_KEY="[MASKED:password]"'),
+    "private-key": ("PRIVATE_KEY=0xdeadbeef00", "PRIVATE_KEY=[MASKED:password]"),
+    "access-token": ("/cb?access_token=abcdefgh1 sent", "/cb?access_token=[MASKED:password] sent"),
+    "camel-api-key": ('{"apiKey": "abcdefgh12"}', '{"apiKey": "[MASKED:password]"}'),
+    "camel-token": ("accessToken = 'abcdefgh12'", "accessToken = '[MASKED:password]'"),
+    "json": (
+        '{"password": "hunter22", "user": "ada"}',
+        '{"password": "[MASKED:password]", "user": "ada"}',
+    ),
+    "passwd": ("passwd:hunter22", "passwd:[MASKED:password]"),
+    "basic-auth": (
+        "Authorization: Basic dXNlcjpwYXNzd29yZA==",
+        "Authorization: Basic [MASKED:basic-auth]",
+    ),
+    "basic-auth-header": (
+        'curl -H "Proxy-Authorization: basic dXNlcjpwYXNz" x',
+        'curl -H "Proxy-Authorization: basic [MASKED:basic-auth]" x',
+    ),
+    "basic-auth-json": (
+        '{"Authorization": "Basic dXNlcjpwYXNz"}',
+        '{"Authorization": "Basic [MASKED:basic-auth]"}',
+    ),
+    "bearer": ("Authorization: Bearer abcdefghijk", "Authorization: [MASKED:bearer-token]"),
+    "a-shape-first": (
+        "password = sk-proj-a1B2c3D4e5F6g7H8i9J0k1",
+        "password = [MASKED:api-key]",
+    ),
+}
+"""A secret known by its label: the text, and the text masked."""
+
+NOT_SECRETS = [
+    "the password policy is strict",  # no `=` or `:` after the keyword
+    "tokens: 42, max_tokens: 409600",  # the keyword must end the name
+    "token_count=1234567 and password_hash=abcdefgh",
+    "passwordless: enabled",
+    "password: short",  # fewer than 6 characters
+    "We use Basic authentication for basic information",  # Basic without Authorization
+    "Authorization: Basic abc",
+]
+
+
+@pytest.mark.parametrize(("text", "masked"), LABELLED_SECRETS.values(), ids=LABELLED_SECRETS)
+def test_a_labelled_secret_is_masked_whatever_the_name_it_ends(text: str, masked: str) -> None:
+    assert Masker().text(text) == masked
+
+
+@pytest.mark.parametrize("text", NOT_SECRETS)
+def test_ordinary_words_are_not_taken_for_labels(text: str) -> None:
+    assert Masker().text(text) == text
 
 
 def test_chat_log_cases_run_against_an_openai_compatible_server(

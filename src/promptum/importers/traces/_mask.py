@@ -48,15 +48,36 @@ _SHAPES: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {
 _PHONE_DIGITS = range(9, 16)
 
 # Secrets known by the label before them, searched after the shapes: the label stays, the
-# value is masked, unless a shape masked it already.
-_LABELLED: dict[str, re.Pattern[str]] = {
-    "aws-secret-key": re.compile(r"(?i)(aws_secret_access_key\W{1,4})([A-Za-z0-9/+=]{40})\b"),
-    "password": re.compile(
-        r"(?i)(\b(?:password|passwd|secret|api[_-]?key|token)\s*[:=]\s*)(?!\[MASKED:)([^\s\"',;]{6,})"
+# value is masked, unless a shape masked it already. Each has what a text holds, lower-cased,
+# when it may be there. A keyword is found where it ends a name (`DB_PASSWORD`, `x_api_key`,
+# `user.password`, `apiKey`, `accessToken`, a JSON key `"client_secret"`): no `\b` before it,
+# since `_` and camelCase join the words of a name. It must end the name, right before the
+# `=` or `:` (`tokens: 42`, `token_count=7` are no labels), and a value in quotes is masked
+# within them.
+_LABELLED: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {
+    "aws-secret-key": (
+        re.compile(r"(?i)(aws_secret_access_key\W{1,4})([A-Za-z0-9/+=]{40})\b"),
+        ("aws_secret",),
+    ),
+    # HTTP Basic credentials (base64 of `user:password`): "Basic" alone is a common word,
+    # so only after an Authorization label. A Bearer token is a shape of its own, above.
+    "basic-auth": (
+        re.compile(
+            r"(?i)((?=[aA])authorization[\"']?\s*[:=]\s*[\"']?basic\s+)(?!\[MASKED:)"
+            r"([A-Za-z0-9+/]{6,}={0,2})"
+        ),
+        ("basic",),
+    ),
+    # Without `\b` the keywords are tried at every character: the lookahead for their first
+    # letters, one test, keeps that as fast as `\b` was (twice as fast as without it).
+    "password": (
+        re.compile(
+            r"(?i)((?=[aApPsStT])(?:passw(?:or)?d|secret(?:[_-]?key)?|(?:api|private)[_-]?key|token)"
+            r"[\"']?\s*[:=]\s*[\"']?)(?!\[MASKED:)([^\s\"',;]{6,})"
+        ),
+        ("passw", "secret", "key", "token"),
     ),
 }
-_LABELS = ("passw", "secret", "key", "token")
-"""What a text holds when a labelled secret may be in it: the others need not be searched."""
 
 
 class Masker:
@@ -93,8 +114,9 @@ def _masked(text: str) -> tuple[str, tuple[str, ...]]:
     for kind, (pattern, hints) in _SHAPES.items():
         if any(hint in text for hint in hints):
             text = pattern.sub(functools.partial(_shape, kind=kind, kinds=kinds), text)
-    if any(label in text.lower() for label in _LABELS):
-        for kind, pattern in _LABELLED.items():
+    lowered = text.lower()
+    for kind, (pattern, labels) in _LABELLED.items():
+        if any(label in lowered for label in labels):
             text = pattern.sub(functools.partial(_labelled, kind=kind, kinds=kinds), text)
     return text, tuple(kinds)
 

@@ -152,7 +152,7 @@ def test_missing_template_variable(tmp_path: Path) -> None:
     assert message.startswith(
         "4:5: test_cases[0].query: template variable error: 'citty' is undefined"
     )
-    assert "define it under `vars` (defined here: city)" in message
+    assert "define it under `vars` (defined here: city). Did you mean 'city'?" in message
 
 
 def test_template_syntax_error(tmp_path: Path) -> None:
@@ -302,7 +302,7 @@ def test_bad_rows_are_located(tmp_path: Path) -> None:
     write(tmp_path / "vars.jsonl", '{"id": "a", "city": "Paris"}\n{"id": "b"}\n')
     path = write(tmp_path / "suite.yaml", "prompt: '{{ city }}'\ncases_from: vars.jsonl\n")
     (message,) = problems(path)
-    assert message.startswith(f"{tmp_path / 'vars.jsonl'}:2: (top level): template variable error")
+    assert message.startswith(f"{tmp_path / 'vars.jsonl'}:2: prompt: template variable error")
 
 
 def test_toml_case_problems(tmp_path: Path) -> None:

@@ -76,9 +76,11 @@ def format_loc(loc: Iterable[str | int]) -> str:
 
 
 def problem(locator: Locator, loc: Loc, message: str) -> str:
-    """One line of an error report: where, which field, what is wrong."""
-    field_path = format_loc(locator.base + tuple(loc))
-    return f"{locator.at(loc)}: {field_path}: {message}"
+    """One line of an error report: where, which field (if any: a CSV row has none), what."""
+    path = locator.base + tuple(loc)
+    if not path:  # a whole row, file or document: its line says where
+        return f"{locator.at(loc)}: {message}"
+    return f"{locator.at(loc)}: {format_loc(path)}: {message}"
 
 
 _WHERE = re.compile(r"(.*?):(\d+)(?::(\d+))?: ")

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from promptum.foundations.suggestions import did_you_mean
 from promptum.templating._budget import FreshBudget
 from promptum.templating._errors import TemplateError
 from promptum.templating._guard import guarded
@@ -14,6 +16,9 @@ from promptum.templating._sandbox import template_environment
 
 if TYPE_CHECKING:
     import jinja2
+
+_UNDEFINED_NAME = re.compile(r"'(\w+)' is undefined")
+"""Jinja's word for a name no variable has: the name is what a did-you-mean is of."""
 
 
 @functools.lru_cache(maxsize=1024)
@@ -55,9 +60,11 @@ def render(text: str, variables: Mapping[str, Any]) -> str:
         raise TemplateError(f"{exc}{_runtime_line(exc, text)}") from exc
     except jinja2.UndefinedError as exc:
         defined = ", ".join(sorted(variables)) or "none"
+        name = _UNDEFINED_NAME.match(exc.message or "")
+        hint = did_you_mean(name.group(1), list(variables)) if name else ""
         raise TemplateError(
             f"template variable error: {exc.message}; define it under `vars` "
-            f"(defined here: {defined})"
+            f"(defined here: {defined}).{hint}"
         ) from exc
     except jinja2.TemplateSyntaxError as exc:
         raise TemplateError(

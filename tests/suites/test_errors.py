@@ -413,7 +413,7 @@ def test_a_misspelled_endpoint_key_gets_a_suggestion_and_the_keys_a_suite_may_wr
     [
         ("endpoints: 5", "1:1: endpoints: must be a mapping of names (`endpoints: {NAME: ...}`)"),
         ("prompts: 5", "1:1: prompts: must be a mapping of names (`prompts: {NAME: ...}`)"),
-        ("target: 5", "1:1: target: Input should be a valid string (got 5)"),
+        ("target: 5", "1:1: target: must be text or a mapping with keys such as body, "),
         ("tool_choice: 5", "1:1: tool_choice: Input should be 'auto', 'none' or 'required'"),
     ],
 )
@@ -427,3 +427,18 @@ def test_a_wrong_type_names_the_key_as_written_and_what_it_holds(
     found = problems(path)
     assert found[0].removeprefix(f"{path}:").startswith(said), found
     assert not any(".str:" in line or ".literal[" in line for line in found), found
+
+
+def test_a_value_of_no_type_a_key_takes_is_one_problem_saying_each_type(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "suite.yaml",
+        "test_cases:\n  - {id: a, query: 42}\n"
+        "  - {id: b, query: hi, checks: {type: contains, value: hi}}\n",
+    )
+    found = [line.removeprefix(f"{path}:") for line in problems(path)]
+    assert found == [
+        "2:13: test_cases[0].query: must be text or a mapping with keys such as audio, documents, "
+        "images, text (got 42); quote it to make it text",
+        "3:24: test_cases[1].checks: Input should be a valid list (got {'type': 'contains', "
+        "'value': 'hi'}); write it as a list (`checks: [{...}]`), one item per entry",
+    ]

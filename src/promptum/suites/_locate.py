@@ -220,6 +220,8 @@ def _describe(model: type[BaseModel], loc: Loc, error: Any) -> str:
     message = str(error["msg"]).removeprefix("Value error, ")
     if "input" in error and kind not in ("value_error",):
         message += f" (got {_shown(error['input'])})"
+    if kind == "list_type" and loc and isinstance(error.get("input"), Mapping):
+        message += f"; write it as a list (`{loc[-1]}: [{{...}}]`), one item per entry"
     return message
 
 
@@ -242,11 +244,47 @@ def validation_problems(
         (_data_loc(data, tuple(item["loc"])), item) for item in error.errors(include_url=False)
     ]
     inside = [loc for loc, item in located if not _is_type_error(item)]
-    return [
-        problem(locator, loc, _describe(model, loc, item))
-        for loc, item in located
-        if not (_is_type_error(item) and _went_inside(_value_loc(data, loc), inside))
-    ]
+    said: dict[Loc, list[str]] = {}
+    wrong_type: dict[Loc, list[Any]] = {}  # one value's type errors: a union's every branch
+    for loc, item in located:
+        if not _is_type_error(item):
+            said.setdefault(loc, []).append(_describe(model, loc, item))
+        elif not _went_inside(_value_loc(data, loc), inside):
+            said.setdefault(loc, [])
+            wrong_type.setdefault(loc, []).append(item)
+    for loc, items in wrong_type.items():
+        said[loc].append(
+            _describe(model, loc, items[0]) if len(items) == 1 else _expected(model, loc, items)
+        )
+    return [problem(locator, loc, text) for loc, messages in said.items() for text in messages]
+
+
+_EXPECTED = {
+    "string_type": "text",
+    "list_type": "a list",
+    "int_type": "a whole number",
+    "float_type": "a number",
+    "bool_type": "true or false",
+}
+"""A type error's kind as what the value must be, for a value no branch of a union took."""
+
+
+def _expected(model: type[BaseModel], loc: Loc, items: Sequence[Any]) -> str:
+    """One problem for a value that fits none of a union's types: each type it may be."""
+    expected: list[str] = []
+    for item in items:
+        if item["type"] in _EXPECTED:
+            expected.append(_EXPECTED[item["type"]])
+        else:  # a mapping's own words: "must be a mapping with keys such as ... (got ...)"
+            expected.append(_describe(model, loc, item).removeprefix("must be ").split(" (got ")[0])
+    given = items[0].get("input")
+    quote = "; quote it to make it text" if "text" in expected and _scalar(given) else ""
+    return f"must be {' or '.join(dict.fromkeys(expected))} (got {_shown(given)}){quote}"
+
+
+def _scalar(value: Any) -> bool:
+    """Whether YAML read `value` from an unquoted scalar that, quoted, would be text."""
+    return isinstance(value, int | float | bool) or value is None
 
 
 def _is_type_error(item: Any) -> bool:

@@ -302,7 +302,7 @@ def test_bad_rows_are_located(tmp_path: Path) -> None:
     write(tmp_path / "vars.jsonl", '{"id": "a", "city": "Paris"}\n{"id": "b"}\n')
     path = write(tmp_path / "suite.yaml", "prompt: '{{ city }}'\ncases_from: vars.jsonl\n")
     (message,) = problems(path)
-    assert message.startswith(f"{tmp_path / 'vars.jsonl'}:2: prompt: template variable error")
+    assert message.startswith(f"{tmp_path / 'vars.jsonl'}:2: template variable error")
 
 
 def test_toml_case_problems(tmp_path: Path) -> None:

@@ -125,7 +125,31 @@ def test_a_suite_may_not_send_an_arbitrary_variable_to_its_url(tmp_path: Path) -
     )
     with pytest.raises(ConfigError) as raised:
         load_suite(path)
-    assert "may read only PROMPTUM_SUPPORT_* variables" in str(raised.value)
+    # Located at the header's variable, not at `target:`.
+    assert f"{path}:4:3: target.headers_env: Authorization: a suite may read only " in str(
+        raised.value
+    )
+    assert "PROMPTUM_SUPPORT_* variables" in str(raised.value)
+
+
+def test_validate_notes_a_header_variable_this_machine_lacks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _suite(
+        tmp_path,
+        "target:\n  url: http://127.0.0.1:9/answer\n  name: support\n"
+        "  headers_env: {Authorization: PROMPTUM_SUPPORT_TOKEN}\n"
+        "test_cases:\n  - {id: h, query: hi, checks: [{type: contains, value: x}]}\n",
+    )
+    monkeypatch.delenv("PROMPTUM_SUPPORT_TOKEN", raising=False)
+    unset = CliRunner().invoke(main, ["validate", str(path)])
+    assert unset.exit_code == 0, unset.output
+    assert (
+        "note: target 'target:support' sends a header from PROMPTUM_SUPPORT_TOKEN, which is not "
+        "set here" in unset.output
+    )
+    monkeypatch.setenv("PROMPTUM_SUPPORT_TOKEN", "t0ken")
+    assert "note:" not in CliRunner().invoke(main, ["validate", str(path)]).output
 
 
 def test_a_model_given_on_the_command_line_leaves_a_targets_cases_to_it(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -45,6 +46,16 @@ def _model_notes(suite: Suite, model_ids: Iterable[str]) -> list[str]:
         except ProviderUnavailableError as exc:
             notes.append(f"  note: {exc}")
     return notes
+
+
+def _header_notes(stats: CaseStats) -> list[str]:
+    """What this machine lacks to call the suite's HTTP targets: their header variables."""
+    return [
+        f"  note: target {target!r} sends a header from {variable}, which is not set here: "
+        "every case of it would be an error"
+        for variable, target in stats.header_variables.items()
+        if not os.environ.get(variable)
+    ]
 
 
 def _ungraded_lines(suite: Suite, stats: CaseStats) -> list[str]:
@@ -173,7 +184,7 @@ def _checked_suite(path: Path, name: str | None) -> Suite | None:
     python = _python_line(suite)
     if python is not None:
         click.echo(python)
-    for note in _model_notes(suite, stats.models):
+    for note in _model_notes(suite, stats.models) + _header_notes(stats):
         click.echo(note)
     for line in _ungraded_lines(suite, stats) + _unpriced_lines(suite, stats):  # still valid
         click.echo(line)

@@ -99,7 +99,7 @@ def _conversation(
     if case.query is not None:
         return _query(case.query, rendered, parts)
     if context.prompt is not None:
-        return (Message(role="user", content=rendered(context.prompt, ("prompt",), ("prompt",))),)
+        return (Message(role="user", content=rendered(context.prompt, (), ("prompt",))),)
     found.append(((), "the case has no prompt: give `query`, `messages`, or a suite `prompt`"))
     return ()
 
@@ -127,8 +127,7 @@ def _variant(context: SuiteContext, rendered: Renderer, parts: PartBuilder) -> t
     """A prompt variant's conversation: its chat template, or its text as the user message."""
     if context.template is not None:
         return _template(context.template, ("prompts", context.variant), rendered, parts)
-    where = ("prompts", context.variant)
-    content = rendered(context.prompt or "", where, where)
+    content = rendered(context.prompt or "", (), ("prompts", context.variant))
     return (Message(role="user", content=content),)
 
 

@@ -20,6 +20,7 @@ from promptum.cases import (
 )
 from promptum.suites._data_files import RawCase, RowFile
 from promptum.suites._row_texts import RowBuild, RowTexts, planned_rows
+from promptum.values.target import HttpTarget
 
 
 @dataclass(eq=False, repr=False)  # equal to and shown as a list of its cases (`CaseStore`)
@@ -114,6 +115,9 @@ class CaseStats:
     each an error."""
     ungraded_shown: dict[str, str] = field(default_factory=dict)
     """The first `UNGRADED_SHOWN` of them, where each is (``file:line``) to what to add."""
+    header_variables: dict[str, str] = field(default_factory=dict)
+    """Each environment variable an HTTP target's `headers_env` reads, to the target's id:
+    `validate` notes the unset ones, as it notes a model's missing key."""
     cost_bounded: dict[str, str] = field(default_factory=dict)
     """Each model a `max_cost_usd` check bounds, to where (``file:line``) it first does: a
     model without a price fails every such bound."""
@@ -144,6 +148,9 @@ class CaseStats:
                     self.cost_bounded.setdefault(model, case.source or case.key)
         if case.grading.judge is not None:
             self.models.setdefault(case.grading.judge.model)
+        if isinstance(case.target, HttpTarget):
+            for variable in case.target.headers_env.values():
+                self.header_variables.setdefault(variable, case.target.id)
 
     def again(self, case: TestCase, default_model: str) -> None:
         """Count in once more a case just like one counted already (a data file's row)."""

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_validator
 
 from promptum.foundations.user_code import import_referenced, python_module_file
 from promptum.providers import (
@@ -76,6 +76,20 @@ class TargetSpec(BaseModel):
         "conversation_id). See docs/conversations.md.",
     )
 
+    @field_validator("headers_env")
+    @classmethod
+    def _suite_variables(cls, headers_env: dict[str, str], info: ValidationInfo) -> dict[str, str]:
+        """Only the target's own ``PROMPTUM_<NAME>_*`` variables, and no endpoint's key."""
+        if not headers_env:
+            return headers_env
+        name = info.data.get("name")
+        if name is None:
+            raise ValueError(
+                "a target with `headers_env` needs a `name`: its variables are PROMPTUM_<NAME>_*"
+            )
+        _bound_headers(name, headers_env)
+        return headers_env
+
     @model_validator(mode="after")
     def _one_kind(self) -> TargetSpec:
         if (self.function is None) == (self.url is None):
@@ -106,7 +120,7 @@ def _bound_headers(name: str, headers_env: Mapping[str, str]) -> None:
     for header, variable in headers_env.items():
         if not variable.startswith(stem):
             raise ValueError(
-                f"headers_env.{header}: a suite may read only {stem}* variables for target "
+                f"{header}: a suite may read only {stem}* variables for target "
                 f"{name!r}, not {variable!r}: rename the variable (e.g. {stem}TOKEN), or "
                 "configure the target in Python"
             )
@@ -114,7 +128,7 @@ def _bound_headers(name: str, headers_env: Mapping[str, str]) -> None:
         # may pin (PROMPTUM_<X>_BASE_URL): a target named X must not send it elsewhere.
         if variable.endswith(KEY_SUFFIX):
             raise ValueError(
-                f"headers_env.{header}: {variable!r} is the key of an endpoint (models.md, "
+                f"{header}: {variable!r} is the key of an endpoint (models.md, "
                 f"Security), sent to that endpoint only: name the target's own variable "
                 f"otherwise (e.g. {stem}TOKEN), or configure the target in Python"
             )
@@ -159,12 +173,6 @@ def _http_target(spec: TargetSpec) -> HttpTarget:
     """The HTTP service target a suite names by its `url`."""
     assert spec.url is not None
     name = spec.name or spec.url
-    if spec.headers_env:
-        if spec.name is None:
-            raise ValueError(
-                "a target with `headers_env` needs a `name`: its variables are PROMPTUM_<NAME>_*"
-            )
-        _bound_headers(spec.name, spec.headers_env)
     fields = spec.model_dump(exclude={"function", "name"}, exclude_none=True)
     return HttpTarget(name=name, **fields)
 

@@ -160,3 +160,20 @@ def test_errors_are_listed_in_line_order() -> None:
     assert code == 2
     located = [line for line in output.splitlines() if line.startswith("suite.yaml:")]
     assert [int(line.split(":")[1]) for line in located] == [2, 4, 5], output
+
+
+def test_an_expected_behavior_no_judge_grades_is_noted_where_other_grades_decide() -> None:
+    write(
+        "golden.yaml",
+        "test_cases:\n"
+        "  - {id: a, query: q, expected_behavior: Greets, checks: [{type: contains, value: x}]}\n",
+    )
+    code, output = invoke("validate", "golden.yaml")
+    assert code == 0, output
+    assert (
+        "  note: expected_behavior is graded by a judge only (`judge:` in the suite, or run "
+        "--judge MODEL); without one the other grades alone decide (golden.yaml:2, and any like "
+        "it)\n" in output
+    )
+    write("judged.yaml", "judge: {model: local/smollm2}\n" + Path("golden.yaml").read_text())
+    assert "expected_behavior is graded" not in invoke("validate", "judged.yaml")[1]

@@ -186,6 +186,12 @@ def _checked_suite(path: Path, name: str | None) -> Suite | None:
         click.echo(python)
     for note in _model_notes(suite, stats.models) + _header_notes(stats):
         click.echo(note)
+    if stats.unjudged is not None:
+        click.echo(
+            f"  note: expected_behavior is graded by a judge only (`judge:` in the suite, or "
+            f"run --judge MODEL); without one the other grades alone decide ({stats.unjudged}, "
+            "and any like it)"
+        )
     for line in _ungraded_lines(suite, stats) + _unpriced_lines(suite, stats):  # still valid
         click.echo(line)
     return suite

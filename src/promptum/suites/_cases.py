@@ -115,6 +115,9 @@ class CaseStats:
     each an error."""
     ungraded_shown: dict[str, str] = field(default_factory=dict)
     """The first `UNGRADED_SHOWN` of them, where each is (``file:line``) to what to add."""
+    unjudged: str | None = None
+    """Where the first case is whose `expected_behavior` no judge grades (no `judge:`), while
+    other grades do: they alone decide it, as the checks-only gate of the reference intends."""
     header_variables: dict[str, str] = field(default_factory=dict)
     """Each environment variable an HTTP target's `headers_env` reads, to the target's id:
     `validate` notes the unset ones, as it notes a model's missing key."""
@@ -132,6 +135,8 @@ class CaseStats:
         self.schemas += _schema_graded(case)
         if not grades_something(case):
             self._add_ungraded(case)
+        elif self.unjudged is None and case.grading.expected_behavior and not case.grading.judge:
+            self.unjudged = case.source or case.key
         if case.is_conversation:
             self._add_conversation(case)
         answering = case.models or (default_model,)

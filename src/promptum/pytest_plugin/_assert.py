@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from promptum.cases import JudgeConfig, TestCase
 from promptum.checks import CheckDefinition
 from promptum.errors import ConfigError, PromptumError
+from promptum.foundations.suggestions import did_you_mean
 from promptum.pytest_plugin._engine import Engine
 from promptum.pytest_plugin._text import headline, reason_lines
 from promptum.runner import grade, status_of, with_ungraded
@@ -107,10 +108,11 @@ def _case(options: PromptChecks) -> TestCase:
     from promptum.providers import DEFAULT_MODEL
     from promptum.session import Prompt
 
-    unknown = set(options) - set(PromptChecks.__annotations__)
+    unknown = sorted(set(options) - set(PromptChecks.__annotations__))
     if unknown:
+        hint = did_you_mean(unknown[0], list(PromptChecks.__annotations__))
         raise ConfigError(
-            f"assert_prompt() got unknown option(s) {', '.join(sorted(unknown))}; it takes "
+            f"assert_prompt() got unknown option(s) {', '.join(unknown)}.{hint} It takes "
             f"{', '.join(PromptChecks.__annotations__)}"
         )
     expected_behavior = options.get("judge")

@@ -9,6 +9,7 @@ the last one into `Completion.error`. A provider maps its SDK's exceptions onto 
     ├── ProviderTimeoutError      no answer within the per-call timeout
     ├── ConnectionFailedError     refused or dropped connection, truncated body
     ├── MalformedResponseError    an answer that is not the protocol (non-JSON, no choices)
+    │   └── UnusableAnswerError   a target's 2xx answer without what it should hold: fails fast
     ├── AuthError                 HTTP 401 / 403: fails fast
     └── BadRequestError           HTTP 400 / 404 / 422 and other 4xx: fails fast
 """
@@ -60,6 +61,15 @@ class ConnectionFailedError(ProviderError, retryable=True, label="connection fai
 
 class MalformedResponseError(ProviderError, retryable=True, label="malformed answer"):
     """The answer arrived but is not what the protocol promises (often a proxy's error page)."""
+
+
+class UnusableAnswerError(MalformedResponseError, retryable=False):
+    """A target's successful (2xx) answer that does not hold what the target's ``output`` names.
+
+    Not retried, unlike a model's malformed answer: the service did take the request, and a
+    service's requests may act (open a ticket, send a mail), so sending it again could act
+    twice; a service answering 2xx in the wrong shape answers so again anyway.
+    """
 
 
 class AuthError(ProviderError, label="authentication failed"):

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 from promptum.providers._base import ModelRequest
 from promptum.providers._errors import (
     ConnectionFailedError,
-    MalformedResponseError,
     ProviderTimeoutError,
+    UnusableAnswerError,
 )
 from promptum.providers._sdk import error_body, redact, status_error
 from promptum.providers._target_answer import TargetError, completion_of, target_inputs
@@ -36,6 +36,9 @@ _STEP = re.compile(r"\.?([^.\[\]]+)|\[(\d+)\]")
 
 MAX_ANSWER_BYTES = 16 * 1024 * 1024
 """The most a service's answer may hold: one answer, graded and stored, is not a download."""
+_SHOWN_KEYS = 10
+"""How many of an object's keys an error names where a path stopped; the rest are counted."""
+_SHOWN_KEY_CHARS = 40
 
 
 def _http_only() -> urllib.request.OpenerDirector:
@@ -61,6 +64,25 @@ def _http_only() -> urllib.request.OpenerDirector:
 _OPENER = _http_only()
 
 
+def _what_is_there(value: Any) -> str:
+    """What a path found where it stopped, in a few words: an object's keys, a list's size."""
+    if isinstance(value, dict):
+        if not value:
+            return "an empty object"
+        keys = [
+            repr(key if len(key) <= _SHOWN_KEY_CHARS else key[: _SHOWN_KEY_CHARS - 1] + "…")
+            for key in list(value)[:_SHOWN_KEYS]
+        ]
+        more = len(value) - len(keys)
+        return "an object with the keys " + ", ".join(keys) + (f" and {more} more" if more else "")
+    if isinstance(value, list):
+        return f"a list of {len(value)} item{'' if len(value) == 1 else 's'}"
+    if value is None:
+        return "null"
+    kinds = {bool: "a boolean", int: "a number", float: "a number", str: "a string"}
+    return kinds.get(type(value), type(value).__name__)
+
+
 def json_path(document: Any, path: str) -> Any:
     """The value at ``path`` (``answer``, ``$.choices[0].text``, ``data.items.0``)."""
     rest = path.strip().removeprefix("$")
@@ -73,8 +95,11 @@ def json_path(document: Any, path: str) -> Any:
         try:
             value = value[step]
         except (KeyError, IndexError, TypeError):
-            raise MalformedResponseError(
-                f"the response has nothing at {path!r} (stopped at {step!r})"
+            # What the answer does hold there is what fixes the suite's `output:` (or the
+            # service): the keys, bounded, as one answer may have thousands of them.
+            raise UnusableAnswerError(
+                f"the response has nothing at {path!r} (stopped at {step!r}, "
+                f"where there is {_what_is_there(value)})"
             ) from None
     return value
 
@@ -129,7 +154,7 @@ class HttpTargetProvider:
             message = redact(f"connection to {self.target.url} failed: {reason}", secrets)
             raise ConnectionFailedError(message) from exc
         if len(data) > MAX_ANSWER_BYTES:
-            raise MalformedResponseError(
+            raise UnusableAnswerError(
                 f"the answer is over {MAX_ANSWER_BYTES:,} bytes: more than one answer holds"
             )
         return data
@@ -157,7 +182,7 @@ class HttpTargetProvider:
             document: Any = json.loads(text)
         except ValueError:
             if self.target.output is not None:
-                raise MalformedResponseError(
+                raise UnusableAnswerError(
                     f"the response is not JSON, so {self.target.output!r} cannot be read: "
                     f"{text[:80]!r}"
                 ) from None

@@ -104,7 +104,8 @@ class HttpTarget(BaseModel):
     """Seconds one call may take; None: the run's (``--timeout``, `ClientOptions.timeout_s`)."""
     retries: int | None = Field(default=None, ge=0)
     """Retries of a failed call, timeouts included; None: a timeout is not retried (429, 5xx
-    and dropped connections follow the run's ``max_retries``)."""
+    and dropped connections follow the run's ``max_retries``). A 2xx answer never is, even
+    one without the `output`: the service took the request, which may have acted."""
     history: History = "client"
     """In a conversation: ``client`` sends the whole history each turn; ``server``, only the
     new user message (the service keeps the history, keyed by ``conversation_id``)."""

@@ -2,7 +2,9 @@
 
 Two nets, both cheap: config entries whose key names a secret are dropped (store) or masked
 (reports), and the value of every secret-looking environment variable (``OPENAI_API_KEY``,
-``*_TOKEN``, ...) is replaced wherever it appears in what is written.
+``*_TOKEN``, ...) is replaced wherever it appears in what is written. So is the value of every
+variable that code sending it declared a secret (`declare_secret_variables`: an HTTP target's
+``headers_env``), whatever its name.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from promptum.foundations.model_json import model_json
@@ -35,6 +37,12 @@ _SECRET_ENV = re.compile(
 )
 _MIN_SECRET = 8
 """Shorter values are too likely to occur by chance (``true``, ``1``) to be worth replacing."""
+# An HTTP credential with its scheme (``Bearer <token>``, ``Basic <base64>``): a service may
+# echo the credential without the scheme, so that part alone is a secret too. Known schemes
+# only: the last word of any passphrase would otherwise be replaced wherever it occurs.
+_SCHEMED = re.compile(r"(?:Bearer|Basic|Token|Bot|ApiKey|Api-Key|Key|OAuth|JWT|DPoP) +(\S+)", re.I)
+_DECLARED: set[str] = set()
+"""Variables whose values are secrets whatever their names (`declare_secret_variables`)."""
 REDACTED = "[redacted]"
 
 
@@ -63,15 +71,32 @@ def without_secret_keys(value: Any) -> Any:
     return value
 
 
+def declare_secret_variables(names: Iterable[str]) -> None:
+    """Count these environment variables' values as secrets, in this process, from now on.
+
+    For variables whose names need not look secret (``PROMPTUM_SUPPORT_AUTH``) but whose
+    values promptum sends as credentials: every `environment_secrets` includes them after.
+    """
+    _DECLARED.update(names)
+
+
+def _secret_values(value: str) -> list[str]:
+    """A secret's value and the credential in it without its scheme (``Bearer ...``), if any."""
+    scheme = _SCHEMED.fullmatch(value)
+    credential = scheme.group(1) if scheme else ""
+    return [value, credential] if len(credential) >= _MIN_SECRET else [value]
+
+
 def environment_secrets(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
-    """The values of secret-looking environment variables, longest first."""
+    """The values of secret-looking or declared environment variables, longest first."""
     environ = os.environ if environ is None else environ
     values = {
         form
         for name, value in environ.items()
-        if _SECRET_ENV.search(name) and len(value) >= _MIN_SECRET
+        if (_SECRET_ENV.search(name) or name in _DECLARED) and len(value) >= _MIN_SECRET
+        for secret in _secret_values(value)
         # The JSON-escaped form too: results are stored as JSON text.
-        for form in (value, json.dumps(value, ensure_ascii=False)[1:-1])
+        for form in (secret, json.dumps(secret, ensure_ascii=False)[1:-1])
     }
     # Longest first, so a secret that contains another is replaced whole.
     return tuple(sorted(values, key=len, reverse=True))

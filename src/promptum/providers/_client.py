@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from promptum.errors import ProviderUnavailableError
+from promptum.foundations.redaction import declare_secret_variables
 from promptum.providers._base import ModelRequest, Provider
 from promptum.providers._cache import ResponseCache, cache_key
 from promptum.providers._errors import (
@@ -33,6 +34,7 @@ from promptum.providers._routing import resolve
 from promptum.providers._structured import SchemaMismatch, parse_structured, schema_problem
 from promptum.providers._tools import checked_calls
 from promptum.values.completion import Completion
+from promptum.values.target import HttpTarget
 
 
 def _describe(error: ProviderError, attempts: int, budget: int | None = None) -> str:
@@ -48,6 +50,11 @@ class ModelClient:
 
     def __init__(self, options: ClientOptions | None = None) -> None:
         self.options = options or ClientOptions()
+        for target in self.options.targets.values():
+            if isinstance(target, HttpTarget):
+                # A target unpickled in a Ray worker was not built there, so its headers'
+                # variables were not declared secrets there (`HttpTarget.model_post_init`).
+                declare_secret_variables(target.headers_env.values())
         self._routes: dict[str, Route] = {}
         self._providers: dict[str, Provider] = {}
         self._limits: dict[str, asyncio.Semaphore] = {}

@@ -15,6 +15,8 @@ from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from promptum.foundations.redaction import declare_secret_variables
+
 TARGET_PREFIX = "target:"
 MAX_TIMEOUT_S = 7 * 24 * 3600.0
 """The longest time limit of a call: a week (longer ones overflow the OS's socket and thread
@@ -109,6 +111,14 @@ class HttpTarget(BaseModel):
     history: History = "client"
     """In a conversation: ``client`` sends the whole history each turn; ``server``, only the
     new user message (the service keeps the history, keyed by ``conversation_id``)."""
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Make the values of `headers_env` secrets of the process as soon as the target exists."""
+        # Their names need not look secret (PROMPTUM_SUPPORT_AUTH), and a service may echo
+        # them in its answer: from here on they are scrubbed from answers, errors, reports,
+        # the cache, the store and the journal like API keys. Declared at once, not at the
+        # first call, because sinks and reports take the secrets before any call is made.
+        declare_secret_variables(self.headers_env.values())
 
     @property
     def id(self) -> str:

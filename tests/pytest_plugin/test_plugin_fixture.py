@@ -89,7 +89,7 @@ def test_is_valid_json_and_extra_checks() -> None:
 
 
 def test_options_are_checked_like_a_suites() -> None:
-    with pytest.raises(ConfigError, match="unknown option.*contain. Did you mean 'contains'"):
+    with pytest.raises(ConfigError, match=r"unknown option.*contain\. Did you mean 'contains'"):
         assert_prompt("x", contain="x")  # type: ignore[call-arg]
     with pytest.raises(ConfigError, match="invalid regular expression"):
         assert_prompt("x", regex="(")

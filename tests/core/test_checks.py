@@ -125,6 +125,13 @@ def test_max_cost_reads_the_completion() -> None:
     assert run_check(type="max_cost_usd", value=0, cost_usd=0.0).passed is True
 
 
+def test_a_figure_just_over_its_budget_is_not_said_as_the_budget() -> None:
+    cost = run_check(type="max_cost_usd", value=1, cost_usd=1.000002)
+    assert (cost.passed, cost.reason) == (False, "cost $1.000002 > $1")
+    latency = run_check(type="max_latency_ms", value=5000, latency_ms=5000.4)
+    assert (latency.passed, latency.reason) == (False, "latency 5000.4 ms > 5000 ms")
+
+
 def test_an_unknown_cost_fails_with_a_reason() -> None:
     result = run_check(type="max_cost_usd", value=1.0, cost_usd=None)
     assert result.passed is False

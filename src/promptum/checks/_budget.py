@@ -14,7 +14,10 @@ def _build_max_latency(limit: float, _case_insensitive: bool) -> CompiledCheck:
         if latency is None:
             return "latency was not measured for this call"
         # round() and the pre-formatted limit: float formatting is the slow part of a reason.
-        return f"latency {round(latency)} ms > {shown} ms"
+        said = str(round(latency))
+        if said == shown:  # 5000.4 ms over 5000: not "5000 ms > 5000 ms"
+            said = f"{latency:.1f}"
+        return f"latency {said} ms > {shown} ms"
 
     test = "completion.latency_ms is not None and completion.latency_ms <= {limit}"
     description = f"Latency at most {shown} ms"
@@ -31,7 +34,10 @@ def _build_max_cost(limit: float, _case_insensitive: bool) -> CompiledCheck:
                 "cost was not reported for this model, so the budget cannot be checked "
                 "(add a price for it to the suite's pricing)"
             )
-        return f"cost ${cost:.6g} > {shown}"
+        said = f"${cost:.6g}"
+        if said == shown:  # $1.000002 over $1: every digit, not "$1 > $1"
+            said = f"${cost!r}"
+        return f"cost {said} > {shown}"
 
     test = "completion.cost_usd is not None and completion.cost_usd <= {limit}"
     return condition_check("max_cost_usd", f"Cost at most {shown}", test, {"limit": limit}, reason)

@@ -7,7 +7,7 @@ from promptum.foundations.redaction import (
     redact,
     scrub,
 )
-from promptum.providers import ClientOptions, HttpTarget, ModelClient
+from promptum.providers import ClientOptions, EndpointConfig, HttpTarget, ModelClient
 
 LONG = "x" * 12
 
@@ -62,6 +62,13 @@ def test_an_http_targets_header_variables_are_declared_where_it_is_built_or_sent
     assert environment_secrets(environ) == (LONG,)
     ModelClient(ClientOptions(cache=False, targets={"target:sent": copied}))
     assert set(environment_secrets(environ)) == {LONG, "z" * 12}
+
+
+def test_an_endpoints_key_variable_is_a_secret_whatever_its_name() -> None:
+    environ = {"ACME_CREDS_FOR_REDACTION_TEST": LONG}
+    assert environment_secrets(environ) == ()
+    EndpointConfig(base_url="http://127.0.0.1:9/v1", api_key_env="ACME_CREDS_FOR_REDACTION_TEST")
+    assert environment_secrets(environ) == (LONG,)
 
 
 def test_scrub_and_redact() -> None:

@@ -50,11 +50,16 @@ class ModelClient:
 
     def __init__(self, options: ClientOptions | None = None) -> None:
         self.options = options or ClientOptions()
+        # A target or endpoint unpickled in a Ray worker was not built there, so the variables
+        # its credentials come from were not declared secrets there (`model_post_init`).
         for target in self.options.targets.values():
             if isinstance(target, HttpTarget):
-                # A target unpickled in a Ray worker was not built there, so its headers'
-                # variables were not declared secrets there (`HttpTarget.model_post_init`).
                 declare_secret_variables(target.headers_env.values())
+        declare_secret_variables(
+            endpoint.api_key_env
+            for endpoint in self.options.endpoints.values()
+            if endpoint.api_key_env
+        )
         self._routes: dict[str, Route] = {}
         self._providers: dict[str, Provider] = {}
         self._limits: dict[str, asyncio.Semaphore] = {}

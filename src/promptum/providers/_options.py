@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
+from promptum.foundations.redaction import declare_secret_variables
 from promptum.values.completion import Completion
 from promptum.values.target import MAX_TIMEOUT_S, HttpTarget, HttpUrlText, PythonTarget
 
@@ -127,6 +128,13 @@ class EndpointConfig(BaseModel):
     """Send the run's calls through the endpoint's batch API (docs/batch.md): True for an
     endpoint serving OpenAI's ``/v1/batches`` or Anthropic's Message Batches; False: never;
     None: when the run says ``--batch`` (``openai`` and ``anthropic`` have such an API)."""
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Make the key variable's value a secret of the process, whatever its name."""
+        # Python code may name any variable (`api_key_env="ACME_CREDS"`): its value is
+        # scrubbed from answers and everything written, as a `*_API_KEY`'s is.
+        if self.api_key_env:
+            declare_secret_variables((self.api_key_env,))
 
 
 class ClientOptions(BaseModel):

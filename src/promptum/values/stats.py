@@ -36,9 +36,9 @@ class ModelStats(BaseModel):
     output_tokens: int = 0
     cost_usd: float = 0.0
     """Spend of this run's own calls; cached responses count in `cached_cost_usd`."""
-    cached_cost_usd: float = 0.0
     costed: int = 0
     """Answers whose call reported a cost (cached ones too): none for a model without a price."""
+    cached_cost_usd: float = 0.0
 
     @property
     def spent(self) -> float | None:

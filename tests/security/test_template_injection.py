@@ -274,3 +274,21 @@ def test_an_expression_cannot_batch_past_its_budget() -> None:
     with pytest.raises(TemplateError, match=r"^templates cannot (build|make) more than"):
         expression.evaluate({"output": "0123456789"})
     assert render("{{ (range(7) | batch(3) | list) }}", {}) == "[[0, 1, 2], [3, 4, 5], [6]]"
+
+
+@pytest.mark.parametrize("binary", [b"%9000000000d", bytearray(b"%9000000000d")])
+def test_binary_vars_cannot_be_formatted_into_gigabytes(binary: bytes | bytearray) -> None:
+    # `%` pads bytes as it pads text: `b'%9000000000d' % 1` would build 9 GB.
+    with pytest.raises(TemplateError, match=r"^templates cannot format text with `%`"):
+        render("{{ b % 1 }}", {"b": binary})
+
+
+def test_a_binary_var_formatted_with_percent_is_refused_at_load(tmp_path: Path) -> None:
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(  # base64 of `%9000000000d`
+        "vars: {b: !!binary JTkwMDAwMDAwMDBk}\ntest_cases:\n  - {id: t, query: '{{ b % 1 }}'}\n",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(main, ["validate", str(suite)])
+    assert result.exit_code == 2
+    assert "templates cannot format text with `%`" in result.output

@@ -13,8 +13,11 @@ MAX_RANGE = 100_000
 MAX_INT_BITS = 3_322
 """About 1,000 digits: integer arithmetic past this is a way to burn CPU, not a prompt."""
 
-_SEQUENCES = (str, bytes, bytearray, list, tuple)
-"""What `*` and `+` repeat or join: a YAML `!!binary` var is bytes, as costly as text."""
+_TEXTS = (str, bytes, bytearray)
+"""What `%` formats: a YAML `!!binary` var is bytes, whose `%9000000000d` pads as text does."""
+
+_SEQUENCES = (*_TEXTS, list, tuple)
+"""What `*` and `+` repeat or join: bytes are as costly as text."""
 
 _TOO_BIG_NUMBER = "templates cannot compute integers of more than about 1,000 digits"
 
@@ -26,7 +29,7 @@ def _int_bits(value: Any) -> int:
 def check_binop(operator: str, left: Any, right: Any) -> None:
     """Refuse an operation whose result would be too large, before computing it."""
     budget = current()
-    if operator == "%" and isinstance(left, str):
+    if operator == "%" and isinstance(left, _TEXTS):
         raise security_error(
             "templates cannot format text with `%`; join text with `~` and round numbers "
             "with the `round` filter"

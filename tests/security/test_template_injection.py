@@ -292,3 +292,49 @@ def test_a_binary_var_formatted_with_percent_is_refused_at_load(tmp_path: Path) 
     result = CliRunner().invoke(main, ["validate", str(suite)])
     assert result.exit_code == 2
     assert "templates cannot format text with `%`" in result.output
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        # Each `+` of `sum` copies the total so far: 90,000 lists ran for 6 minutes.
+        "{{ ([[1] * 10] * 2000)|sum(start=[])|length }}",
+        "{{ ([(1,) * 10] * 2000)|sum(start=())|length }}",
+        "{{ ([{'a': [1] * 10}] * 2000)|sum(attribute='a', start=[])|length }}",
+        # textwrap copies the rest of a long word once per line: 3,000,000 ran for 4 minutes.
+        "{{ ('x' * 100000)|wordwrap(1)|length }}",
+        "{{ ('-' * 100000)|wordwrap(1)|length }}",
+        "{{ (' ' * 100000 ~ 'x')|wordwrap(1)|length }}",
+        "{{ ('.-' * 100000)|wordwrap(79)|length }}",
+        # Every line repeats the indent once per level: ~500,000,000 characters of JSON.
+        "{{ ('[' * 300 ~ '0,' * 100000 ~ '0' ~ ']' * 300)|from_json|tojson(16)|length }}",
+    ],
+)
+def test_one_filter_cannot_build_past_the_budget_before_it_is_charged(template: str) -> None:
+    with pytest.raises(TemplateError, match=r"^templates cannot build more than 10,000,000"):
+        render(template, {})
+
+
+def test_a_deep_value_indented_as_json_is_stopped_by_the_time_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # With no indent the lines are short, but each passes up through one generator per level:
+    # a single `tojson` step, which the clock between steps would not stop.
+    monkeypatch.setattr(_budget, "MAX_TEMPLATE_SECONDS", 0.05)
+    deep: list[Any] = [0] * 20_000
+    for _ in range(500):
+        deep = [deep]
+    with pytest.raises(TemplateError, match=r"^templates cannot take more than 0\.05 seconds"):
+        render("{{ deep|tojson(0) }}", {"deep": deep})
+
+
+def test_filters_charged_as_they_work_give_jinja_s_results() -> None:
+    template = (
+        "{{ [[1, 2], [3]]|sum(start=[]) }} {{ [(1,), (2,)]|sum(start=()) }} "
+        "{{ [{'n': 2}, {'n': 3}]|sum(attribute='n') }} {{ [1, 2.5]|sum }}|"
+        "{{ 'a-bcdef ghi'|wordwrap(3) }}|{{ 'abcdefg'|wordwrap(3, wrapstring='/') }}|"
+        "{{ {'b': [1], 'a': '<'}|tojson(1) }}"
+    )
+    assert render(template, {}) == (
+        '[1, 2, 3] (1, 2) 5 3.5|a-\nbcd\nef\nghi|abc/def/g|{\n "a": "\\u003c",\n "b": [\n  1\n ]\n}'
+    )

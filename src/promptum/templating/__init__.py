@@ -2,9 +2,9 @@
 
 A suite file is data: whoever edits one must not run code or read secrets on the machine
 that loads it. Templates therefore render in Jinja's immutable sandbox (`_sandbox`), see only
-the filters and methods that shape text and data (`_filters`, `_methods`), have their syntax
-tree checked before they run (`_guard`) and a budget of work and of text they build
-(`_budget`, `_operators`), so no template can run for hours or allocate gigabytes. A plain
+the filters and methods that shape text and data (`_filters`, `_wordwrap`, `_methods`), have
+their syntax tree checked before they run (`_guard`) and a budget of work and of text they
+build (`_budget`, `_operators`), so no template can run for hours or allocate gigabytes. A plain
 `{{ name }}` template is filled in without Jinja (`_plain`), any other renders in the sandbox
 (`_render`); what a template reads is found without rendering it (`_template_reads`). The
 `expr` checks and transforms are single expressions compiled in the same sandbox

@@ -65,6 +65,10 @@ class Budget:
                 f"templates cannot make more than {MAX_TEMPLATE_STEPS:,} loop iterations, "
                 "calls, filters and tests; simplify the loops"
             )
+        self.in_time()
+
+    def in_time(self) -> None:
+        """Refuse past the time; a filter's own loop checks it, being one step however long."""
         if time.monotonic() > self.deadline:
             raise security_error(
                 f"templates cannot take more than {MAX_TEMPLATE_SECONDS:g} seconds; simplify "

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from promptum.templating._budget import counted, current, gather, spend_on
+from promptum.templating._budget import counted, current, gather, size, spend_on
 from promptum.templating._errors import security_error, shortened
 from promptum.templating._methods import replace
 from promptum.templating._operators import MAX_RANGE
@@ -99,30 +99,53 @@ def _join(
     return filters.sync_do_join(eval_ctx, gather(value, str(d)), d, attribute)
 
 
+def _charged_json(value: Any, **options: Any) -> str:
+    """`json.dumps`, charging its text as it is built."""
+    budget, built, chunks = current(), 0, []
+    for chunk in json.JSONEncoder(**options).iterencode(value):
+        budget.in_time()  # a chunk passes up through one generator per level of nesting
+        built += len(chunk)
+        budget.afford(built)
+        chunks.append(chunk)
+    return "".join(chunks)
+
+
 def _tojson(eval_ctx: jinja2.nodes.EvalContext, value: Any, indent: Any = None) -> Any:
     from jinja2 import filters
+    from jinja2.utils import htmlsafe_json_dumps
 
     width = len(indent) if isinstance(indent, str) else indent or 0
     if width > MAX_JSON_INDENT:
         raise security_error(f"templates cannot indent JSON by more than {MAX_JSON_INDENT}")
-    return filters.do_tojson(eval_ctx, value, indent)
+    if indent is None:  # one line, whose length the value's size bounds
+        return filters.do_tojson(eval_ctx, value)
+    # Each line repeats the indent once per level of nesting: a deep value's JSON can be
+    # far longer than the value, so it is charged as it is built.
+    options = eval_ctx.environment.policies["json.dumps_kwargs"]
+    return htmlsafe_json_dumps(value, dumps=_charged_json, **options, indent=indent)
 
 
-def _wordwrap(
+def _sum(
     environment: jinja2.Environment,
-    s: str,
-    width: int = 79,
-    break_long_words: bool = True,
-    wrapstring: str | None = None,
-    break_on_hyphens: bool = True,
-) -> str:
+    iterable: Iterable[Any],
+    attribute: str | int | None = None,
+    start: Any = 0,
+) -> Any:
+    """Jinja's `sum`, charging each partial sum of lists or tuples (`sum(start=[])`)."""
     from jinja2 import filters
 
-    breaks = len(s) // max(width, 1) + s.count("\n") + 1
-    current().afford(len(s) + breaks * len(wrapstring or "\n"))
-    return filters.do_wordwrap(
-        environment, s, width, break_long_words, wrapstring, break_on_hyphens
-    )
+    if not isinstance(start, list | tuple):  # numbers; Python refuses to sum text
+        return filters.sync_do_sum(environment, iterable, attribute, start)
+    if attribute is not None:
+        iterable = map(filters.make_attrgetter(environment, attribute), iterable)
+    # Each `+` copies the sum so far: summing n lists builds n partial sums, n²/2 items.
+    budget = current()
+    total, built = start, size(start, budget.size)
+    for value in counted(iterable):
+        built += size(value, budget.size)
+        budget.spend(built)
+        total = total + value
+    return total
 
 
 _NOT_JSON = object()
@@ -181,6 +204,8 @@ def sandbox_filters() -> dict[str, Callable[..., Any]]:
     import jinja2
     from jinja2 import filters
 
+    from promptum.templating._wordwrap import wordwrap  # textwrap only once a template runs
+
     checked: dict[str, Callable[..., Any]] = {
         "batch": _batch,
         "center": _center,
@@ -188,8 +213,9 @@ def sandbox_filters() -> dict[str, Callable[..., Any]]:
         "join": jinja2.pass_eval_context(_join),
         "replace": replace,
         "slice": _slice,
+        "sum": jinja2.pass_environment(_sum),
         "tojson": jinja2.pass_eval_context(_tojson),
-        "wordwrap": jinja2.pass_environment(_wordwrap),
+        "wordwrap": jinja2.pass_environment(wordwrap),
     }
     chosen = {name: checked.get(name, filters.FILTERS[name]) for name in FILTERS}
     chosen.update(_OWN_FILTERS)

@@ -115,6 +115,8 @@ def test_where_a_path_stops_is_described_briefly() -> None:
     cases = {
         "$.items[3].text": "(stopped at 3, where there is a list of 2 items)",
         "$.items.0.text.more": "(stopped at 'more', where there is a string)",
+        "$.items.0.text[0]": "(stopped at 0, where there is a string)",  # not its letter 'a'
+        "$.items.0.text.0": "(stopped at '0', where there is a string)",
         "$.none.x": "(stopped at 'x', where there is null)",
         "$.empty.x": "(stopped at 'x', where there is an empty object)",
     }

@@ -93,6 +93,8 @@ def json_path(document: Any, path: str) -> Any:
         if isinstance(value, list) and isinstance(step, str) and step.isdigit():
             step = int(step)
         try:
+            if not isinstance(value, dict | list):  # a string's first letter is no answer
+                raise TypeError(step)
             value = value[step]
         except (KeyError, IndexError, TypeError):
             # What the answer does hold there is what fixes the suite's `output:` (or the

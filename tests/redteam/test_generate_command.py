@@ -95,13 +95,3 @@ def test_a_capped_request_is_not_refused_for_cases_the_templates_cannot_make(
     assert code == 0, output
     (count,) = re.findall(r"exfiltration (\d+)", output)
     assert 10 < int(count) < 200
-
-
-def test_the_written_file_is_named_by_its_file_so_its_folder_still_runs(tmp_path: Path) -> None:
-    suite = _suite(tmp_path, "redteam: {goals: [exfiltration], per_goal: 2}\n")
-    code, output = _generate(suite)
-    assert code == 0, output
-    assert not re.search(r"^name:", (tmp_path / "attacks.yaml").read_text("utf-8"), re.M)
-    # Beside the suite named `plain`, as generated: `promptum validate <folder>` reads both.
-    done = CliRunner().invoke(main, ["validate", str(tmp_path)])
-    assert done.exit_code == 0, done.output

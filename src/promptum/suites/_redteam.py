@@ -227,13 +227,8 @@ def suite_data(source: Mapping[str, Any], cases: Iterable[dict[str, Any]]) -> di
 
 
 def suite_text(source: Mapping[str, Any], cases: Iterable[dict[str, Any]], header: str) -> str:
-    """The generated suite's YAML: the source's settings, then the attack cases.
-
-    Without the source's `name`: the file is written beside it, where two suites of one name
-    would stop `promptum run <folder>`; its own file name names it.
-    """
+    """The generated suite's YAML: the source's settings, then the attack cases."""
     settings = suite_data(source, cases)
-    settings.pop("name", None)
     body = yaml.dump(settings, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
     return header + _escaped(body)
 

@@ -217,7 +217,9 @@ def test_generate_cases_writes_a_suite_that_validates_and_the_same_bytes_again(
         "Do gift cards expire?",
     ]
     assert data["system"] == "You answer the customers of an online shop."
+    assert "name" not in data  # beside suite.yaml (`name: shop`), its folder still runs
     assert invoke("validate", "gen.yaml").exit_code == 0
+    assert invoke("validate", ".").exit_code == 0
     request = server.requests[0].body
     assert request["response_format"]["type"] == "json_schema"  # held to the answer's shape
     again = invoke("generate", "cases", suite, "-n", "2", "--from", "faq.md", "-o", "again.yaml")

@@ -29,8 +29,14 @@ class DescribedSuite:
     """The suite's `generator:` model, if it names one."""
 
     def text(self, cases: Sequence[dict[str, Any]], header: str) -> str:
-        """The reviewable suite file: the suite's settings, then `cases`."""
-        return suite_text(self.source, cases, header)
+        """The reviewable suite file: the suite's settings but its `name`, then `cases`.
+
+        Written beside the suite, where two suites of one name would stop `promptum run
+        <folder>`: its file name names it. (Generated attacks keep the name: their canaries
+        are derived from it, and the searches that chose them ran under it.)
+        """
+        settings = {key: value for key, value in self.source.items() if key != "name"}
+        return suite_text(settings, cases, header)
 
 
 def described_suite(path: Path, passages: Sequence[Passage] = ()) -> DescribedSuite:

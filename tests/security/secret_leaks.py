@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from tests.support.fault_server import FaultServer
@@ -27,9 +29,9 @@ def _forms(secret: str) -> list[bytes]:
     return [secret.encode(), json.dumps(secret)[1:-1].encode()]
 
 
-def leaks(data: bytes) -> list[str]:
-    """The names of the secrets `data` holds, as written or JSON-escaped."""
-    return [name for name, value in SECRETS.items() if any(f in data for f in _forms(value))]
+def leaks(data: bytes, secrets: Mapping[str, str] = SECRETS) -> list[str]:
+    """The names of the `secrets` (name to value) `data` holds, as written or JSON-escaped."""
+    return [name for name, value in secrets.items() if any(f in data for f in _forms(value))]
 
 
 def secret_env(server: FaultServer) -> dict[str, str]:
@@ -53,15 +55,33 @@ def promptum_run(cwd: Path, env: dict[str, str], *args: str) -> subprocess.Popen
     )
 
 
+def interrupted(run: subprocess.Popen[bytes], folder: Path, streams: list[bytes]) -> bytes:
+    """Ctrl-C `run` (its output added to `streams`); the resume journal it kept in `folder`."""
+    run.send_signal(signal.SIGINT)
+    out, err = run.communicate(timeout=60)
+    streams += [out, err]
+    assert run.returncode == 130, err.decode()
+    journals = list((folder / ".promptum" / "runs").glob("*.jsonl"))
+    assert journals, "an interrupted run keeps its resume journal"
+    return b"".join(p.read_bytes() for p in journals)
+
+
 def assert_nothing_leaked(
-    folder: Path, streams: list[bytes], journal: bytes, files: set[str]
+    folder: Path,
+    streams: list[bytes],
+    journal: bytes,
+    files: set[str],
+    *,
+    secrets: Mapping[str, str] = SECRETS,
+    suite: str = "suite.yaml",
+    printed: bytes = b"Sure!",
 ) -> None:
     """No secret in the streams, the resume journal or a file in `folder` (`files` among them)."""
-    assert b"Sure!" in b"".join(streams)  # the excerpts were printed, scrubbed
-    assert not leaks(journal), "the resume journal"
+    assert printed in b"".join(streams)  # the echoes were printed, scrubbed
+    assert not leaks(journal, secrets), "the resume journal"
     for index, stream in enumerate(streams):
-        assert not leaks(stream), f"stream {index}: {stream.decode()[-2000:]}"
-    written = [p for p in folder.rglob("*") if p.is_file() and p.name != "suite.yaml"]
+        assert not leaks(stream, secrets), f"stream {index}: {stream.decode()[-2000:]}"
+    written = [p for p in folder.rglob("*") if p.is_file() and p.name != suite]
     assert {p.name for p in written} >= files
     for path in written:
-        assert not leaks(path.read_bytes()), f"{path.relative_to(folder)} holds a secret"
+        assert not leaks(path.read_bytes(), secrets), f"{path.relative_to(folder)} holds a secret"

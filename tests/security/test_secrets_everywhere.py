@@ -7,7 +7,6 @@ finished; every byte promptum wrote or printed is searched for each secret.
 
 from __future__ import annotations
 
-import signal
 import time
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from tests.security.secret_leaks import (
     REPORTS,
     SECRETS,
     assert_nothing_leaked,
+    interrupted,
     promptum_run,
     secret_env,
 )
@@ -54,13 +54,7 @@ def test_no_secret_reaches_any_file_or_stream(tmp_path: Path) -> None:
         while len(server.requests) < 4 and time.monotonic() < deadline:
             time.sleep(0.05)
         assert len(server.requests) == 4, "the run did not reach the hanging case"
-        first.send_signal(signal.SIGINT)
-        out, err = first.communicate(timeout=60)
-        streams += [out, err]
-        assert first.returncode == 130, err.decode()
-        journals = list((tmp_path / ".promptum" / "runs").glob("*.jsonl"))
-        assert journals, "an interrupted run keeps its resume journal"
-        journal_bytes = b"".join(p.read_bytes() for p in journals)
+        journal_bytes = interrupted(first, tmp_path, streams)
         assert b"echo" in journal_bytes  # the finished results are in it
 
         server.default = Reply.ok(ECHO)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sys
 import threading
 import time
@@ -21,13 +20,19 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from tests.security.secret_leaks import promptum_run
+from tests.security.secret_leaks import (
+    REPORT_ARGS,
+    REPORTS,
+    assert_nothing_leaked,
+    interrupted,
+    promptum_run,
+)
 from tests.support.serving import send_json, serving
 
 AUTH = "Bearer supp-SECRET789xyz"
 SESSION = "sess-SECRET-abcdef12"
-FORMS = [AUTH, AUTH.removeprefix("Bearer "), SESSION]
-REPORTS = ["r.html", "r.json", "r.md", "r.csv", "r.xml", "r.jsonl"]
+SECRETS = {"auth": AUTH, "token": AUTH.removeprefix("Bearer "), "session": SESSION}
+"""The header values, and the credential in the first alone, as a service may echo it."""
 
 SUITE = """\
 name: tgt
@@ -78,10 +83,6 @@ def _echoing_service(release: threading.Event) -> Iterator[tuple[int, list[str]]
         yield server.server_port, queries
 
 
-def _leaks(data: bytes) -> list[str]:
-    return [f for f in FORMS if f.encode() in data or json.dumps(f)[1:-1].encode() in data]
-
-
 def test_no_header_secret_reaches_any_file_or_stream(tmp_path: Path) -> None:
     env = {
         **os.environ,
@@ -89,27 +90,20 @@ def test_no_header_secret_reaches_any_file_or_stream(tmp_path: Path) -> None:
         "PROMPTUM_SUPPORT_SESSION": SESSION,
         "PYTHONPATH": os.pathsep.join(sys.path),
     }
-    reports = [arg for name in REPORTS for arg in ("-o", name)]
     streams: list[bytes] = []
     release = threading.Event()
     with _echoing_service(release) as (port, queries):
         (tmp_path / "t.yaml").write_text(SUITE.format(port=port), encoding="utf-8")
-        first = promptum_run(tmp_path, env, "t.yaml", "-c", "1", *reports)
+        first = promptum_run(tmp_path, env, "t.yaml", "-c", "1", *REPORT_ARGS)
         deadline = time.monotonic() + 60
         while "HANG" not in queries and time.monotonic() < deadline:
             time.sleep(0.05)
         assert "HANG" in queries, "the run did not reach the hanging case"
-        first.send_signal(signal.SIGINT)
-        out, err = first.communicate(timeout=60)
-        streams += [out, err]
-        assert first.returncode == 130, err.decode()
-        journals = list((tmp_path / ".promptum" / "runs").glob("*.jsonl"))
-        assert journals, "an interrupted run keeps its resume journal"
-        journal = b"".join(p.read_bytes() for p in journals)
+        journal = interrupted(first, tmp_path, streams)
         assert b"headers" in journal  # the finished results are in it
         release.set()
 
-        second = promptum_run(tmp_path, env, "t.yaml", "-c", "1", "--resume", *reports)
+        second = promptum_run(tmp_path, env, "t.yaml", "-c", "1", "--resume", *REPORT_ARGS)
         out, err = second.communicate(timeout=60)
         streams += [out, err]
         assert second.returncode == 1, err.decode()
@@ -117,13 +111,15 @@ def test_no_header_secret_reaches_any_file_or_stream(tmp_path: Path) -> None:
     # Each case reached the service once: MISSING's answer was not retried.
     assert sorted(queries) == sorted(["HEADERS", "TOKEN", "REFUSE", "MISSING", "HANG", "HANG"])
     assert b"[redacted]" in streams[0] + streams[1]  # the echoes were printed, scrubbed
-    assert not _leaks(journal), "the resume journal"
-    for index, stream in enumerate(streams):
-        assert not _leaks(stream), f"stream {index}: {stream.decode()[-2000:]}"
-    written = [p for p in tmp_path.rglob("*") if p.is_file() and p.name != "t.yaml"]
-    assert {p.name for p in written} >= {*REPORTS, "runs.sqlite"}
-    for path in written:
-        assert not _leaks(path.read_bytes()), f"{path.relative_to(tmp_path)} holds a secret"
+    assert_nothing_leaked(
+        tmp_path,
+        streams,
+        journal,
+        {*REPORTS, "runs.sqlite"},
+        secrets=SECRETS,
+        suite="t.yaml",
+        printed=b"[redacted]",
+    )
     outcome = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     errors = {r["case_id"]: r["completion"]["error"] for r in outcome["results"]}
     assert errors["missing"].startswith("malformed answer: the response has nothing at")

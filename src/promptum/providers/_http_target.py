@@ -93,7 +93,7 @@ def json_path(document: Any, path: str) -> Any:
         if isinstance(value, list) and isinstance(step, str) and step.isdigit():
             step = int(step)
         try:
-            if not isinstance(value, dict | list):  # a string's first letter is no answer
+            if isinstance(value, str):  # a string's first letter is no answer
                 raise TypeError(step)
             value = value[step]
         except (KeyError, IndexError, TypeError):

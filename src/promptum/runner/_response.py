@@ -6,7 +6,6 @@ A single request's result and each turn of a conversation are graded by this one
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import replace
 
 from promptum.cases import TestCase
 from promptum.providers import ModelRequest
@@ -16,7 +15,7 @@ from promptum.runner._ungraded import with_ungraded
 from promptum.values.asr import REDTEAM_TAG, SUITE_DEFAULT
 from promptum.values.completion import Completion
 from promptum.values.grade import Grade, Status, status_of_grades
-from promptum.values.metrics import Label, labelled, thresholded_status
+from promptum.values.metrics import METRIC, WEIGHT, Label, labelled, thresholded_status
 from promptum.values.run_result import CaseResult, TurnResult
 
 Complete = Callable[[ModelRequest], Awaitable[Completion]]
@@ -30,20 +29,29 @@ def status_of(completion: Completion, grades: Iterable[Grade]) -> Status:
 
 
 def _check_labels(case: TestCase) -> list[Label]:
-    """Each check's metric and weight, in the order of its grade; empty if none sets either."""
-    labels = [(check.metric, check.weight) for check in case.grading.checks]
-    return labels if any(label != (None, None) for label in labels) else []
+    """What each check adds to its grade's details; empty if none adds anything.
+
+    Its metric and weight, and on an attack, whether it is one of the suite's default checks:
+    never the attack's detector (`promptum.values.asr.SUITE_DEFAULT`).
+    """
+    grading = case.grading
+    defaults = grading.default_checks if REDTEAM_TAG in case.tags else 0
+    labels = [
+        _label(check.metric, check.weight, index < defaults)
+        for index, check in enumerate(grading.checks)
+    ]
+    return labels if any(labels) else []
 
 
-def _suite_defaults_marked(case: TestCase, grades: list[Grade]) -> list[Grade]:
-    """An attack's grades, those of its suite's default checks marked: never its detector."""
-    count = case.grading.default_checks
-    if not count or REDTEAM_TAG not in case.tags:
-        return grades
-    for index, grade in enumerate(grades[:count]):
-        # A new grade: a passed check's grade is one object shared by every response.
-        grades[index] = replace(grade, details={**grade.details, SUITE_DEFAULT: True})
-    return grades
+def _label(metric: str | None, weight: float | None, suite_default: bool) -> Label:
+    label: dict[str, object] = {}
+    if metric is not None:
+        label[METRIC] = metric
+    if weight is not None:
+        label[WEIGHT] = weight
+    if suite_default:
+        label[SUITE_DEFAULT] = True
+    return label
 
 
 async def graded(
@@ -71,7 +79,7 @@ async def graded(
             timeout_s=grade_timeout_s,
             on_abandon=on_abandon,
         )
-        grades = _suite_defaults_marked(case, labelled(grades, _check_labels(case)))
+        grades = labelled(grades, _check_labels(case))
         judge = case.grading.judge
         if completion.ok and judge is not None:
             grades += await judge_grades(judge, case, completion.text, complete)

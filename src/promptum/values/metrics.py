@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -33,8 +33,8 @@ _TOLERANCE = 1e-9
 """How far below a threshold a score may fall and still reach it: a mean of floats carries
 rounding noise (2 of 3 is 0.666…), which must not turn a pass into a fail."""
 
-Label = tuple[str | None, float | None]
-"""A check's metric and weight, None where it sets neither."""
+Label = Mapping[str, Any]
+"""What a check adds to its grade's details: its metric and weight, where it sets them."""
 
 
 def metric_problem(name: str) -> str | None:
@@ -59,18 +59,12 @@ MetricName = Annotated[str, AfterValidator(_checked_name)]
 
 
 def labelled(grades: list[Grade], labels: Sequence[Label]) -> list[Grade]:
-    """`grades` with the metric and weight of `labels[i]` in the details of grade i."""
-    for index, (metric, weight) in enumerate(labels[: len(grades)]):
-        if metric is None and weight is None:
-            continue
-        grade = grades[index]
-        details = dict(grade.details)
-        if metric is not None:
-            details[METRIC] = metric
-        if weight is not None:
-            details[WEIGHT] = weight
-        # A new grade: a passed check's grade is one object shared by every response.
-        grades[index] = dataclasses.replace(grade, details=details)
+    """`grades` with `labels[i]` added to the details of grade i."""
+    for index, label in enumerate(labels[: len(grades)]):
+        if label:
+            grade = grades[index]
+            # A new grade: a passed check's grade is one object shared by every response.
+            grades[index] = dataclasses.replace(grade, details={**grade.details, **label})
     return grades
 
 
